@@ -1,0 +1,68 @@
+# snowcar: the two commands a newcomer needs are `make demo` and `make test`.
+# Both install the Debian packages first (scripts/install-deps, idempotent).
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+JOBS       ?= $(shell nproc)
+CMAKE_GEN  ?= -G Ninja
+CTEST_ARGS ?=
+
+.PHONY: all deps configure build test test-unit test-integration test-asan test-tsan bench demo \
+        docs-config format tidy clean
+
+all: build
+
+deps:
+	bash scripts/install-deps
+
+configure: deps
+	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+# Every test: unit and integration (real processes over real sockets).
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+test-unit: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)
+
+test-integration: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L integration $(CTEST_ARGS)
+
+# ASan + UBSan build running the unit tests.
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug \
+	  -DSNOWCAR_SANITIZE=address,undefined -DSNOWCAR_BUILD_BENCH=OFF
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)
+
+test-tsan: deps
+	cmake -S . -B $(TSAN_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug \
+	  -DSNOWCAR_SANITIZE=thread -DSNOWCAR_BUILD_BENCH=OFF
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)
+
+bench: build
+	bash scripts/run-benchmarks $(BUILD)
+
+demo: build
+	bash scripts/demo $(BUILD)
+
+# Regenerates docs/configuration.md from the option table (a test checks it is current).
+docs-config: build
+	$(BUILD)/snowcar config docs > docs/configuration.md
+
+format:
+	git ls-files '*.cpp' '*.h' | xargs clang-format -i
+
+tidy: configure
+	git ls-files 'src/*.cpp' 'state/*.cpp' | xargs clang-tidy -p $(BUILD) --quiet
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

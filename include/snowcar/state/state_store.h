@@ -1,0 +1,153 @@
+// The state store: everything snowcar must remember across restarts, in one RocksDB database
+// under `state.dir`.
+//
+//   cursors      (instance, table, query fingerprint, timestamp field) -> (ts, sys_id, phase)
+//   dedup        (table, ts, sys_id, sys_mod_count), big-endian so it sorts by time
+//   correlation  (table, field, value) -> sys_id   (sink: ambiguous creates)
+//   meta         schema version
+//
+// Thread safety: every StateStore method may be called from any thread. A DedupWindow is
+// owned by one source poller and used from that poller's strand only.
+//
+// Durability: writes go through the WAL. A cursor and the dedup entries of the rows it covers
+// are written in one WriteBatch (Commit), so no reader, and no process after a crash, can see
+// a cursor without its dedup entries.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "snowcar/common/status.h"
+
+namespace snowcar::state {
+
+// Bumped when the on-disk layout changes incompatibly. Opening a state dir written with a
+// newer version fails with a message naming both versions.
+inline constexpr uint32_t kSchemaVersion = 1;
+
+// Which configuration a cursor belongs to (reference behaviour, section 2). A stored cursor
+// whose identity differs from the configured one is refused, never silently reused.
+struct CursorIdentity {
+  std::string instance;           // instance host, e.g. "acme.service-now.com"
+  std::string table;              // the source alias
+  std::string query_fingerprint;  // hash of table name, normalised base query, domain flag
+  std::string timestamp_field;    // e.g. "sys_updated_on"
+
+  bool operator==(const CursorIdentity&) const = default;
+};
+
+enum class Phase : uint8_t { kBackfill = 0, kStream = 1 };
+std::string_view PhaseName(Phase phase);
+
+// A source position: every row at or before (ts, sys_id) has been emitted and acknowledged.
+// (T, "") sorts before every row of second T.
+struct Cursor {
+  int64_t ts = 0;  // seconds since the epoch, UTC
+  std::string sys_id;
+  Phase phase = Phase::kBackfill;
+
+  bool operator==(const Cursor&) const = default;
+};
+
+struct StoredCursor {
+  CursorIdentity identity;
+  Cursor cursor;
+  int64_t updated_at_ms = 0;  // wall clock of the commit that wrote it
+};
+
+// One emitted row version.
+struct DedupKey {
+  int64_t ts = 0;  // the row's timestamp field, seconds since the epoch
+  std::string sys_id;
+  uint32_t mod_count = 0;
+
+  bool operator==(const DedupKey&) const = default;
+};
+
+struct DedupPolicy {
+  int64_t overlap_seconds = 2;     // snow.source.overlap.seconds
+  size_t window_records = 50000;   // snow.source.dedup.window.records
+};
+
+// The in-memory front of one table's durable dedup index, as loaded by
+// StateStore::LoadDedupWindow. Lookups and inserts never touch the disk; inserted keys are
+// pending until the next StateStore::Commit writes them with the cursor that covers them.
+//
+// Not thread-safe: owned by one source poller strand.
+class DedupWindow {
+ public:
+  virtual ~DedupWindow() = default;
+  virtual const std::string& table() const = 0;
+  // True when this exact row version was emitted before (committed or pending).
+  virtual bool Contains(const DedupKey& key) const = 0;
+  // Records `key` as emitted. Returns false (and changes nothing) when it was already there.
+  virtual bool Insert(const DedupKey& key) = 0;
+  // Entries held in memory, committed and pending.
+  virtual size_t size() const = 0;
+  virtual size_t pending() const = 0;
+};
+
+struct StateStoreOptions {
+  std::string dir;          // state.dir
+  bool create_if_missing = true;
+  // fsync the WAL on every commit. Off by default: a process crash loses nothing either way;
+  // a machine crash may lose the last commits, which re-emits rows, never loses them.
+  bool sync_writes = false;
+};
+
+class StateStore {
+ public:
+  virtual ~StateStore() = default;
+
+  // Opens (or creates) the store. Fails fast, naming the dir, when another process holds it
+  // (and naming that process), when the dir is unwritable, corrupt, or written by a newer
+  // schema.
+  static Result<std::unique_ptr<StateStore>> Open(const StateStoreOptions& options);
+
+  virtual const std::string& dir() const = 0;
+
+  // ---- cursors -------------------------------------------------------------------------
+  // The cursor stored for exactly this identity, or nullopt when there is none. When a cursor
+  // exists for the same (instance, table) under another fingerprint or timestamp field, fails
+  // with kFailedPrecondition naming both identities and how to reset.
+  virtual Result<std::optional<Cursor>> LoadCursor(const CursorIdentity& identity) = 0;
+  virtual Result<std::vector<StoredCursor>> ListCursors() = 0;
+  // Every cursor stored for one table alias (normally one).
+  virtual Result<std::vector<StoredCursor>> CursorsForTable(std::string_view table) = 0;
+  // Removes the table's cursors and its dedup entries (an explicit reset).
+  virtual Status ResetTable(std::string_view table) = 0;
+
+  // ---- dedup ---------------------------------------------------------------------------
+  // Reads the table's committed entries into a fresh in-memory window (the restart warm-up).
+  virtual Result<std::unique_ptr<DedupWindow>> LoadDedupWindow(std::string_view table,
+                                                                const DedupPolicy& policy) = 0;
+  // Committed entries for one sys_id (all its versions), oldest first. For the socket API.
+  virtual Result<std::vector<DedupKey>> DedupEntriesFor(std::string_view table,
+                                                        std::string_view sys_id) = 0;
+  virtual Result<uint64_t> DedupCount(std::string_view table) = 0;
+
+  // The one atomic commit: writes `cursor` for `identity`, the window's pending entries, and
+  // the window's pruning (entries below cursor.ts - overlap, then the oldest beyond
+  // window_records), in one WriteBatch with the WAL on. After it returns OK the window has no
+  // pending entries. On failure nothing is written and the pending entries stay pending.
+  virtual Status Commit(const CursorIdentity& identity, const Cursor& cursor,
+                        DedupWindow& window) = 0;
+
+  // ---- sink correlation cache ------------------------------------------------------------
+  virtual Result<std::optional<std::string>> GetCorrelation(std::string_view table,
+                                                            std::string_view field,
+                                                            std::string_view value) = 0;
+  virtual Status PutCorrelation(std::string_view table, std::string_view field,
+                                std::string_view value, std::string_view sys_id) = 0;
+  virtual Status EraseCorrelation(std::string_view table, std::string_view field,
+                                  std::string_view value) = 0;
+
+  // ---- diagnostics -------------------------------------------------------------------------
+  virtual uint32_t schema_version() const = 0;
+};
+
+}  // namespace snowcar::state

@@ -1,0 +1,11 @@
+// PLACEHOLDER: replaced by the module owner. Prints an error so nothing pretends to work.
+#include <cstdio>
+
+#include "cli/commands.h"
+
+namespace snowcar::cli {
+int RunMain(int /*argc*/, char** /*argv*/) {
+  std::fprintf(stderr, "snowcar run: not built yet\n");
+  return 1;
+}
+}  // namespace snowcar::cli

@@ -1,0 +1,207 @@
+#include "snowcar/common/redact.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <mutex>
+#include <shared_mutex>
+#include <vector>
+
+namespace snowcar::redact {
+namespace {
+
+std::shared_mutex& Mu() {
+  static std::shared_mutex mu;
+  return mu;
+}
+std::vector<std::string>& Secrets() {
+  static std::vector<std::string> secrets;
+  return secrets;
+}
+
+std::string Base64(std::string_view in) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) |
+                       (static_cast<unsigned char>(in[i + 1]) << 8) |
+                       static_cast<unsigned char>(in[i + 2]);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += kAlphabet[v & 63];
+  }
+  if (i < in.size()) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += i + 1 < in.size() ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+void ReplaceAll(std::string& text, std::string_view needle, std::string_view with) {
+  if (needle.empty()) return;
+  size_t pos = 0;
+  while ((pos = text.find(needle, pos)) != std::string::npos) {
+    text.replace(pos, needle.size(), with);
+    pos += with.size();
+  }
+}
+
+bool IsTokenChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
+         c == '~' || c == '+' || c == '/' || c == '=';
+}
+
+// "Bearer abc" -> "Bearer ***" (case-insensitive scheme).
+void MaskSchemes(std::string& text) {
+  static constexpr std::array<std::string_view, 2> kSchemes = {"bearer ", "basic "};
+  const std::string lower = Lower(text);
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    bool matched = false;
+    for (auto scheme : kSchemes) {
+      if (lower.compare(i, scheme.size(), scheme) == 0) {
+        size_t j = i + scheme.size();
+        size_t end = j;
+        while (end < text.size() && IsTokenChar(text[end])) ++end;
+        if (end > j) {
+          out.append(text, i, scheme.size());
+          out += "***";
+          i = end;
+          matched = true;
+          break;
+        }
+      }
+    }
+    if (!matched) out += text[i++];
+  }
+  text = std::move(out);
+}
+
+// name":"value"  and  name=value (form / query) for secret-carrying names.
+void MaskNamedFields(std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    // Find an identifier-like run.
+    if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
+      size_t j = i;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) ||
+                                 text[j] == '_' || text[j] == '.' || text[j] == '-')) {
+        ++j;
+      }
+      std::string_view name(text.data() + i, j - i);
+      out.append(name);
+      i = j;
+      if (!IsSecretName(name)) continue;
+      // JSON: name" : "value"
+      size_t k = i;
+      if (k < text.size() && text[k] == '"') {
+        ++k;
+        while (k < text.size() && text[k] == ' ') ++k;
+        if (k < text.size() && text[k] == ':') {
+          ++k;
+          while (k < text.size() && text[k] == ' ') ++k;
+          if (k < text.size() && text[k] == '"') {
+            size_t end = k + 1;
+            while (end < text.size() && text[end] != '"') {
+              if (text[end] == '\\') ++end;
+              ++end;
+            }
+            out.append(text, i, k + 1 - i);
+            out += "***";
+            i = std::min(end, text.size());
+          }
+        }
+        continue;
+      }
+      // form/query/properties: name=value
+      if (k < text.size() && text[k] == '=') {
+        size_t end = k + 1;
+        while (end < text.size() && text[end] != '&' && text[end] != ' ' && text[end] != ','
+               && text[end] != '"' && text[end] != '\n') {
+          ++end;
+        }
+        out += '=';
+        if (end > k + 1) out += "***";
+        i = end;
+      }
+      continue;
+    }
+    out += text[i++];
+  }
+  text = std::move(out);
+}
+
+}  // namespace
+
+void RegisterSecret(std::string_view value) {
+  if (value.size() < 4) return;
+  std::unique_lock lock(Mu());
+  auto& secrets = Secrets();
+  if (std::find(secrets.begin(), secrets.end(), value) == secrets.end()) {
+    secrets.emplace_back(value);
+    // Longest first, so a secret that contains another is masked whole.
+    std::sort(secrets.begin(), secrets.end(),
+              [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  }
+}
+
+bool IsSecretName(std::string_view name) {
+  const std::string lower = Lower(name);
+  for (std::string_view word :
+       {"password", "secret", "token", "authorization", "credential", "cookie"}) {
+    if (lower.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string Mask(std::string_view text) {
+  std::string out(text);
+  {
+    std::shared_lock lock(Mu());
+    for (const auto& secret : Secrets()) {
+      ReplaceAll(out, secret, kRedacted);
+      // user:password pairs travel base64-encoded in Basic auth; catch the encoded secret
+      // at each of the three byte alignments.
+      for (size_t shift = 0; shift < 3; ++shift) {
+        std::string padded(shift, 'x');
+        padded += secret;
+        std::string enc = Base64(padded);
+        // Drop the characters influenced by the padding prefix and by the unknown suffix.
+        const size_t skip = (shift * 4 + 2) / 3;
+        if (enc.size() > skip + 4) {
+          std::string core = enc.substr(skip, enc.size() - skip - 4);
+          if (core.size() >= 6) ReplaceAll(out, core, kRedacted);
+        }
+      }
+    }
+  }
+  MaskSchemes(out);
+  MaskNamedFields(out);
+  return out;
+}
+
+void ClearForTest() {
+  std::unique_lock lock(Mu());
+  Secrets().clear();
+}
+
+}  // namespace snowcar::redact

@@ -1,0 +1,55 @@
+// snowcar: ServiceNow <-> Kafka sidecar. This file only dispatches to a subcommand.
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "cli/commands.h"
+
+namespace {
+
+struct Command {
+  std::string_view name;
+  int (*main)(int, char**);
+  std::string_view help;
+};
+
+constexpr Command kCommands[] = {
+    {"run", snowcar::cli::RunMain, "run the sidecar: snowcar run --config FILE [--set k=v]..."},
+    {"config", snowcar::cli::ConfigMain, "check, print or document configuration"},
+    {"state", snowcar::cli::StateMain, "query a running sidecar over its Unix socket"},
+    {"emulate", snowcar::cli::EmulateMain, "serve the in-repo ServiceNow Table API emulator"},
+    {"broker", snowcar::cli::BrokerMain, "serve an embedded Kafka broker (librdkafka mock)"},
+};
+
+void Usage(std::FILE* out) {
+  std::fprintf(out, "usage: snowcar <command> [args]\n\ncommands:\n");
+  for (const auto& c : kCommands) {
+    std::fprintf(out, "  %-9.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(),
+                 static_cast<int>(c.help.size()), c.help.data());
+  }
+  std::fprintf(out, "\n'snowcar <command> --help' describes one command.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    Usage(stderr);
+    return 2;
+  }
+  const std::string_view name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    Usage(stdout);
+    return 0;
+  }
+  if (name == "--version" || name == "version") {
+    std::printf("snowcar 0.1.0\n");
+    return 0;
+  }
+  for (const auto& c : kCommands) {
+    if (c.name == name) return c.main(argc - 1, argv + 1);
+  }
+  std::fprintf(stderr, "snowcar: unknown command '%s'\n\n", argv[1]);
+  Usage(stderr);
+  return 2;
+}
