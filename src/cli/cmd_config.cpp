@@ -1,11 +1,130 @@
-// PLACEHOLDER: replaced by the module owner. Prints an error so nothing pretends to work.
+// `snowcar config check|print|docs`: validate, show and document configuration without
+// starting anything.
+#include <boost/json.hpp>
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/commands.h"
+#include "snowcar/config/config.h"
+#include "snowcar/config/options.h"
+#include "snowcar/config/properties.h"
 
 namespace snowcar::cli {
-int ConfigMain(int /*argc*/, char** /*argv*/) {
-  std::fprintf(stderr, "snowcar config: not built yet\n");
-  return 1;
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: snowcar config check [FILE] [--set key=value]...\n"
+    "       snowcar config print [FILE] [--set key=value]... [--json]\n"
+    "       snowcar config docs\n"
+    "\n"
+    "check  validates FILE with SNOWCAR_* environment overrides and --set overrides applied;\n"
+    "       exit 0 when valid, 2 listing every problem otherwise\n"
+    "print  shows the effective value of every key (secrets as [redacted])\n"
+    "docs   prints the Markdown reference of all keys (docs/configuration.md)\n";
+
+struct Args {
+  std::string verb;
+  std::optional<std::string> file;
+  std::vector<std::string> sets;
+  bool json = false;
+};
+
+int UsageError(const std::string& problem) {
+  std::fprintf(stderr, "snowcar config: %s\n\n%.*s", problem.c_str(),
+               static_cast<int>(kUsage.size()), kUsage.data());
+  return 2;
 }
+
+// Returns an error text, or "" when argv parsed.
+std::string Parse(int argc, char** argv, Args& args) {
+  if (argc < 2) return "missing subcommand";
+  args.verb = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--set") {
+      if (i + 1 >= argc) return "--set needs key=value";
+      args.sets.emplace_back(argv[++i]);
+    } else if (arg.starts_with("--set=")) {
+      args.sets.emplace_back(arg.substr(6));
+    } else if (arg == "--json" && args.verb == "print") {
+      args.json = true;
+    } else if (!arg.empty() && arg.front() == '-') {
+      return "unknown option '" + std::string(arg) + "'";
+    } else if (args.file) {
+      return "more than one FILE given ('" + *args.file + "', '" + std::string(arg) + "')";
+    } else {
+      args.file = std::string(arg);
+    }
+  }
+  if (args.verb == "docs" && (args.file || !args.sets.empty())) return "docs takes no arguments";
+  return "";
+}
+
+Result<config::Config> LoadFor(const Args& args) {
+  return config::Config::Load(config::LoadRequest{
+      .file = args.file, .sets = args.sets, .env = config::EnvironFromProcess()});
+}
+
+void PrintNotes(const config::Config& cfg, std::FILE* out) {
+  for (const std::string& note : cfg.notes()) std::fprintf(out, "note: %s\n", note.c_str());
+}
+
+int Check(const Args& args) {
+  auto cfg = LoadFor(args);
+  if (!cfg.ok()) {
+    std::fprintf(stderr, "%s\n", cfg.status().message().c_str());
+    return 2;
+  }
+  size_t given = 0;
+  for (const auto& [key, value] : cfg->Effective()) given += cfg->IsSet(key) ? 1 : 0;
+  std::printf("config OK: %zu keys\n", given);
+  PrintNotes(*cfg, stdout);
+  return 0;
+}
+
+int Print(const Args& args) {
+  auto cfg = LoadFor(args);
+  if (!cfg.ok()) {
+    std::fprintf(stderr, "%s\n", cfg.status().message().c_str());
+    return 2;
+  }
+  if (args.json) {
+    boost::json::object obj;
+    for (const auto& [key, value] : cfg->Effective()) obj[key] = value;
+    std::printf("%s\n", boost::json::serialize(obj).c_str());
+  } else {
+    for (const auto& [key, value] : cfg->Effective()) {
+      std::printf("%s=%s\n", config::EscapePropertiesKey(key).c_str(),
+                  config::EscapePropertiesValue(value).c_str());
+    }
+  }
+  PrintNotes(*cfg, stderr);
+  return 0;
+}
+
+}  // namespace
+
+int ConfigMain(int argc, char** argv) {
+  if (argc >= 2 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h" ||
+                    std::string_view(argv[1]) == "help")) {
+    std::printf("%.*s", static_cast<int>(kUsage.size()), kUsage.data());
+    return 0;
+  }
+  Args args;
+  if (const std::string problem = Parse(argc, argv, args); !problem.empty()) {
+    return UsageError(problem);
+  }
+  if (args.verb == "check") return Check(args);
+  if (args.verb == "print") return Print(args);
+  if (args.verb == "docs") {
+    const std::string doc = config::RenderMarkdownReference();
+    std::fwrite(doc.data(), 1, doc.size(), stdout);
+    return 0;
+  }
+  return UsageError("unknown subcommand '" + args.verb + "'");
+}
+
 }  // namespace snowcar::cli

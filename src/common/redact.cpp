@@ -66,21 +66,24 @@ bool IsTokenChar(char c) {
          c == '~' || c == '+' || c == '/' || c == '=';
 }
 
-// "Bearer abc" -> "Bearer ***" (case-insensitive scheme).
+// "Bearer abc..." -> "Bearer ***". The scheme is matched as HTTP writes it ("Basic", "Bearer",
+// or all upper/lower case for Bearer) and the credential must be at least 8 token characters,
+// so prose such as "auth.type=basic and ..." is left alone.
 void MaskSchemes(std::string& text) {
-  static constexpr std::array<std::string_view, 2> kSchemes = {"bearer ", "basic "};
-  const std::string lower = Lower(text);
+  static constexpr std::array<std::string_view, 5> kSchemes = {"Bearer ", "bearer ", "BEARER ",
+                                                               "Basic ", "BASIC "};
+  constexpr size_t kMinCredential = 8;
   std::string out;
   out.reserve(text.size());
   size_t i = 0;
   while (i < text.size()) {
     bool matched = false;
     for (auto scheme : kSchemes) {
-      if (lower.compare(i, scheme.size(), scheme) == 0) {
-        size_t j = i + scheme.size();
+      if (text.compare(i, scheme.size(), scheme) == 0) {
+        const size_t j = i + scheme.size();
         size_t end = j;
         while (end < text.size() && IsTokenChar(text[end])) ++end;
-        if (end > j) {
+        if (end - j >= kMinCredential) {
           out.append(text, i, scheme.size());
           out += "***";
           i = end;

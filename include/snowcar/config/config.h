@@ -1,0 +1,76 @@
+// The validated configuration of one snowcar process.
+//
+// Where values come from, later layers winning: the properties file, then `SNOWCAR_*`
+// environment variables (SNOWCAR_STATE_DIR -> state.dir: upper case, dots as underscores),
+// then `--set key=value` arguments. A secret may instead be read from the file named by
+// `<key>.file` (trailing line breaks dropped), the way Kubernetes mounts secrets.
+//
+// Loading happens in two passes: each value is checked against its table entry and
+// defaults are filled in; then rules spanning several keys are checked (e.g. snow.url is
+// needed only when the source or sink runs). Every problem is reported at once, so one
+// round trip fixes a file. Secret values are registered with redact:: as they are read, so
+// they are masked in logs even when loading fails.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "snowcar/common/status.h"
+
+namespace snowcar::config {
+
+struct LoadRequest {
+  std::optional<std::string> file = {};         // a .properties file; none: defaults + overrides
+  std::vector<std::string> sets = {};           // "key=value", in command-line order
+  std::map<std::string, std::string> env = {};  // full or filtered environment; SNOWCAR_* used
+};
+
+// The SNOWCAR_* variables of this process's environment.
+std::map<std::string, std::string> EnvironFromProcess();
+
+class Config {
+ public:
+  // Returns the config, or InvalidArgument whose message lists every problem, one per line.
+  static Result<Config> Load(const LoadRequest& request);
+  // The same checks for values given directly (tests, embedding); no environment applied.
+  static Result<Config> FromMap(const std::map<std::string, std::string>& values);
+
+  // Getters take a declared key (a pattern family's member counts). An undeclared key, an
+  // ignored Kafka Connect key, or a getter that does not fit the key's type is a bug in the
+  // caller: the process aborts with a message. GetString fits every type and returns the
+  // normalised text; an unset key without default reads as "" (GetInt: 0, GetBool: false).
+  const std::string& GetString(std::string_view key) const;
+  int64_t GetInt(std::string_view key) const;
+  bool GetBool(std::string_view key) const;
+  std::vector<std::string> GetList(std::string_view key) const;
+  // True when the key was given explicitly (file, environment, --set or <key>.file).
+  bool IsSet(std::string_view key) const;
+  // Every key starting with `prefix` that has a value, with the prefix stripped; e.g.
+  // WithPrefix("kafka.") is the librdkafka configuration.
+  std::map<std::string, std::string> WithPrefix(std::string_view prefix) const;
+  // Every key with its effective value in key order; secrets that have a value read
+  // "[redacted]".
+  std::vector<std::pair<std::string, std::string>> Effective() const;
+  // Things worth logging at start that are not errors: ignored Kafka Connect keys, repeated
+  // keys, a disabled TLS check.
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  friend class ConfigLoader;  // src/config/config_load.cpp fills the fields below.
+  Config() = default;
+
+  // Effective normalised values: every non-pattern key with a value or default, plus the
+  // pattern-family members given.
+  std::map<std::string, std::string, std::less<>> values_;
+  std::set<std::string, std::less<>> explicit_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace snowcar::config

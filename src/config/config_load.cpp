@@ -1,0 +1,282 @@
+// Config::Load and Config::FromMap: merge the layers, check each value, fill defaults, then
+// run the cross-field checks; collect every problem before answering.
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "cross_checks.h"
+#include "snowcar/common/redact.h"
+#include "snowcar/config/config.h"
+#include "snowcar/config/options.h"
+#include "snowcar/config/properties.h"
+#include "value_normalize.h"
+
+namespace snowcar::config {
+namespace {
+
+constexpr std::string_view kEnvPrefix = "SNOWCAR_";
+constexpr std::string_view kFileSuffix = ".file";
+
+// A value before checking, with where it came from for messages.
+struct RawValue {
+  std::string value;
+  std::string origin;  // "app.properties:12", "environment SNOWCAR_THREADS", "--set"
+};
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean 'snow.url'?)" for a near miss, else "".
+std::string Suggest(std::string_view key) {
+  std::string_view best;
+  size_t best_distance = std::max<size_t>(2, key.size() / 6) + 1;
+  for (const OptionSpec& spec : Options()) {
+    if (spec.is_pattern()) continue;
+    const size_t d = EditDistance(key, spec.name);
+    if (d < best_distance) {
+      best_distance = d;
+      best = spec.name;
+    }
+  }
+  return best.empty() ? "" : " (did you mean '" + std::string(best) + "'?)";
+}
+
+// Reads a mounted secret; the line break editors and `echo` add is not part of it.
+Result<std::string> ReadSecretFile(const std::string& path) {
+  SNOWCAR_ASSIGN_OR_RETURN(std::string content, ReadTextFile(path));
+  while (!content.empty() && (content.back() == '\n' || content.back() == '\r')) {
+    content.pop_back();
+  }
+  return content;
+}
+
+}  // namespace
+
+class ConfigLoader {
+ public:
+  // Reads the file; malformed lines join the other problems, an unreadable file ends loading.
+  Status AddFile(const std::string& path) {
+    SNOWCAR_ASSIGN_OR_RETURN(const std::string text, ReadTextFile(path));
+    AddProperties(ParsePropertiesCollecting(text, path, errors_), path);
+    return Status::Ok();
+  }
+
+  void AddProperties(const Properties& props, const std::string& path) {
+    for (const Property& p : props.entries) {
+      Put(p.key, p.value, path + ":" + std::to_string(p.line));
+    }
+    notes_.insert(notes_.end(), props.notes.begin(), props.notes.end());
+  }
+
+  void AddEnvironment(const std::map<std::string, std::string>& env) {
+    for (const auto& [name, value] : env) {
+      if (!name.starts_with(kEnvPrefix) || name.size() == kEnvPrefix.size()) continue;
+      std::string key = Lower(std::string_view(name).substr(kEnvPrefix.size()));
+      std::replace(key.begin(), key.end(), '_', '.');
+      Put(key, value, "environment " + name);
+    }
+  }
+
+  void AddSets(const std::vector<std::string>& sets) {
+    for (const std::string& set : sets) {
+      const size_t eq = set.find('=');
+      const std::string key = eq == std::string::npos ? "" : Trim(set.substr(0, eq));
+      if (key.empty()) {
+        // Show only the part before '=': the rest may be a secret.
+        errors_.push_back("--set '" + set.substr(0, eq) + "' must have the form key=value");
+        continue;
+      }
+      Put(key, set.substr(eq + 1), "--set");
+    }
+  }
+
+  void AddMap(const std::map<std::string, std::string>& values) {
+    for (const auto& [key, value] : values) Put(key, value, "given");
+  }
+
+  Result<Config> Finish();
+
+ private:
+  void Put(const std::string& key, std::string value, std::string origin) {
+    merged_[key] = RawValue{std::move(value), std::move(origin)};
+  }
+  // Sorts a given key into candidates_, secret files, notes or errors.
+  void Classify(const std::string& key, const RawValue& raw);
+  void ReadSecretFiles();
+  void CheckValues(Config& config);
+  void FillDefaults(Config& config);
+
+  std::map<std::string, RawValue> merged_;
+  std::map<std::string, RawValue> candidates_;    // declared key -> raw value
+  std::map<std::string, RawValue> secret_files_;  // secret key -> raw value of <key>.file
+  std::set<std::string, std::less<>> rejected_;   // keys whose value failed its check
+  std::vector<std::string> errors_;
+  std::vector<std::string> notes_;
+};
+
+void ConfigLoader::Classify(const std::string& key, const RawValue& raw) {
+  const OptionSpec* spec = FindOption(key);
+  // `<secret>.file`, unless declared under its own name (snow.tls.ca.file). Checked before
+  // families, or kafka.sasl.password.file would pass to librdkafka as a property.
+  if ((spec == nullptr || spec->is_pattern()) && key.ends_with(kFileSuffix)) {
+    const std::string stem = key.substr(0, key.size() - kFileSuffix.size());
+    const OptionSpec* stem_spec = FindOption(stem);
+    if (stem_spec != nullptr && IsSecretKey(*stem_spec, stem)) {
+      secret_files_[stem] = raw;
+      return;
+    }
+  }
+  if (spec == nullptr) {
+    errors_.push_back("unknown key '" + redact::Mask(key) + "' [" + raw.origin + "]" +
+                      Suggest(key));
+    return;
+  }
+  if (spec->ignored) {
+    if (spec->check != nullptr) {
+      const std::string problem = spec->check(Trim(raw.value));
+      if (!problem.empty()) {
+        errors_.push_back(key + ": " + problem + " [" + raw.origin + "]");
+        return;
+      }
+    }
+    notes_.push_back(key + " [" + raw.origin +
+                     "] is a Kafka Connect setting without meaning for snowcar; ignored");
+    return;
+  }
+  if (!spec->alias_of.empty()) {
+    const std::string target(spec->alias_of);
+    if (merged_.count(target) != 0) {
+      errors_.push_back("both '" + key + "' [" + raw.origin + "] and '" + target + "' [" +
+                        merged_[target].origin + "] are given; '" + key +
+                        "' is another name for '" + target + "', give only one");
+      return;
+    }
+    candidates_[target] = raw;
+    return;
+  }
+  candidates_[key] = raw;
+}
+
+void ConfigLoader::ReadSecretFiles() {
+  for (const auto& [key, raw] : secret_files_) {
+    const std::string file_key = key + std::string(kFileSuffix);
+    if (candidates_.count(key) != 0) {
+      errors_.push_back("both '" + key + "' [" + candidates_[key].origin + "] and '" + file_key +
+                        "' [" + raw.origin + "] are given; give the secret one way only");
+      continue;
+    }
+    const std::string path = Trim(raw.value);
+    auto content = ReadSecretFile(path);
+    if (!content.ok()) {
+      errors_.push_back(file_key + ": secret file: " + content.status().message() + " [" +
+                        raw.origin + "]");
+      continue;
+    }
+    candidates_[key] = RawValue{std::move(content).value(), "file " + path + " via " + file_key};
+  }
+}
+
+void ConfigLoader::CheckValues(Config& config) {
+  // Every secret is registered before any value is checked, so neither a rejected secret nor
+  // a secret pasted into another key's value reaches a message or log line.
+  for (const auto& [key, raw] : candidates_) {
+    if (IsSecretKey(*FindOption(key), key)) redact::RegisterSecret(raw.value);
+  }
+  for (const auto& [key, raw] : candidates_) {
+    const OptionSpec& spec = *FindOption(key);
+    auto normalized = NormalizeValue(spec, raw.value);
+    if (!normalized.ok()) {
+      const std::string shown =
+          IsSecretKey(spec, key) ? "the value" : "'" + redact::Mask(raw.value) + "'";
+      errors_.push_back(key + ": " + shown + " " + normalized.status().message() + " [" +
+                        raw.origin + "]");
+      rejected_.insert(key);
+      continue;
+    }
+    config.values_[key] = std::move(normalized).value();
+    config.explicit_.insert(key);
+  }
+}
+
+void ConfigLoader::FillDefaults(Config& config) {
+  std::vector<const OptionSpec*> derived;  // defaults that refer to other keys
+  for (const OptionSpec& spec : Options()) {
+    if (spec.is_pattern() || spec.ignored || !spec.alias_of.empty()) continue;
+    if (config.values_.count(spec.name) != 0) continue;
+    config.values_.emplace(spec.name, std::string(spec.default_value));
+    if (spec.default_value.find('{') != std::string_view::npos) derived.push_back(&spec);
+  }
+  for (const OptionSpec* spec : derived) {
+    std::string out;
+    std::string_view text = spec->default_value;
+    bool unresolved = false;
+    while (!text.empty()) {
+      const size_t open = text.find('{');
+      const size_t close = text.find('}', open);
+      if (open == std::string_view::npos || close == std::string_view::npos) {
+        out.append(text);
+        break;
+      }
+      out.append(text.substr(0, open));
+      const auto it = config.values_.find(text.substr(open + 1, close - open - 1));
+      if (it == config.values_.end() || it->second.empty()) unresolved = true;
+      if (it != config.values_.end()) out += it->second;
+      text.remove_prefix(close + 1);
+    }
+    // A default built from an unset key is itself unset.
+    config.values_[std::string(spec->name)] = unresolved ? "" : out;
+  }
+  for (const OptionSpec& spec : Options()) {
+    if (spec.required && !spec.is_pattern() && config.values_[std::string(spec.name)].empty()) {
+      errors_.push_back(std::string(spec.name) + " is required");
+    }
+  }
+}
+
+Result<Config> ConfigLoader::Finish() {
+  for (const auto& [key, raw] : merged_) Classify(key, raw);
+  ReadSecretFiles();
+  Config config;
+  CheckValues(config);
+  FillDefaults(config);
+  RunCrossChecks(CrossCheckInput{config.values_, rejected_}, errors_, notes_);
+  if (!errors_.empty()) {
+    std::string message = "invalid configuration (" + std::to_string(errors_.size()) +
+                          (errors_.size() == 1 ? " problem):" : " problems):");
+    for (const std::string& e : errors_) message += "\n  - " + e;
+    return Status::InvalidArgument(message);
+  }
+  config.notes_ = std::move(notes_);
+  return config;
+}
+
+Result<Config> Config::Load(const LoadRequest& request) {
+  ConfigLoader loader;
+  if (request.file) SNOWCAR_RETURN_IF_ERROR(loader.AddFile(*request.file));
+  loader.AddEnvironment(request.env);
+  loader.AddSets(request.sets);
+  return loader.Finish();
+}
+
+Result<Config> Config::FromMap(const std::map<std::string, std::string>& values) {
+  ConfigLoader loader;
+  loader.AddMap(values);
+  return loader.Finish();
+}
+
+}  // namespace snowcar::config

@@ -1,0 +1,125 @@
+#include "cross_checks.h"
+
+#include <cstdint>
+
+namespace snowcar::config {
+namespace {
+
+// Read access for one rule. Reading a key whose value was rejected taints the view: that
+// key holds its default instead of what the user meant, so the rule's verdict is dropped
+// rather than reported as a second, misleading problem.
+class View {
+ public:
+  explicit View(const CrossCheckInput& in) : in_(in) {}
+  const std::string& Get(std::string_view key) const {
+    static const std::string kEmpty;
+    if (in_.rejected.count(key) != 0) tainted_ = true;
+    const auto it = in_.values.find(key);
+    return it == in_.values.end() ? kEmpty : it->second;
+  }
+  bool tainted() const { return tainted_; }
+  bool Has(std::string_view key) const { return !Get(key).empty(); }
+  // Has a value, or was given one that the first pass already reported as invalid (so a
+  // "required" message would only repeat that).
+  bool HasOrRejected(std::string_view key) const {
+    return in_.rejected.count(key) != 0 || Has(key);
+  }
+  bool True(std::string_view key) const { return Get(key) == "true"; }
+  int64_t Int(std::string_view key) const { return Has(key) ? std::stoll(Get(key)) : 0; }
+
+ private:
+  const CrossCheckInput& in_;
+  mutable bool tainted_ = false;
+};
+
+using Rule = void (*)(const View&, std::vector<std::string>& errors,
+                      std::vector<std::string>& notes);
+
+// snow.url and credentials matter only when something talks to ServiceNow.
+void CheckInstance(const View& v, std::vector<std::string>& errors, std::vector<std::string>&) {
+  const bool source = v.True("source.enabled");
+  const bool sink = v.True("sink.enabled");
+  if (!source && !sink) return;
+  const std::string why = std::string(source && sink ? "source.enabled and sink.enabled are"
+                                      : source       ? "source.enabled is"
+                                                     : "sink.enabled is") +
+                          " true";
+  if (!v.HasOrRejected("snow.url")) {
+    errors.push_back("snow.url is required because " + why +
+                     " (e.g. snow.url=https://acme.service-now.com); set source.enabled=false "
+                     "and sink.enabled=false to run the sidecar without ServiceNow");
+  }
+  const auto need = [&](std::string_view key, std::string_view because) {
+    if (!v.HasOrRejected(key)) {
+      errors.push_back(std::string(key) + " is required because " + std::string(because) + " and " +
+                       why);
+    }
+  };
+  if (v.Get("snow.auth.type") == "basic") {
+    need("snow.auth.username", "snow.auth.type=basic");
+    need("snow.auth.password", "snow.auth.type=basic");
+  } else {
+    need("snow.oauth.client.id", "snow.auth.type=oauth2");
+    need("snow.oauth.client.secret", "snow.auth.type=oauth2");
+    if (v.Get("snow.oauth.grant.type") == "password") {
+      need("snow.auth.username", "snow.oauth.grant.type=password");
+      need("snow.auth.password", "snow.oauth.grant.type=password");
+    }
+  }
+}
+
+void CheckBackoff(const View& v, std::vector<std::string>& errors, std::vector<std::string>&) {
+  if (v.Int("snow.retry.initial.backoff.ms") > v.Int("snow.retry.max.backoff.ms")) {
+    errors.push_back("snow.retry.initial.backoff.ms (" + v.Get("snow.retry.initial.backoff.ms") +
+                     ") must not exceed snow.retry.max.backoff.ms (" +
+                     v.Get("snow.retry.max.backoff.ms") + ")");
+  }
+}
+
+void CheckTls(const View& v, std::vector<std::string>& errors, std::vector<std::string>& notes) {
+  const std::string& cert = v.Get("snow.tls.cert.file");
+  const bool pkcs12 = cert.ends_with(".p12") || cert.ends_with(".pfx");
+  if (!cert.empty() && !pkcs12 && !v.Has("snow.tls.key.file")) {
+    errors.push_back(
+        "snow.tls.cert.file is a PEM certificate, so snow.tls.key.file must name "
+        "its private key");
+  }
+  if (cert.empty() && v.Has("snow.tls.key.file")) {
+    errors.push_back(
+        "snow.tls.key.file is set without snow.tls.cert.file; give both for "
+        "client-certificate authentication");
+  }
+  if (v.Has("snow.tls.key.password") && cert.empty()) {
+    errors.push_back("snow.tls.key.password is set without snow.tls.cert.file");
+  }
+  if (!v.True("snow.tls.verify")) {
+    notes.push_back(
+        "snow.tls.verify=false: server certificates and host names are NOT checked; "
+        "anyone on the network path can read the credentials and data");
+  }
+}
+
+void CheckProxy(const View& v, std::vector<std::string>& errors, std::vector<std::string>&) {
+  if (v.Has("snow.http.proxy.url")) return;
+  for (std::string_view key : {"snow.http.proxy.username", "snow.http.proxy.password"}) {
+    if (v.Has(key)) errors.push_back(std::string(key) + " is set without snow.http.proxy.url");
+  }
+}
+
+}  // namespace
+
+void RunCrossChecks(const CrossCheckInput& in, std::vector<std::string>& errors,
+                    std::vector<std::string>& notes) {
+  static constexpr Rule kRules[] = {CheckInstance, CheckBackoff, CheckTls, CheckProxy};
+  for (Rule rule : kRules) {
+    const View view(in);
+    std::vector<std::string> rule_errors;
+    std::vector<std::string> rule_notes;
+    rule(view, rule_errors, rule_notes);
+    if (view.tainted()) continue;
+    errors.insert(errors.end(), rule_errors.begin(), rule_errors.end());
+    notes.insert(notes.end(), rule_notes.begin(), rule_notes.end());
+  }
+}
+
+}  // namespace snowcar::config

@@ -1,0 +1,25 @@
+// The second loading pass: rules that span several keys (RocksDB's ValidateOptions idea).
+// Runs after every value passed its own type check and defaults were filled in.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace snowcar::config {
+
+struct CrossCheckInput {
+  // Every declared key with its effective value ("" when unset), plus given family members.
+  const std::map<std::string, std::string, std::less<>>& values;
+  // Keys whose given value the first pass rejected (and already reported).
+  const std::set<std::string, std::less<>>& rejected;
+};
+
+// Appends one line per broken rule to `errors`, naming the keys involved, and anything
+// worth a start-up log line to `notes`.
+void RunCrossChecks(const CrossCheckInput& in, std::vector<std::string>& errors,
+                    std::vector<std::string>& notes);
+
+}  // namespace snowcar::config

@@ -1,0 +1,415 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "snowcar/common/redact.h"
+#include "snowcar/config/config.h"
+#include "temp_dir.h"
+
+namespace snowcar::config {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::Pair;
+
+// A shell-only base: no ServiceNow needed, so single keys can be tested on their own.
+std::map<std::string, std::string> Shell(std::map<std::string, std::string> extra = {}) {
+  std::map<std::string, std::string> m{{"source.enabled", "false"}, {"sink.enabled", "false"}};
+  for (auto& [k, v] : extra) m[k] = v;
+  return m;
+}
+
+// The message of a load that must fail.
+std::string ErrorOf(const Result<Config>& cfg) {
+  EXPECT_FALSE(cfg.ok()) << "expected the configuration to be refused";
+  return cfg.ok() ? "" : cfg.status().message();
+}
+
+class ConfigLoadTest : public ::testing::Test {
+ protected:
+  void TearDown() override { redact::ClearForTest(); }
+  testing::TempDir dir_;
+};
+
+TEST_F(ConfigLoadTest, DefaultsWithBothDirectionsDisabled) {
+  auto cfg = Config::FromMap(Shell());
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetString("state.dir"), "/var/lib/snowcar");
+  EXPECT_EQ(cfg->GetInt("threads"), 0);
+  EXPECT_EQ(cfg->GetInt("shutdown.timeout.ms"), 30000);
+  EXPECT_EQ(cfg->GetString("log.level"), "info");
+  EXPECT_TRUE(cfg->GetBool("snow.tls.verify"));
+  EXPECT_FALSE(cfg->GetBool("source.enabled"));
+  EXPECT_TRUE(cfg->IsSet("source.enabled"));
+  EXPECT_FALSE(cfg->IsSet("threads"));
+  EXPECT_EQ(cfg->GetString("snow.url"), "");
+  EXPECT_EQ(cfg->GetString("admin.listen"), "");
+  EXPECT_TRUE(cfg->GetList("snow.sink.topics").empty());
+  EXPECT_TRUE(cfg->notes().empty());
+}
+
+TEST_F(ConfigLoadTest, FullConnectorConfig) {
+  auto cfg = Config::FromMap({{"snow.url", "https://acme.service-now.com/"},
+                              {"snow.auth.username", "svc"},
+                              {"snow.auth.password", "pw-123456"},
+                              {"snow.sink.topics", "cmds, more"},
+                              {"kafka.bootstrap.servers", "localhost:9092"}});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetString("snow.url"), "https://acme.service-now.com");
+  EXPECT_EQ(cfg->GetString("snow.oauth.token.url"), "https://acme.service-now.com/oauth_token.do");
+  EXPECT_FALSE(cfg->IsSet("snow.oauth.token.url"));
+  EXPECT_EQ(cfg->GetList("snow.sink.topics"), (std::vector<std::string>{"cmds", "more"}));
+  EXPECT_EQ(cfg->GetString("kafka.bootstrap.servers"), "localhost:9092");
+}
+
+TEST_F(ConfigLoadTest, UrlRequiredOnlyWhenSourceOrSinkRuns) {
+  EXPECT_THAT(
+      ErrorOf(Config::FromMap(
+          {{"sink.enabled", "false"}, {"snow.auth.username", "u"}, {"snow.auth.password", "p"}})),
+      AllOf(HasSubstr("snow.url is required because source.enabled is true"),
+            Not(HasSubstr("snow.auth"))));
+  EXPECT_THAT(ErrorOf(Config::FromMap({})),
+              HasSubstr("because source.enabled and sink.enabled are true"));
+  EXPECT_TRUE(Config::FromMap(Shell()).ok());
+}
+
+TEST_F(ConfigLoadTest, CredentialsRequiredForTheChosenAuth) {
+  const std::string basic = ErrorOf(Config::FromMap({{"snow.url", "https://x"}}));
+  EXPECT_THAT(basic, HasSubstr("snow.auth.username is required because snow.auth.type=basic"));
+  EXPECT_THAT(basic, HasSubstr("snow.auth.password is required because snow.auth.type=basic"));
+  const std::string oauth =
+      ErrorOf(Config::FromMap({{"snow.url", "https://x"}, {"snow.auth.type", "OAuth2"}}));
+  EXPECT_THAT(oauth, HasSubstr("snow.oauth.client.id is required"));
+  EXPECT_THAT(oauth, HasSubstr("snow.oauth.client.secret is required"));
+  EXPECT_THAT(oauth, Not(HasSubstr("snow.auth.username")));
+}
+
+TEST_F(ConfigLoadTest, UnknownKeyNamedWithOriginAndSuggestion) {
+  const std::string path = dir_.Write("a.properties",
+                                      "source.enabled=false\nsink.enabled=false\n"
+                                      "state.dri=/x\n");
+  const std::string error = ErrorOf(Config::Load({.file = path}));
+  EXPECT_THAT(error, HasSubstr("unknown key 'state.dri'"));
+  EXPECT_THAT(error, HasSubstr("a.properties:3"));
+  EXPECT_THAT(error, HasSubstr("did you mean 'state.dir'?"));
+}
+
+TEST_F(ConfigLoadTest, BadValuesNameKeyValueAndWhatIsAllowed) {
+  const std::string error = ErrorOf(Config::FromMap(Shell({{"threads", "300"},
+                                                           {"log.level", "loud"},
+                                                           {"shutdown.timeout.ms", "soon"},
+                                                           {"source.enabled", "maybe"}})));
+  EXPECT_THAT(error, HasSubstr("threads: '300' is out of range (allowed: a whole number from 0 "
+                               "to 256)"));
+  EXPECT_THAT(error, HasSubstr("log.level: 'loud' is not allowed (allowed: one of: trace, "
+                               "debug, info, warn, error)"));
+  EXPECT_THAT(error, HasSubstr("shutdown.timeout.ms: 'soon' is not a whole number"));
+  EXPECT_THAT(error, HasSubstr("source.enabled: 'maybe' is not a boolean"));
+}
+
+TEST_F(ConfigLoadTest, AllErrorsReportedAtOnce) {
+  const std::string error = ErrorOf(Config::FromMap(
+      {{"threads", "-1"}, {"bogus", "1"}, {"log.format", "xml"}, {"snow.url", "ftp://x"}}));
+  EXPECT_THAT(error, HasSubstr("invalid configuration (6 problems)"));
+  EXPECT_THAT(error, HasSubstr("threads:"));
+  EXPECT_THAT(error, HasSubstr("unknown key 'bogus'"));
+  EXPECT_THAT(error, HasSubstr("log.format:"));
+  EXPECT_THAT(error, HasSubstr("snow.url: 'ftp://x'"));
+  EXPECT_THAT(error, HasSubstr("snow.auth.username is required"));
+  EXPECT_THAT(error, HasSubstr("snow.auth.password is required"));
+}
+
+TEST_F(ConfigLoadTest, EnumValuesStoredInTableSpelling) {
+  auto cfg = Config::FromMap(Shell({{"log.format", "TEXT"}, {"log.level", "Debug"}}));
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetString("log.format"), "text");
+  EXPECT_EQ(cfg->GetString("log.level"), "debug");
+}
+
+TEST_F(ConfigLoadTest, PrecedenceFileThenEnvThenSet) {
+  const std::string path = dir_.Write("a.properties",
+                                      "source.enabled=false\nsink.enabled=false\n"
+                                      "threads=1\nstate.dir=/file\nlog.level=warn\n");
+  auto cfg = Config::Load({.file = path,
+                           .sets = {"threads=3", "threads=4", "log.format=text"},
+                           .env = {{"SNOWCAR_THREADS", "2"},
+                                   {"SNOWCAR_STATE_DIR", "/env"},
+                                   {"PATH", "/usr/bin"},
+                                   {"HOME", "/root"}}});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetInt("threads"), 4);             // --set beats env beats file; last --set
+  EXPECT_EQ(cfg->GetString("state.dir"), "/env");   // env beats file
+  EXPECT_EQ(cfg->GetString("log.level"), "warn");   // file only
+  EXPECT_EQ(cfg->GetString("log.format"), "text");  // --set only
+}
+
+TEST_F(ConfigLoadTest, EnvMapsKafkaFamilyAndReportsUnknownVariables) {
+  auto cfg = Config::Load({.env = {{"SNOWCAR_SOURCE_ENABLED", "false"},
+                                   {"SNOWCAR_SINK_ENABLED", "false"},
+                                   {"SNOWCAR_KAFKA_BOOTSTRAP_SERVERS", "b:9092"}}});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->WithPrefix("kafka."),
+            (std::map<std::string, std::string>{{"bootstrap.servers", "b:9092"}}));
+  const std::string error = ErrorOf(Config::Load({.env = {{"SNOWCAR_SOURCE_ENABLED", "false"},
+                                                          {"SNOWCAR_SINK_ENABLED", "false"},
+                                                          {"SNOWCAR_THREDS", "2"}}}));
+  EXPECT_THAT(error, HasSubstr("unknown key 'threds' [environment SNOWCAR_THREDS]"));
+}
+
+TEST_F(ConfigLoadTest, EnvironFromProcessKeepsOnlySnowcarVariables) {
+  ASSERT_EQ(setenv("SNOWCAR_TEST_ENV_PROBE", "a=b", 1), 0);
+  ASSERT_EQ(setenv("NOT_SNOWCAR_PROBE", "x", 1), 0);
+  const auto env = EnvironFromProcess();
+  unsetenv("SNOWCAR_TEST_ENV_PROBE");
+  unsetenv("NOT_SNOWCAR_PROBE");
+  ASSERT_EQ(env.count("SNOWCAR_TEST_ENV_PROBE"), 1u);
+  EXPECT_EQ(env.at("SNOWCAR_TEST_ENV_PROBE"), "a=b");
+  for (const auto& [name, value] : env) EXPECT_TRUE(name.starts_with("SNOWCAR_")) << name;
+}
+
+TEST_F(ConfigLoadTest, MalformedSetIsAnError) {
+  const std::string error = ErrorOf(Config::Load({.sets = {"novalue", "=x"}}));
+  EXPECT_THAT(error, HasSubstr("--set 'novalue' must have the form key=value"));
+  EXPECT_THAT(error, HasSubstr("--set '' must have the form key=value"));
+}
+
+TEST_F(ConfigLoadTest, SetValueMayContainEquals) {
+  auto cfg = Config::Load(
+      {.sets = {"source.enabled=false", "sink.enabled=false", "kafka.sasl.jaas.config=a=b"}});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetString("kafka.sasl.jaas.config"), "a=b");
+}
+
+TEST_F(ConfigLoadTest, SecretFromFileWithTrailingNewlineStripped) {
+  const std::string secret = dir_.Write("pw", "s3cret-from-file\n");
+  auto cfg = Config::FromMap({{"snow.url", "https://x"},
+                              {"snow.auth.username", "u"},
+                              {"snow.auth.password.file", secret}});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetString("snow.auth.password"), "s3cret-from-file");
+  EXPECT_TRUE(cfg->IsSet("snow.auth.password"));
+  // Registered with the redactor, so a log line that carries it is masked.
+  EXPECT_EQ(redact::Mask("pw is s3cret-from-file"), "pw is [redacted]");
+}
+
+TEST_F(ConfigLoadTest, SecretFileForKafkaFamilyMember) {
+  const std::string secret = dir_.Write("kpw", "kafka-pass\r\n");
+  auto cfg = Config::FromMap(Shell({{"kafka.sasl.password.file", secret}}));
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->WithPrefix("kafka.").at("sasl.password"), "kafka-pass");
+}
+
+TEST_F(ConfigLoadTest, UnreadableSecretFileNamesKeyAndPath) {
+  const std::string missing = dir_.Path("absent");
+  const std::string error = ErrorOf(Config::FromMap(Shell({{"snow.auth.password.file", missing}})));
+  EXPECT_THAT(error,
+              HasSubstr("snow.auth.password.file: secret file: cannot read '" + missing + "'"));
+  EXPECT_THAT(error, HasSubstr("No such file"));
+}
+
+TEST_F(ConfigLoadTest, SecretFileThatIsADirectoryIsAnError) {
+  const std::string error =
+      ErrorOf(Config::FromMap(Shell({{"snow.auth.password.file", dir_.Path("")}})));
+  EXPECT_THAT(error, HasSubstr("snow.auth.password.file: secret file: cannot read"));
+  EXPECT_THAT(error, HasSubstr("it is a directory"));
+}
+
+TEST_F(ConfigLoadTest, SecretGivenTwiceIsAnError) {
+  const std::string secret = dir_.Write("pw", "from-file");
+  const std::string error = ErrorOf(Config::FromMap(
+      Shell({{"snow.auth.password", "inline-pw"}, {"snow.auth.password.file", secret}})));
+  EXPECT_THAT(error, HasSubstr("both 'snow.auth.password'"));
+  EXPECT_THAT(error, HasSubstr("'snow.auth.password.file'"));
+  EXPECT_THAT(error, Not(HasSubstr("inline-pw")));
+}
+
+TEST_F(ConfigLoadTest, DotFileOnlyForSecrets) {
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"state.dir.file", "/x"}}))),
+              HasSubstr("unknown key 'state.dir.file'"));
+}
+
+TEST_F(ConfigLoadTest, EffectiveRedactsSecretsAndListsEveryKey) {
+  auto cfg = Config::FromMap({{"snow.url", "https://x"},
+                              {"snow.auth.username", "svc"},
+                              {"snow.auth.password", "hunter2-pw"},
+                              {"kafka.sasl.password", "kafka-pw"},
+                              {"kafka.client.id", "snowcar-1"}});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  const auto effective = cfg->Effective();
+  EXPECT_THAT(effective, Contains(Pair("snow.auth.password", "[redacted]")));
+  EXPECT_THAT(effective, Contains(Pair("kafka.sasl.password", "[redacted]")));
+  EXPECT_THAT(effective, Contains(Pair("kafka.client.id", "snowcar-1")));
+  EXPECT_THAT(effective, Contains(Pair("snow.auth.username", "svc")));
+  EXPECT_THAT(effective, Contains(Pair("snow.oauth.client.secret", "")));  // unset: nothing hidden
+  EXPECT_THAT(effective, Contains(Pair("threads", "0")));
+  for (const auto& [key, value] : effective) {
+    EXPECT_EQ(value.find("hunter2"), std::string::npos) << key;
+    EXPECT_NE(key, "topics");  // aliases are shown under the key they stand for
+  }
+  // The real value stays available to the code that needs it.
+  EXPECT_EQ(cfg->GetString("snow.auth.password"), "hunter2-pw");
+}
+
+TEST_F(ConfigLoadTest, SecretNeverEchoedEvenInsideAnotherKeysBadValue) {
+  // log.level sorts before snow.auth.password: secrets must be registered before any check.
+  const std::string error = ErrorOf(Config::FromMap({{"log.level", "topsecret-value"},
+                                                     {"snow.auth.password", "topsecret-value"},
+                                                     {"threads", "topsecret-value"}}));
+  EXPECT_THAT(error, Not(HasSubstr("topsecret-value")));
+  EXPECT_THAT(error, HasSubstr("log.level: '[redacted]' is not allowed"));
+  EXPECT_THAT(error, HasSubstr("threads: '[redacted]' is not a whole number"));
+}
+
+TEST_F(ConfigLoadTest, ConnectFrameworkKeysProduceNotes) {
+  const std::string path = dir_.Write(
+      "c.properties",
+      "name=snow-sink\nconnector.class=io.example.SnowSink\ntasks.max=4\n"
+      "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
+      "value.converter.schemas.enable=false\ntransforms=x\ntransforms.x.type=Y\n"
+      "errors.tolerance=all\nconfig.action.reload=restart\nexactly.once.source.support=requested\n"
+      "source.enabled=false\nsink.enabled=false\n");
+  auto cfg = Config::Load({.file = path});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->notes().size(), 10u);
+  EXPECT_THAT(cfg->notes(),
+              Contains(AllOf(HasSubstr("tasks.max [" + path + ":3]"), HasSubstr("ignored"))));
+  EXPECT_THAT(cfg->notes(), Contains(HasSubstr("value.converter.schemas.enable")));
+  for (const auto& [key, value] : cfg->Effective()) EXPECT_NE(key, "tasks.max");
+}
+
+TEST_F(ConfigLoadTest, ExactlyOnceRequiredRefused) {
+  const std::string error =
+      ErrorOf(Config::FromMap(Shell({{"exactly.once.source.support", "Required"}})));
+  EXPECT_THAT(error, HasSubstr("exactly.once.source.support: cannot be 'required'"));
+  EXPECT_THAT(error, HasSubstr("at least once"));
+}
+
+TEST_F(ConfigLoadTest, TopicsRegexRefused) {
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"topics.regex", "cmd-.*"}}))),
+              HasSubstr("topics.regex: is not supported"));
+}
+
+TEST_F(ConfigLoadTest, TopicsIsAnAliasOfSinkTopics) {
+  auto cfg = Config::FromMap(Shell({{"topics", "a, b"}}));
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetList("snow.sink.topics"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(cfg->GetList("topics"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(cfg->IsSet("snow.sink.topics"));
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"topics", "a"}, {"snow.sink.topics", "b"}}))),
+              HasSubstr("give only one"));
+}
+
+TEST_F(ConfigLoadTest, DuplicateFileKeyBecomesNote) {
+  const std::string path = dir_.Write(
+      "d.properties", "source.enabled=false\nsink.enabled=false\nthreads=1\nthreads=2\n");
+  auto cfg = Config::Load({.file = path});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetInt("threads"), 2);
+  EXPECT_THAT(cfg->notes(), Contains(HasSubstr("'threads' repeats line 3")));
+}
+
+TEST_F(ConfigLoadTest, MalformedFileLinesReportedWithOtherProblems) {
+  const std::string path = dir_.Write("m.properties", "threads=x\nbad=\\uQQQQ\n");
+  const std::string error = ErrorOf(Config::Load({.file = path}));
+  EXPECT_THAT(error, HasSubstr("m.properties:2: malformed \\u escape"));
+  EXPECT_THAT(error, HasSubstr("threads: 'x' is not a whole number"));
+  EXPECT_THAT(error, HasSubstr("[" + path + ":1]"));
+}
+
+TEST_F(ConfigLoadTest, MissingFileIsAnError) {
+  const auto cfg = Config::Load({.file = dir_.Path("none.properties")});
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_THAT(cfg.status().message(), HasSubstr("none.properties"));
+}
+
+TEST_F(ConfigLoadTest, TlsVerifyOffIsNoted) {
+  auto cfg = Config::FromMap(Shell({{"snow.tls.verify", "false"}}));
+  ASSERT_TRUE(cfg.ok());
+  EXPECT_THAT(cfg->notes(), Contains(HasSubstr("snow.tls.verify=false")));
+}
+
+TEST_F(ConfigLoadTest, CrossFieldRules) {
+  const std::string error = ErrorOf(Config::FromMap(Shell({
+      {"snow.retry.initial.backoff.ms", "5000"},
+      {"snow.retry.max.backoff.ms", "1000"},
+      {"snow.tls.cert.file", "/c.pem"},
+      {"snow.http.proxy.username", "p"},
+  })));
+  EXPECT_THAT(error, HasSubstr("snow.retry.initial.backoff.ms (5000) must not exceed "
+                               "snow.retry.max.backoff.ms (1000)"));
+  EXPECT_THAT(error, HasSubstr("snow.tls.key.file must name its private key"));
+  EXPECT_THAT(error, HasSubstr("snow.http.proxy.username is set without snow.http.proxy.url"));
+  EXPECT_TRUE(Config::FromMap(Shell({{"snow.tls.cert.file", "/c.p12"}})).ok());
+}
+
+TEST_F(ConfigLoadTest, WithPrefixStripsAndSkipsEmpty) {
+  auto cfg = Config::FromMap(Shell({{"kafka.acks", "all"}, {"kafka.client.id", "c"}}));
+  ASSERT_TRUE(cfg.ok());
+  EXPECT_EQ(cfg->WithPrefix("kafka."),
+            (std::map<std::string, std::string>{{"acks", "all"}, {"client.id", "c"}}));
+  const auto http = cfg->WithPrefix("snow.http.");
+  EXPECT_EQ(http.at("connect.timeout.ms"), "10000");
+  EXPECT_EQ(http.count("proxy.url"), 0u);
+}
+
+TEST_F(ConfigLoadTest, PatternMembersReadableAndUnsetMembersEmpty) {
+  auto cfg = Config::FromMap(Shell({{"kafka.linger.ms", "5"}}));
+  ASSERT_TRUE(cfg.ok());
+  EXPECT_TRUE(cfg->IsSet("kafka.linger.ms"));
+  EXPECT_FALSE(cfg->IsSet("kafka.acks"));
+  EXPECT_EQ(cfg->GetString("kafka.acks"), "");
+}
+
+// The example the demo and the sidecar integration test start from must stay valid.
+TEST_F(ConfigLoadTest, ShippedShellOnlyExampleIsValid) {
+  auto cfg = Config::Load(
+      {.file = std::string(SNOWCAR_SOURCE_DIR) + "/docs/examples/shell-only.properties"});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_FALSE(cfg->GetBool("source.enabled"));
+  EXPECT_FALSE(cfg->GetBool("sink.enabled"));
+  EXPECT_TRUE(cfg->notes().empty());
+}
+
+// A sink connector's properties file as Kafka Connect users write it loads unchanged.
+TEST_F(ConfigLoadTest, ConnectStyleSinkPropertiesLoad) {
+  const std::string path = dir_.Write("sink.properties", R"(# exported from a Connect cluster
+name=servicenow-sink
+connector.class=com.example.ServiceNowSinkConnector
+tasks.max=2
+topics=snow.commands, snow.commands.retry
+key.converter=org.apache.kafka.connect.storage.StringConverter
+value.converter=org.apache.kafka.connect.json.JsonConverter
+value.converter.schemas.enable=false
+errors.tolerance=none
+snow.url=https://dev12345.service-now.com/
+snow.auth.type=BASIC
+snow.auth.username=integration
+snow.auth.password=change-me-please
+snow.http.request.timeout.ms=30000
+source.enabled=false
+)");
+  auto cfg = Config::Load({.file = path});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetList("snow.sink.topics"),
+            (std::vector<std::string>{"snow.commands", "snow.commands.retry"}));
+  EXPECT_EQ(cfg->GetString("snow.auth.type"), "basic");
+  EXPECT_EQ(cfg->GetInt("snow.http.request.timeout.ms"), 30000);
+  EXPECT_EQ(cfg->notes().size(), 7u);
+}
+
+using ConfigDeathTest = ConfigLoadTest;
+
+TEST_F(ConfigDeathTest, UndeclaredKeyOrWrongTypeAborts) {
+  auto cfg = Config::FromMap(Shell());
+  ASSERT_TRUE(cfg.ok());
+  EXPECT_DEATH((void)cfg->GetString("no.such.key"), "not declared in the option table");
+  EXPECT_DEATH((void)cfg->GetInt("log.level"), "declared as enum");
+  EXPECT_DEATH((void)cfg->GetBool("threads"), "declared as int");
+}
+
+}  // namespace
+}  // namespace snowcar::config
