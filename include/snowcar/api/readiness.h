@@ -1,0 +1,49 @@
+// What /v1/health and /v1/ready report. The runtime fills these; the socket only reads them.
+//
+// Both are thread-safe: components report from their own strands while socket handlers read.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace snowcar::api {
+
+// Readiness: false from construction until the runtime says start-up finished (state store
+// open, config valid, Kafka and ServiceNow clients built). /v1/ready answers 503 with the
+// reason meanwhile, so a Kubernetes probe keeps traffic away until the sidecar can serve.
+class Readiness {
+ public:
+  Readiness();
+  // Still starting; `reason` says what is awaited ("opening state store").
+  void SetNotReady(std::string reason);
+  void MarkReady();
+
+  bool ready() const;
+  std::string reason() const;  // "" once ready
+
+ private:
+  mutable std::mutex mu_;
+  bool ready_ = false;  // guarded by mu_
+  std::string reason_;  // guarded by mu_
+};
+
+// Per-component health, by name ("state", "kafka.producer", "source.incident"). A component
+// that never reported is simply absent.
+class HealthRegistry {
+ public:
+  struct Component {
+    bool ok = true;
+    std::string detail;  // why it is not ok, or a short status line
+  };
+
+  void Report(const std::string& name, bool ok, std::string detail = {});
+  void Remove(const std::string& name);
+  std::map<std::string, Component> Snapshot() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, Component> components_;  // guarded by mu_
+};
+
+}  // namespace snowcar::api

@@ -1,0 +1,67 @@
+// The socket API's handler table.
+//
+// Every endpoint is one Route: method, path pattern, help text, whether it changes state, and
+// the handler. Routes are added while the process starts, before the server accepts; after
+// that the table is read-only, so Handle may run on many threads at once (the handlers
+// themselves must be thread-safe).
+//
+// Patterns are literal segments and {captures}: "/v1/state/dedup/{table}". Matching happens
+// on the raw path split at '/', then each segment is percent-decoded, so an encoded "%2F"
+// stays inside one capture instead of splitting the path.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "snowcar/api/http.h"
+#include "snowcar/common/status.h"
+
+namespace snowcar::api {
+
+using Handler = std::function<Response(const Request&)>;
+
+struct Route {
+  std::string method;   // "GET" or "POST"
+  std::string pattern;  // "/v1/state/cursors/{table}"
+  std::string help;     // one line for /help
+  // A route that changes state accepts only POST, so a stray GET (a browser, a probe, a
+  // curl without -X) can never reset anything.
+  bool mutates_state = false;
+  Handler handler;
+};
+
+class Router {
+ public:
+  Router();  // registers GET /help
+  // The /help handler refers to this table, so a Router stays where it was built.
+  Router(const Router&) = delete;
+  Router& operator=(const Router&) = delete;
+
+  // Fails with kInvalidArgument when the pattern is malformed (must start with '/', captures
+  // are whole segments with unique names), when a mutating route is not POST, or when the
+  // same method and pattern are already registered.
+  Status Add(Route route);
+
+  // Answers one request: 404 for an unknown path, 405 with an Allow header when the path is
+  // known but not for this method, 400 for a malformed percent escape, 500 when the handler
+  // throws. Never throws.
+  Response Handle(const Request& request) const;
+  Response Handle(std::string_view method, std::string_view target,
+                  std::string_view body = {}) const;
+
+  const std::vector<Route>& routes() const { return routes_; }
+
+ private:
+  struct Compiled {
+    std::vector<std::string> segments;  // literal text, or the capture name
+    std::vector<bool> is_capture;
+  };
+  Response Help() const;
+
+  std::vector<Route> routes_;
+  std::vector<Compiled> compiled_;
+};
+
+}  // namespace snowcar::api

@@ -1,0 +1,73 @@
+// The state socket: HTTP/1.1 over a Unix domain socket, answered by a Router.
+//
+// The server owns no threads. It runs on the caller's io_context (the runtime's one pool);
+// the acceptor and every connection have their own strand, so slow clients never block each
+// other and a connection's handlers never run concurrently with themselves.
+//
+// Only local processes with file access can connect: the socket file is mode 0660 and its
+// directory, when the server creates it, 0750. There is no TCP listener.
+//
+// Nothing a client sends can crash the process: malformed requests get a 400 JSON answer
+// when one is still possible and the connection is closed; oversized ones 413/431; a client
+// that goes silent is dropped after read_timeout.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "snowcar/api/router.h"
+#include "snowcar/common/status.h"
+
+namespace snowcar::api {
+
+inline constexpr const char* kDefaultSocketPath = "/var/run/snowcar/snowcar.sock";
+
+struct ServerOptions {
+  std::string path = kDefaultSocketPath;  // socket.path
+  // Request line plus headers. Default: 8 KiB (431 beyond).
+  size_t header_limit = 8 * 1024;
+  // Default: 64 KiB (413 beyond). No endpoint takes a large body.
+  size_t body_limit = 64 * 1024;
+  // Deadline for one whole request to arrive (also the idle keep-alive timeout) and for one
+  // response to be written. Default: 10 s.
+  std::chrono::milliseconds read_timeout{10000};
+  // Connections beyond this get a 503 JSON answer and are closed. Default: 64.
+  size_t max_connections = 64;
+};
+
+class UnixSocketServer {
+ public:
+  // `router` is shared because open connections may still be answering when the server
+  // object goes away; the state the handlers reference must outlive the io_context's run.
+  UnixSocketServer(boost::asio::io_context& io, ServerOptions options,
+                   std::shared_ptr<const Router> router);
+  ~UnixSocketServer();  // Stop()
+
+  UnixSocketServer(const UnixSocketServer&) = delete;
+  UnixSocketServer& operator=(const UnixSocketServer&) = delete;
+
+  // Binds and starts accepting. Creates the parent directory (0750) when missing. A socket
+  // file left by a crashed run (nothing accepts on it) is replaced; fails with
+  // kAlreadyExists naming the path when another process listens there, and with
+  // kFailedPrecondition when the path is something other than a socket (never deleted).
+  // Call once, from any thread.
+  Status Start();
+
+  // Closes the acceptor and every open connection and unlinks the socket file (only when it
+  // is still the file this server bound). Idempotent; does not wait for the io_context.
+  void Stop();
+
+  const std::string& path() const;
+  // Connections currently open (tests wait on this with a deadline).
+  size_t open_connections() const;
+
+  struct State;  // shared with the connections; defined in the .cpp
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace snowcar::api

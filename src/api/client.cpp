@@ -1,0 +1,139 @@
+#include "snowcar/api/client.h"
+
+#include <strings.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/beast/core/basic_stream.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include "socket_file.h"
+
+namespace snowcar::api {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using local = net::local::stream_protocol;
+
+namespace {
+
+// Turns a failed connect into a message that tells the operator what to check.
+Status ExplainConnectFailure(const std::string& path, const beast::error_code& ec) {
+  if (ec == beast::error::timeout) {
+    return Status::DeadlineExceeded("connecting to the snowcar socket '" + path +
+                                    "' timed out (the sidecar is overloaded or hung)");
+  }
+  const internal::SocketProbe probe = internal::ProbeSocketFile(path);
+  switch (probe.state) {
+    case internal::SocketFileState::kAbsent:
+      return Status::NotFound("no snowcar socket at '" + path +
+                              "': the file does not exist (is the sidecar running, and is "
+                              "this its socket.path?)");
+    case internal::SocketFileState::kStale:
+      return Status::Unavailable("nothing listens on the snowcar socket '" + path +
+                                 "': the file exists but no process accepts on it (a stale "
+                                 "file from a stopped run?)");
+    case internal::SocketFileState::kNotSocket:
+      return Status::FailedPrecondition("'" + path + "' exists but is not a socket");
+    case internal::SocketFileState::kNoAccess:
+      return Status::PermissionDenied("no permission to connect to the snowcar socket '" + path +
+                                      "' (" + probe.detail +
+                                      "); run as the socket's owner or group");
+    case internal::SocketFileState::kListening:
+    case internal::SocketFileState::kUnknown:
+      break;
+  }
+  return Status::Unavailable("cannot connect to the snowcar socket '" + path +
+                             "': " + ec.message());
+}
+
+}  // namespace
+
+std::string HttpResult::Header(std::string_view name) const {
+  for (const auto& [k, v] : headers) {
+    if (k.size() == name.size() && strncasecmp(k.data(), name.data(), k.size()) == 0) return v;
+  }
+  return {};
+}
+
+Client::Client(ClientOptions options) : options_(options) {}
+
+Result<HttpResult> Client::Get(const std::string& socket_path, std::string_view target) const {
+  return Send(socket_path, "GET", target, {});
+}
+
+Result<HttpResult> Client::Post(const std::string& socket_path, std::string_view target,
+                                std::string_view body) const {
+  return Send(socket_path, "POST", target, body);
+}
+
+Result<HttpResult> Client::Send(const std::string& socket_path, std::string_view method,
+                                std::string_view target, std::string_view body) const {
+  if (socket_path.empty()) return Status::InvalidArgument("socket path is empty");
+  if (socket_path.size() > internal::MaxSocketPathLength()) {
+    return Status::InvalidArgument("socket path '" + socket_path + "' is longer than " +
+                                   std::to_string(internal::MaxSocketPathLength()) + " bytes");
+  }
+  net::io_context io;
+  beast::basic_stream<local> stream(io);
+  beast::error_code ec = net::error::would_block;
+
+  stream.expires_after(options_.connect_timeout);
+  stream.async_connect(local::endpoint(socket_path), [&](beast::error_code e) { ec = e; });
+  io.run();
+  if (ec) return ExplainConnectFailure(socket_path, ec);
+
+  http::request<http::string_body> req;
+  req.method_string(method);
+  req.target(target);
+  req.version(11);
+  req.set(http::field::host, "localhost");
+  req.set(http::field::user_agent, "snowcar-cli");
+  if (!body.empty() || method == "POST") {
+    req.set(http::field::content_type, "application/json");
+    req.body() = std::string(body);
+  }
+  req.keep_alive(false);
+  req.prepare_payload();
+
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(64 * 1024 * 1024);
+  ec = net::error::would_block;
+  stream.expires_after(options_.request_timeout);
+  http::async_write(stream, req, [&](beast::error_code e, size_t) {
+    if (e) {
+      ec = e;
+      return;
+    }
+    http::async_read(stream, buffer, parser, [&](beast::error_code e2, size_t) { ec = e2; });
+  });
+  io.restart();
+  io.run();
+  if (ec == beast::error::timeout) {
+    return Status::DeadlineExceeded("no answer from the snowcar socket '" + socket_path +
+                                    "' within " + std::to_string(options_.request_timeout.count()) +
+                                    " ms");
+  }
+  if (ec) {
+    return Status::Unavailable("request to the snowcar socket '" + socket_path +
+                               "' failed: " + ec.message());
+  }
+  const auto& res = parser.get();
+  HttpResult out;
+  out.status = static_cast<int>(res.result_int());
+  out.content_type = std::string(res[http::field::content_type]);
+  out.body = res.body();
+  for (const auto& field : res) {
+    out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  }
+  beast::error_code ignored;
+  stream.socket().shutdown(local::socket::shutdown_both, ignored);
+  return out;
+}
+
+}  // namespace snowcar::api

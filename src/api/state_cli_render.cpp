@@ -1,0 +1,112 @@
+#include "state_cli_render.h"
+
+#include <algorithm>
+#include <boost/json/serialize.hpp>
+#include <vector>
+
+namespace snowcar::api::internal {
+namespace {
+
+namespace json = boost::json;
+
+// A field as text: strings bare, everything else as JSON; "" when absent.
+std::string Field(const json::value& v, std::string_view key) {
+  if (!v.is_object()) return {};
+  const json::value* f = v.as_object().if_contains(key);
+  if (f == nullptr || f->is_null()) return {};
+  if (f->is_string()) return std::string(f->as_string());
+  return json::serialize(*f);
+}
+
+// Columns padded to the widest cell; the last column is not padded.
+void PrintTable(const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    width.resize(std::max(width.size(), row.size()));
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
+    }
+    out << line << "\n";
+  }
+}
+
+void PrintCursors(const json::value& body, std::ostream& out) {
+  const json::value* list = body.as_object().if_contains("cursors");
+  if (list == nullptr || !list->is_array() || list->as_array().empty()) {
+    out << "no cursors stored\n";
+    return;
+  }
+  std::vector<std::vector<std::string>> rows = {
+      {"TABLE", "PHASE", "TS (UTC)", "SYS_ID", "TIMESTAMP_FIELD", "INSTANCE", "UPDATED_AT"}};
+  for (const auto& c : list->as_array()) {
+    rows.push_back({Field(c, "table"), Field(c, "phase"), Field(c, "ts_utc"), Field(c, "sys_id"),
+                    Field(c, "timestamp_field"), Field(c, "instance"), Field(c, "updated_at")});
+  }
+  PrintTable(rows, out);
+}
+
+}  // namespace
+
+void RenderHuman(const std::string& command, const json::value& body, std::ostream& out) {
+  if (!body.is_object()) {
+    out << json::serialize(body) << "\n";
+    return;
+  }
+  const json::object& o = body.as_object();
+  if (command == "health") {
+    out << "status: " << Field(body, "status") << "\n";
+    const json::value* comps = o.if_contains("components");
+    if (comps != nullptr && comps->is_object() && !comps->as_object().empty()) {
+      std::vector<std::vector<std::string>> rows = {{"COMPONENT", "OK", "DETAIL"}};
+      for (const auto& [name, c] : comps->as_object()) {
+        rows.push_back(
+            {std::string(name), Field(c, "ok") == "true" ? "yes" : "no", Field(c, "detail")});
+      }
+      PrintTable(rows, out);
+    }
+  } else if (command == "ready") {
+    out << "ready\n";
+  } else if (command == "help") {
+    const json::value* routes = o.if_contains("routes");
+    std::vector<std::vector<std::string>> rows;
+    if (routes != nullptr && routes->is_array()) {
+      for (const auto& r : routes->as_array()) {
+        rows.push_back({Field(r, "method"), Field(r, "path"), Field(r, "help")});
+      }
+    }
+    PrintTable(rows, out);
+  } else if (command == "cursors") {
+    PrintCursors(body, out);
+  } else if (command == "dedup") {
+    out << "table: " << Field(body, "table") << "\n"
+        << "sys_id: " << Field(body, "sys_id") << "\n"
+        << "table entries: " << Field(body, "table_entry_count") << "\n";
+    const json::value* entries = o.if_contains("entries");
+    if (entries == nullptr || !entries->is_array() || entries->as_array().empty()) {
+      out << "versions: none (this sys_id was not emitted within the window)\n";
+    } else {
+      std::vector<std::vector<std::string>> rows = {{"TS (UTC)", "TS", "SYS_MOD_COUNT"}};
+      for (const auto& e : entries->as_array()) {
+        rows.push_back({Field(e, "ts_utc"), Field(e, "ts"), Field(e, "sys_mod_count")});
+      }
+      PrintTable(rows, out);
+    }
+  } else if (command == "correlation") {
+    out << "table: " << Field(body, "table") << "\n"
+        << "field: " << Field(body, "field") << "\n"
+        << "value: " << Field(body, "value") << "\n"
+        << "sys_id: " << Field(body, "sys_id") << "\n";
+  } else if (command == "reset") {
+    out << "reset table " << Field(body, "table") << ": removed " << Field(body, "cursors_removed")
+        << " cursor(s) and " << Field(body, "dedup_entries_removed") << " dedup entries\n";
+  } else {
+    out << json::serialize(body) << "\n";
+  }
+}
+
+}  // namespace snowcar::api::internal

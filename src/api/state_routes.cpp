@@ -1,0 +1,186 @@
+// The raw state views (/v1/state/...) and the cursor reset, over the StateStore interface.
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include "snowcar/api/routes.h"
+#include "snowcar/common/log.h"
+#include "snowcar/common/time.h"
+
+namespace snowcar::api {
+namespace {
+
+// ServiceNow table names: lower-case letters, digits and underscores. Checked before the
+// store sees the name, so a typo gets a precise 400 instead of an empty answer.
+bool IsTableName(std::string_view name) {
+  if (name.empty() || name.size() > 80) return false;
+  for (const char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  return true;
+}
+
+Response BadTable(const Request& request, const std::string& table) {
+  return Response::Error(400,
+                         "invalid table name '" + table.substr(0, 200) +
+                             "': expected lower-case letters, digits and '_' "
+                             "(^[a-z0-9_]+$)",
+                         request.path);
+}
+
+// A store failure: retriable ones are 503 (try again), the rest 500. The message is masked
+// by Response::Error.
+Response StoreError(const Request& request, const Status& status) {
+  int code = 500;
+  if (status.retriable()) code = 503;
+  if (status.code() == StatusCode::kInvalidArgument) code = 400;
+  if (status.code() == StatusCode::kNotFound) code = 404;
+  SNOWCAR_LOG(kWarn, "api.state_error", {{"path", request.path}, {"error", status.ToString()}});
+  return Response::Error(code, "state store: " + status.message(), request.path);
+}
+
+// Spelled here rather than through state::PhaseName so this library needs only the state
+// store's interface, not its RocksDB implementation.
+std::string_view PhaseText(state::Phase phase) {
+  switch (phase) {
+    case state::Phase::kBackfill:
+      return "backfill";
+    case state::Phase::kStream:
+      return "stream";
+  }
+  return "unknown";
+}
+
+boost::json::object CursorJson(const state::StoredCursor& c) {
+  boost::json::object o;
+  o["instance"] = c.identity.instance;
+  o["table"] = c.identity.table;
+  o["query_fingerprint"] = c.identity.query_fingerprint;
+  o["timestamp_field"] = c.identity.timestamp_field;
+  o["ts"] = c.cursor.ts;
+  o["ts_utc"] = FormatSnowTimestamp(c.cursor.ts);
+  o["sys_id"] = c.cursor.sys_id;
+  o["phase"] = PhaseText(c.cursor.phase);
+  o["updated_at_ms"] = c.updated_at_ms;
+  o["updated_at"] = FormatIso8601Millis(c.updated_at_ms);
+  return o;
+}
+
+boost::json::array CursorsJson(const std::vector<state::StoredCursor>& cursors) {
+  boost::json::array list;
+  for (const auto& c : cursors) list.push_back(CursorJson(c));
+  return list;
+}
+
+}  // namespace
+
+Status RegisterStateRoutes(Router& router, state::StateStore& store) {
+  SNOWCAR_RETURN_IF_ERROR(router.Add(Route{"GET", "/v1/state/cursors", "every stored source cursor",
+                                           false, [&store](const Request& request) {
+                                             auto cursors = store.ListCursors();
+                                             if (!cursors.ok())
+                                               return StoreError(request, cursors.status());
+                                             boost::json::object root;
+                                             root["cursors"] = CursorsJson(*cursors);
+                                             return Response::Json(200, root);
+                                           }}));
+
+  SNOWCAR_RETURN_IF_ERROR(router.Add(Route{
+      "GET", "/v1/state/cursors/{table}", "the cursors stored for one table alias (404: none)",
+      false, [&store](const Request& request) {
+        const std::string& table = request.Capture("table");
+        auto cursors = store.CursorsForTable(table);
+        if (!cursors.ok()) return StoreError(request, cursors.status());
+        if (cursors->empty()) {
+          return Response::Error(404, "no cursor stored for table '" + table + "'", request.path);
+        }
+        boost::json::object root;
+        root["table"] = table;
+        root["cursors"] = CursorsJson(*cursors);
+        return Response::Json(200, root);
+      }}));
+
+  SNOWCAR_RETURN_IF_ERROR(
+      router.Add(Route{"GET", "/v1/state/dedup/{table}",
+                       "?sys_id=ID: the dedup entries of one row and the table's entry count",
+                       false, [&store](const Request& request) {
+                         const std::string& table = request.Capture("table");
+                         if (!IsTableName(table)) return BadTable(request, table);
+                         const std::string* sys_id = request.QueryParam("sys_id");
+                         if (sys_id == nullptr || sys_id->empty()) {
+                           return Response::Error(
+                               400, "missing query parameter 'sys_id' (?sys_id=...)", request.path);
+                         }
+                         auto entries = store.DedupEntriesFor(table, *sys_id);
+                         if (!entries.ok()) return StoreError(request, entries.status());
+                         auto count = store.DedupCount(table);
+                         if (!count.ok()) return StoreError(request, count.status());
+                         boost::json::array list;
+                         for (const auto& e : *entries) {
+                           boost::json::object o;
+                           o["ts"] = e.ts;
+                           o["ts_utc"] = FormatSnowTimestamp(e.ts);
+                           o["sys_id"] = e.sys_id;
+                           o["sys_mod_count"] = e.mod_count;
+                           list.push_back(std::move(o));
+                         }
+                         boost::json::object root;
+                         root["table"] = table;
+                         root["sys_id"] = *sys_id;
+                         root["entries"] = std::move(list);
+                         root["table_entry_count"] = *count;
+                         return Response::Json(200, root);
+                       }}));
+
+  SNOWCAR_RETURN_IF_ERROR(
+      router.Add(Route{"GET", "/v1/state/correlation/{table}/{field}/{value}",
+                       "the sys_id cached for a correlation value (404: none)", false,
+                       [&store](const Request& request) {
+                         const std::string& table = request.Capture("table");
+                         if (!IsTableName(table)) return BadTable(request, table);
+                         const std::string& field = request.Capture("field");
+                         const std::string& value = request.Capture("value");
+                         auto sys_id = store.GetCorrelation(table, field, value);
+                         if (!sys_id.ok()) return StoreError(request, sys_id.status());
+                         if (!sys_id->has_value()) {
+                           return Response::Error(404,
+                                                  "no correlation cached for " + table + "." +
+                                                      field + " = '" + value.substr(0, 200) + "'",
+                                                  request.path);
+                         }
+                         boost::json::object root;
+                         root["table"] = table;
+                         root["field"] = field;
+                         root["value"] = value;
+                         root["sys_id"] = **sys_id;
+                         return Response::Json(200, root);
+                       }}));
+
+  SNOWCAR_RETURN_IF_ERROR(router.Add(
+      Route{"POST", "/v1/state/cursors/{table}/reset",
+            "forget a table's cursors and dedup entries (the next start re-reads it from the "
+            "beginning)",
+            true, [&store](const Request& request) {
+              const std::string& table = request.Capture("table");
+              // Counted first so the answer says what was dropped; informative, not transactional.
+              auto cursors = store.CursorsForTable(table);
+              if (!cursors.ok()) return StoreError(request, cursors.status());
+              auto dedup = store.DedupCount(table);
+              if (!dedup.ok()) return StoreError(request, dedup.status());
+              Status s = store.ResetTable(table);
+              if (!s.ok()) return StoreError(request, s);
+              SNOWCAR_LOG(kWarn, "state.table_reset",
+                          {{"table", table},
+                           {"cursors", cursors->size()},
+                           {"dedup", *dedup},
+                           {"requested_by", request.peer.empty() ? "in-process" : request.peer}});
+              boost::json::object root;
+              root["table"] = table;
+              root["reset"] = true;
+              root["cursors_removed"] = cursors->size();
+              root["dedup_entries_removed"] = *dedup;
+              return Response::Json(200, root);
+            }}));
+  return Status::Ok();
+}
+
+}  // namespace snowcar::api

@@ -1,0 +1,106 @@
+#include "snowcar/api/client.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "json_test_util.h"
+#include "snowcar/api/routes.h"
+#include "socket_test_util.h"
+
+namespace snowcar::api {
+namespace {
+
+using testing::IoThreads;
+using testing::ParseJson;
+using testing::TempDir;
+
+TEST(Client, MissingSocketSaysTheFileDoesNotExist) {
+  TempDir dir;
+  const std::string path = dir.path() + "/absent.sock";
+  auto r = Client().Get(path, "/v1/health");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(r.status().message().find(path), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("does not exist"), std::string::npos);
+}
+
+TEST(Client, StaleSocketSaysNothingListens) {
+  TempDir dir;
+  const std::string path = dir.path() + "/stale.sock";
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  close(fd);
+  auto r = Client().Get(path, "/v1/health");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(r.status().message().find("nothing listens"), std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find(path), std::string::npos);
+}
+
+TEST(Client, RegularFileSaysNotASocket) {
+  TempDir dir;
+  const std::string path = dir.path() + "/file";
+  std::ofstream(path) << "x";
+  auto r = Client().Get(path, "/v1/health");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("not a socket"), std::string::npos) << r.status().message();
+}
+
+TEST(Client, GetAndPostAgainstARealServer) {
+  TempDir dir;
+  IoThreads io;
+  auto router = std::make_shared<Router>();
+  Readiness readiness;
+  HealthRegistry health;
+  ASSERT_TRUE(RegisterCoreRoutes(*router, readiness, health).ok());
+  UnixSocketServer server(io.io(), ServerOptions{.path = dir.path() + "/s.sock"}, router);
+  ASSERT_TRUE(server.Start().ok());
+
+  auto r = Client().Get(server.path(), "/v1/ready");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(r->content_type, "application/json");
+  readiness.MarkReady();
+  r = Client().Get(server.path(), "/v1/ready");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(ParseJson(r->body).at("ready"), true);
+
+  r = Client().Post(server.path(), "/v1/health");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, 405);
+  EXPECT_EQ(r->Header("allow"), "GET");
+  server.Stop();
+}
+
+TEST(Client, ManyConcurrentClientsAllGetAnswers) {
+  TempDir dir;
+  IoThreads io;
+  auto router = std::make_shared<Router>();
+  Readiness readiness;
+  HealthRegistry health;
+  ASSERT_TRUE(RegisterCoreRoutes(*router, readiness, health).ok());
+  UnixSocketServer server(io.io(), ServerOptions{.path = dir.path() + "/s.sock"}, router);
+  ASSERT_TRUE(server.Start().ok());
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) {
+        health.Report("worker", true, std::to_string(i));
+        auto r = Client().Get(server.path(), "/v1/health");
+        if (r.ok() && r->status == 200) ++ok;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 200);
+}
+
+}  // namespace
+}  // namespace snowcar::api

@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include "json_test_util.h"
+#include "snowcar/api/routes.h"
+
+namespace snowcar::api {
+namespace {
+
+using testing::ErrorMessage;
+using testing::ParseJson;
+
+class CoreRoutesTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(RegisterCoreRoutes(router_, readiness_, health_).ok()); }
+  Readiness readiness_;
+  HealthRegistry health_;
+  Router router_;
+};
+
+TEST_F(CoreRoutesTest, ReadyIs503WithReasonUntilMarkedReady) {
+  Response r = router_.Handle("GET", "/v1/ready");
+  EXPECT_EQ(r.status, 503);
+  EXPECT_NE(ErrorMessage(r.body).find("starting up"), std::string::npos) << r.body;
+
+  readiness_.SetNotReady("opening state store");
+  r = router_.Handle("GET", "/v1/ready");
+  EXPECT_EQ(r.status, 503);
+  EXPECT_NE(ErrorMessage(r.body).find("opening state store"), std::string::npos) << r.body;
+
+  readiness_.MarkReady();
+  r = router_.Handle("GET", "/v1/ready");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(ParseJson(r.body).at("ready"), true);
+
+  readiness_.SetNotReady("draining");  // shutdown flips it back
+  EXPECT_EQ(router_.Handle("GET", "/v1/ready").status, 503);
+}
+
+TEST_F(CoreRoutesTest, HealthReportsComponents) {
+  Response r = router_.Handle("GET", "/v1/health");
+  ASSERT_EQ(r.status, 200);
+  auto v = ParseJson(r.body);
+  EXPECT_EQ(v.at("status"), "ok");
+  EXPECT_TRUE(v.at("components").as_object().empty());
+
+  health_.Report("state", true, "open");
+  health_.Report("kafka.producer", false, "broker down");
+  r = router_.Handle("GET", "/v1/health");
+  ASSERT_EQ(r.status, 200);
+  v = ParseJson(r.body);
+  EXPECT_EQ(v.at("status"), "degraded");
+  EXPECT_EQ(v.at("components").at("state").at("ok"), true);
+  EXPECT_EQ(v.at("components").at("state").at("detail"), "open");
+  EXPECT_EQ(v.at("components").at("kafka.producer").at("ok"), false);
+  EXPECT_EQ(v.at("components").at("kafka.producer").at("detail"), "broker down");
+
+  health_.Report("kafka.producer", true, "connected");
+  EXPECT_EQ(ParseJson(router_.Handle("GET", "/v1/health").body).at("status"), "ok");
+  health_.Remove("kafka.producer");
+  EXPECT_FALSE(ParseJson(router_.Handle("GET", "/v1/health").body)
+                   .at("components")
+                   .as_object()
+                   .contains("kafka.producer"));
+}
+
+TEST_F(CoreRoutesTest, HealthAndReadyAreGetOnly) {
+  EXPECT_EQ(router_.Handle("POST", "/v1/health").status, 405);
+  EXPECT_EQ(router_.Handle("DELETE", "/v1/ready").status, 405);
+}
+
+TEST_F(CoreRoutesTest, RegisteringTwiceFails) {
+  EXPECT_FALSE(RegisterCoreRoutes(router_, readiness_, health_).ok());
+}
+
+}  // namespace
+}  // namespace snowcar::api
