@@ -178,6 +178,9 @@ bool IsSecretName(std::string_view name) {
 
 std::string Mask(std::string_view text) {
   std::string out(text);
+  // Credential schemes first: a Basic header carries base64(user:password) whose encoded
+  // secret is only partly matched below, and masking the whole credential leaves no tail.
+  MaskSchemes(out);
   {
     std::shared_lock lock(Mu());
     for (const auto& secret : Secrets()) {
@@ -197,7 +200,6 @@ std::string Mask(std::string_view text) {
       }
     }
   }
-  MaskSchemes(out);
   MaskNamedFields(out);
   return out;
 }

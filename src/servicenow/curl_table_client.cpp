@@ -1,0 +1,394 @@
+// CurlTableClient: logical calls, the permit queue, retries and auth on top of MultiLoop.
+//
+// Threading: Send() may run anywhere; it posts to strand_. Everything else in Impl runs on
+// strand_ (REQUIRES: on strand) except stats() and ServerNowMillis(), which read atomics or
+// take stats_mu_.
+#include "snowcar/servicenow/curl_table_client.h"
+
+#include <atomic>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <deque>
+#include <future>
+#include <mutex>
+#include <random>
+#include <set>
+
+#include "curl_multi_loop.h"
+#include "snowcar/common/log.h"
+#include "snowcar/common/redact.h"
+#include "snowcar/servicenow/adaptive_limit.h"
+#include "token_source.h"
+
+namespace snowcar::servicenow {
+namespace {
+
+std::string NewRequestId() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id(32, '0');
+  for (int half = 0; half < 2; ++half) {
+    uint64_t bits = rng();
+    for (int i = 0; i < 16; ++i) id[half * 16 + i] = kHex[(bits >> (i * 4)) & 15];
+  }
+  return id;
+}
+
+struct CurlGlobal {
+  CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+};
+
+}  // namespace
+
+struct Call {
+  HttpRequest request;
+  boost::asio::any_io_executor executor;
+  Completion done;
+  std::string url;
+  bool list = false;
+  int attempts = 0;
+  int64_t started_ms = 0;
+  bool reauthenticated = false;
+  std::string token;  // the bearer token of the current attempt
+  std::unique_ptr<boost::asio::steady_timer> wait;
+};
+
+struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Impl> {
+  Impl(boost::asio::io_context& io, ClientOptions opts, ClientSeams seams)
+      : io(io),
+        strand(boost::asio::make_strand(io)),
+        options(std::move(opts)),
+        clock(seams.clock != nullptr ? seams.clock : &SystemClock::Instance()),
+        jitter(seams.jitter ? std::move(seams.jitter) : DefaultJitter()),
+        loop(std::make_shared<MultiLoop>(strand, options.max_concurrent_requests + 1)),
+        limit(options.max_concurrent_requests, options.adaptive_throttling),
+        tokens(options, *clock, [this](const TransferSpec& spec, auto done) {
+          auto t = NewTransfer(spec, options);
+          if (!t.ok()) {
+            Transfer dummy;
+            done(dummy, CURLE_FAILED_INIT);
+            return;
+          }
+          (*t)->done = std::move(done);
+          loop->Add(std::move(t).value());
+        }) {
+    stats.limit = limit.limit();
+  }
+
+  boost::asio::io_context& io;
+  Strand strand;
+  const ClientOptions options;
+  const Clock* clock;
+  JitterSource jitter;
+  std::shared_ptr<MultiLoop> loop;
+  AdaptiveLimit limit;
+  TokenSource tokens;
+
+  std::deque<std::shared_ptr<Call>> queue;   // waiting for a permit
+  std::set<std::shared_ptr<Call>> sleeping;  // waiting to retry
+  int in_flight = 0;
+  bool stopped = false;
+  std::atomic<int64_t> drift_ms{0};
+
+  mutable std::mutex stats_mu;
+  ClientStats stats;  // GUARDED_BY(stats_mu)
+
+  void UpdateStats() {
+    std::lock_guard lock(stats_mu);
+    stats.in_flight = in_flight;
+    stats.max_in_flight = std::max(stats.max_in_flight, in_flight);
+    stats.limit = limit.limit();
+    stats.queued = static_cast<int>(queue.size());
+    stats.token_requests = tokens.requests();
+  }
+
+  // --- calls -------------------------------------------------------------------------------
+
+  void Begin(std::shared_ptr<Call> call) {
+    if (stopped) {
+      Fail(call, OutcomeClass::kRetryable, "the client stopped before the call was sent");
+      return;
+    }
+    call->started_ms = clock->NowMillis();
+    StartAttempt(std::move(call));
+  }
+
+  void StartAttempt(std::shared_ptr<Call> call) {
+    if (options.auth_type != AuthType::kOAuth2) {
+      Enqueue(std::move(call));
+      return;
+    }
+    tokens.Get([self = shared_from_this(), call](Result<std::string> token) {
+      self->UpdateStats();
+      if (token.ok()) {
+        call->token = std::move(token).value();
+        self->Enqueue(call);
+        return;
+      }
+      ++call->attempts;
+      if (token.status().code() == StatusCode::kPermissionDenied) {
+        self->Fail(call, OutcomeClass::kUnauthorized, token.status().message());
+      } else if (token.status().code() == StatusCode::kCancelled || self->stopped) {
+        self->Fail(call, OutcomeClass::kRetryable, token.status().message());
+      } else {
+        Verdict v;
+        v.klass = OutcomeClass::kRetryable;
+        v.retry = true;
+        v.message = token.status().message();
+        self->RetryOrFinish(call, v, TableResponse{}, 0);
+      }
+    });
+  }
+
+  void Enqueue(std::shared_ptr<Call> call) {
+    queue.push_back(std::move(call));
+    Pump();
+  }
+
+  // Hands permits to waiting calls while the adaptive limit allows.
+  void Pump() {
+    while (!stopped && !queue.empty() && in_flight < limit.limit()) {
+      auto call = std::move(queue.front());
+      queue.pop_front();
+      Launch(std::move(call));
+    }
+    UpdateStats();
+  }
+
+  void Launch(std::shared_ptr<Call> call) {
+    TransferSpec spec;
+    spec.method = call->request.method;
+    spec.url = call->url;
+    spec.body = call->request.body;
+    spec.headers.push_back("X-Request-Id: " + call->request.request_id);
+    for (const auto& [name, value] : call->request.headers)
+      spec.headers.push_back(name + ": " + value);
+    spec.basic_auth = options.auth_type == AuthType::kBasic;
+    spec.bearer = call->token;
+    auto transfer = NewTransfer(spec, options);
+    ++call->attempts;
+    if (!transfer.ok()) {
+      Fail(call, OutcomeClass::kPermanent, transfer.status().message());
+      return;
+    }
+    ++in_flight;
+    {
+      std::lock_guard lock(stats_mu);
+      ++stats.attempts;
+      if (call->attempts > 1) ++stats.retries;
+    }
+    SNOWCAR_LOG(kTrace, "snow.http.send",
+                {{"method", MethodName(call->request.method)},
+                 {"target", redact::Mask(call->request.target)},
+                 {"attempt", call->attempts},
+                 {"request_id", call->request.request_id}});
+    (*transfer)->done = [self = shared_from_this(), call](Transfer& t, CURLcode code) {
+      self->Finished(call, t, code);
+    };
+    loop->Add(std::move(transfer).value());
+  }
+
+  void Finished(const std::shared_ptr<Call>& call, Transfer& t, CURLcode code) {
+    --in_flight;
+    const int64_t now = clock->NowMillis();
+    t.response.status = t.ResponseStatus();
+    if (code == CURLE_ABORTED_BY_CALLBACK && stopped) {
+      Fail(call, OutcomeClass::kRetryable, "the client stopped while the call was in flight");
+      Pump();
+      return;
+    }
+    TableResponse parsed = ParseTableResponse(t.response, now);
+    if (parsed.server_date_ms) drift_ms.store(*parsed.server_date_ms - now);
+
+    AttemptFacts facts;
+    facts.method = call->request.method;
+    facts.list_request = call->list;
+    facts.curl_code = code;
+    facts.request_sent = t.RequestSent();
+    facts.too_large = t.too_large || code == CURLE_FILESIZE_EXCEEDED;
+    facts.http_status = t.response.status;
+    facts.parsed = t.response.status != 0 ? &parsed : nullptr;
+    Verdict v = Classify(facts);
+
+    if (v.throttled) {
+      limit.OnThrottled();
+    } else if (v.klass == OutcomeClass::kOk ||
+               (v.klass != OutcomeClass::kRetryable && v.klass != OutcomeClass::kAmbiguous)) {
+      limit.OnSuccess();
+    } else {
+      limit.OnFailure();
+    }
+    SNOWCAR_LOG(kTrace, "snow.http.answer",
+                {{"method", MethodName(call->request.method)},
+                 {"status", t.response.status},
+                 {"class", OutcomeClassName(v.klass)},
+                 {"attempt", call->attempts},
+                 {"request_id", call->request.request_id}});
+    Pump();
+
+    if (v.reauthenticate && !call->reauthenticated) {
+      // One fresh token (or one more basic attempt) per call; a second 401 is final.
+      call->reauthenticated = true;
+      if (options.auth_type == AuthType::kOAuth2) tokens.Invalidate(call->token);
+      StartAttempt(call);
+      return;
+    }
+    RetryOrFinish(call, v, std::move(parsed), t.response.status);
+  }
+
+  void RetryOrFinish(const std::shared_ptr<Call>& call, const Verdict& v, TableResponse parsed,
+                     int http_status) {
+    if (v.retry && !stopped) {
+      const int64_t elapsed = clock->NowMillis() - call->started_ms;
+      auto wait =
+          NextRetryWaitMs(options.retry, call->attempts, elapsed, parsed.retry_after_ms, jitter);
+      if (wait) {
+        SNOWCAR_LOG(kDebug, "snow.http.retry",
+                    {{"method", MethodName(call->request.method)},
+                     {"target", redact::Mask(call->request.target)},
+                     {"status", http_status},
+                     {"class", OutcomeClassName(v.klass)},
+                     {"attempt", call->attempts},
+                     {"wait_ms", *wait},
+                     {"request_id", call->request.request_id},
+                     {"reason", v.message}});
+        call->wait = std::make_unique<boost::asio::steady_timer>(strand);
+        call->wait->expires_after(std::chrono::milliseconds(*wait));
+        sleeping.insert(call);
+        call->wait->async_wait([self = shared_from_this(), call](boost::system::error_code) {
+          self->sleeping.erase(call);
+          if (self->stopped) {
+            self->Fail(call, OutcomeClass::kRetryable, "the client stopped during a retry wait");
+            return;
+          }
+          self->StartAttempt(call);
+        });
+        return;
+      }
+    }
+    CallResult result;
+    result.klass = v.klass;
+    result.http_status = http_status;
+    result.message = v.message;
+    if (v.retry) {
+      result.message += " (gave up after " + std::to_string(call->attempts) + " attempts)";
+    }
+    result.response = std::move(parsed);
+    if (v.empty_list) {  // v1's "No Record found": an empty page, not an error
+      result.response.kind = BodyKind::kList;
+      result.response.error_message.clear();
+      result.response.error_detail.clear();
+    }
+    Complete(call, std::move(result));
+  }
+
+  void Fail(const std::shared_ptr<Call>& call, OutcomeClass klass, std::string message) {
+    CallResult result;
+    result.klass = klass;
+    result.message = redact::Mask(message);
+    Complete(call, std::move(result));
+  }
+
+  void Complete(const std::shared_ptr<Call>& call, CallResult result) {
+    result.attempts = call->attempts;
+    result.request_id = call->request.request_id;
+    result.method = call->request.method;
+    result.target = call->request.target;
+    if (!result.ok()) {
+      SNOWCAR_LOG(kDebug, "snow.http.failed",
+                  {{"method", MethodName(call->request.method)},
+                   {"target", redact::Mask(call->request.target)},
+                   {"class", OutcomeClassName(result.klass)},
+                   {"status", result.http_status},
+                   {"attempts", result.attempts},
+                   {"request_id", result.request_id},
+                   {"message", result.message}});
+    }
+    boost::asio::post(call->executor,
+                      [done = std::move(call->done), result = std::move(result)]() mutable {
+                        done(std::move(result));
+                      });
+  }
+
+  void StopOnStrand() {
+    if (stopped) return;
+    stopped = true;
+    for (auto& call : sleeping) call->wait->cancel();  // their handlers fail them
+    auto waiting = std::move(queue);
+    queue.clear();
+    for (auto& call : waiting) Fail(call, OutcomeClass::kRetryable, "the client stopped");
+    tokens.FailAll(Status::Cancelled("the client stopped"));
+    loop->Shutdown();  // in-flight transfers end with CURLE_ABORTED_BY_CALLBACK
+    UpdateStats();
+  }
+};
+
+Result<std::unique_ptr<CurlTableClient>> CurlTableClient::Create(boost::asio::io_context& io,
+                                                                 ClientOptions options,
+                                                                 ClientSeams seams) {
+  static CurlGlobal global;
+  SNOWCAR_RETURN_IF_ERROR(options.Validate());
+  for (const std::string* secret : {&options.password, &options.client_secret,
+                                    &options.proxy_password, &options.tls_key_password}) {
+    if (!secret->empty()) redact::RegisterSecret(*secret);
+  }
+  if (!options.username.empty() && !options.password.empty()) {
+    // What the Authorization header carries; registered as its own secret (RegisterSecret
+    // masks the base64 form of a value, not of user:password).
+    redact::RegisterSecret(options.username + ":" + options.password);
+  }
+  if (!options.tls_verify) {
+    SNOWCAR_LOG(kWarn, "snow.tls.verify_off",
+                {{"note", "snow.tls.verify=false: the instance's certificate is NOT checked"}});
+  }
+  auto impl = std::make_shared<Impl>(io, std::move(options), std::move(seams));
+  return std::unique_ptr<CurlTableClient>(new CurlTableClient(std::move(impl)));
+}
+
+CurlTableClient::CurlTableClient(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+CurlTableClient::~CurlTableClient() { Stop(); }
+
+void CurlTableClient::Send(HttpRequest request, boost::asio::any_io_executor executor,
+                           Completion done) {
+  auto call = std::make_shared<Call>();
+  if (request.request_id.empty()) request.request_id = NewRequestId();
+  call->list = request.method == Method::kGet && IsTableListTarget(request.target);
+  call->url = request.target.starts_with("http://") || request.target.starts_with("https://")
+                  ? request.target
+                  : impl_->options.base_url + request.target;
+  call->request = std::move(request);
+  call->executor = std::move(executor);
+  call->done = std::move(done);
+  boost::asio::post(impl_->strand,
+                    [impl = impl_, call]() mutable { impl->Begin(std::move(call)); });
+}
+
+int64_t CurlTableClient::ServerNowMillis() const {
+  return impl_->clock->NowMillis() + impl_->drift_ms.load();
+}
+
+void CurlTableClient::Stop() {
+  if (!impl_) return;
+  if (impl_->io.stopped() || impl_->strand.running_in_this_thread()) {
+    impl_->StopOnStrand();  // nothing else can be on the strand now: do it here
+    return;
+  }
+  auto done = std::make_shared<std::promise<void>>();
+  auto future = done->get_future();
+  boost::asio::post(impl_->strand, [impl = impl_, done]() {
+    impl->StopOnStrand();
+    done->set_value();
+  });
+  if (future.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    SNOWCAR_LOG(kError, "snow.http.stop_timeout",
+                {{"note", "the io_context did not run the client's stop within 10 s"}});
+  }
+}
+
+ClientStats CurlTableClient::stats() const {
+  std::lock_guard lock(impl_->stats_mu);
+  return impl_->stats;
+}
+
+}  // namespace snowcar::servicenow
