@@ -1,0 +1,160 @@
+// `snowcar broker` as a user meets it: a real process printing its bootstrap address, kcat
+// producing and consuming through it, a clean exit on SIGTERM/SIGINT, clear usage errors.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/child_process.h"
+#include "support/temp_dir.h"
+#include "support/wait.h"
+
+namespace snowcar {
+namespace {
+
+using namespace std::chrono_literals;
+using testsupport::ChildOptions;
+using testsupport::ChildProcess;
+using testsupport::RunToCompletion;
+using testsupport::TempDir;
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class BrokerCli : public ::testing::Test {
+ protected:
+  // Starts `snowcar broker args...` and reads the bootstrap line.
+  void StartBroker(std::vector<std::string> args) {
+    args.insert(args.begin(), "broker");
+    auto child = ChildProcess::Spawn(SNOWCAR_BINARY, {.args = args, .capture_stderr = true});
+    ASSERT_TRUE(child.ok()) << child.status().ToString();
+    broker_ = std::move(child).value();
+    auto line = broker_->ReadLine(30s);
+    ASSERT_TRUE(line.ok()) << line.status().ToString() << "\nstderr: " << broker_->Stderr();
+    bootstrap_ = *line;
+  }
+
+  // Runs kcat with these arguments; fails the test unless it exits 0.
+  std::string Kcat(std::vector<std::string> args, std::string_view input = {}) {
+    auto run = RunToCompletion("kcat", {.args = std::move(args)}, 60s, input);
+    EXPECT_TRUE(run.ok()) << run.status().ToString();
+    if (!run.ok()) return {};
+    EXPECT_TRUE(run->status.ok()) << "kcat " << run->status.ToString() << ": " << run->err;
+    return run->out;
+  }
+
+  std::unique_ptr<ChildProcess> broker_;
+  std::string bootstrap_;
+};
+
+TEST_F(BrokerCli, KcatRoundTripThenCleanStopOnSigterm) {
+  TempDir dir;
+  const std::string port_file = dir.File("bootstrap.txt");
+  ASSERT_NO_FATAL_FAILURE(StartBroker({"--topics", "orders:2", "--port-file", port_file}));
+  EXPECT_EQ(bootstrap_.rfind("127.0.0.1:", 0), 0u) << bootstrap_;
+  EXPECT_EQ(ReadFile(port_file), bootstrap_ + "\n");
+
+  // kcat -P: key:value lines, the same headers on every message.
+  Kcat({"-P", "-b", bootstrap_, "-t", "orders", "-K:", "-H", "snow.table=incident", "-H",
+        "trace=abc"},
+       "k1:v1\nk2:v2\nk3:v3\nk1:v4\n");
+
+  // Read back from the beginning with a plain consumer.
+  const std::string format = "%k|%s|%h|%p\n";
+  auto plain = Lines(
+      Kcat({"-C", "-b", bootstrap_, "-t", "orders", "-o", "beginning", "-e", "-q", "-f", format}));
+  ASSERT_EQ(plain.size(), 4u);
+  std::set<std::string> kv;
+  std::string partition_of_k1;
+  for (const std::string& l : plain) {
+    // key|value|headers|partition
+    const auto p1 = l.find('|'), p2 = l.find('|', p1 + 1), p3 = l.rfind('|');
+    kv.insert(l.substr(0, p2));
+    EXPECT_EQ(l.substr(p2 + 1, p3 - p2 - 1), "snow.table=incident,trace=abc") << l;
+    if (l.rfind("k1|", 0) == 0) {
+      const std::string p = l.substr(p3 + 1);
+      if (!partition_of_k1.empty()) {
+        EXPECT_EQ(p, partition_of_k1) << "same key, same partition";
+      }
+      partition_of_k1 = p;
+    }
+  }
+  EXPECT_EQ(kv, (std::set<std::string>{"k1|v1", "k2|v2", "k3|v3", "k1|v4"}));
+
+  // And through a consumer group (balanced consumer), which also exits at the end.
+  auto grouped = Lines(Kcat({"-b", bootstrap_, "-G", "cli-group", "-X",
+                             "auto.offset.reset=earliest", "-e", "-q", "-f", "%k=%s\n", "orders"}));
+  EXPECT_EQ(std::set<std::string>(grouped.begin(), grouped.end()),
+            (std::set<std::string>{"k1=v1", "k2=v2", "k3=v3", "k1=v4"}));
+  EXPECT_EQ(grouped.size(), 4u);
+
+  ASSERT_TRUE(broker_->Signal(SIGTERM).ok());
+  auto status = broker_->Wait(30s);
+  ASSERT_TRUE(status.ok()) << status.status().ToString();
+  EXPECT_TRUE(status->ok()) << status->ToString() << "\nstderr: " << broker_->Stderr();
+  EXPECT_FALSE(std::filesystem::exists(port_file)) << "port file left behind";
+}
+
+TEST_F(BrokerCli, ThreeBrokersListedAndSigintStops) {
+  ASSERT_NO_FATAL_FAILURE(StartBroker({"--brokers", "3", "--topics=a:3:3,b"}));
+  EXPECT_EQ(std::count(bootstrap_.begin(), bootstrap_.end(), ','), 2) << bootstrap_;
+  // kcat -L lists the cluster: three brokers and both topics with their partition counts.
+  const std::string meta = Kcat({"-L", "-b", bootstrap_});
+  EXPECT_NE(meta.find("3 brokers"), std::string::npos) << meta;
+  EXPECT_NE(meta.find("topic \"a\" with 3 partitions"), std::string::npos) << meta;
+  EXPECT_NE(meta.find("topic \"b\" with 1 partitions"), std::string::npos) << meta;
+
+  ASSERT_TRUE(broker_->Signal(SIGINT).ok());
+  auto status = broker_->Wait(30s);
+  ASSERT_TRUE(status.ok()) << status.status().ToString();
+  EXPECT_TRUE(status->ok()) << status->ToString();
+}
+
+TEST(BrokerCliUsage, BadArgumentsExitTwoNamingTheProblem) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string mentions;
+  };
+  for (const Case& c : std::vector<Case>{{{"broker", "--brokers", "0"}, "--brokers"},
+                                         {{"broker", "--brokers", "three"}, "'three'"},
+                                         {{"broker", "--topics", "bad/name:2"}, "bad/name"},
+                                         {{"broker", "--topics", "a:2:5"}, "replication factor 5"},
+                                         {{"broker", "--port-file"}, "--port-file needs a value"},
+                                         {{"broker", "--bogus"}, "unknown argument '--bogus'"}}) {
+    auto run = RunToCompletion(SNOWCAR_BINARY, {.args = c.args}, 30s);
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    EXPECT_TRUE(run->status.exited);
+    EXPECT_EQ(run->status.code, 2) << c.mentions;
+    EXPECT_NE(run->err.find(c.mentions), std::string::npos) << run->err;
+    EXPECT_TRUE(run->out.empty()) << "nothing on stdout when refusing: " << run->out;
+  }
+}
+
+TEST(BrokerCliUsage, HelpExitsZero) {
+  auto run = RunToCompletion(SNOWCAR_BINARY, {.args = {"broker", "--help"}}, 30s);
+  ASSERT_TRUE(run.ok());
+  EXPECT_TRUE(run->status.ok());
+  EXPECT_NE(run->out.find("--port-file"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace snowcar
