@@ -69,8 +69,8 @@ struct DedupKey {
 };
 
 struct DedupPolicy {
-  int64_t overlap_seconds = 2;     // snow.source.overlap.seconds
-  size_t window_records = 50000;   // snow.source.dedup.window.records
+  int64_t overlap_seconds = 2;    // snow.source.overlap.seconds
+  size_t window_records = 50000;  // snow.source.dedup.window.records
 };
 
 // The in-memory front of one table's durable dedup index, as loaded by
@@ -85,14 +85,24 @@ class DedupWindow {
   // True when this exact row version was emitted before (committed or pending).
   virtual bool Contains(const DedupKey& key) const = 0;
   // Records `key` as emitted. Returns false (and changes nothing) when it was already there.
+  // Beyond window_records the oldest entry is dropped at once (memory stays bounded); the
+  // next Commit deletes it on disk too.
   virtual bool Insert(const DedupKey& key) = 0;
+  // The same two calls on a borrowed sys_id: the poller's hot path, which holds the id as a
+  // view into the parsed page, need not build a std::string per row. The defaults forward.
+  virtual bool Contains(int64_t ts, std::string_view sys_id, uint32_t mod_count) const {
+    return Contains(DedupKey{ts, std::string(sys_id), mod_count});
+  }
+  virtual bool Insert(int64_t ts, std::string_view sys_id, uint32_t mod_count) {
+    return Insert(DedupKey{ts, std::string(sys_id), mod_count});
+  }
   // Entries held in memory, committed and pending.
   virtual size_t size() const = 0;
   virtual size_t pending() const = 0;
 };
 
 struct StateStoreOptions {
-  std::string dir;          // state.dir
+  std::string dir;  // state.dir
   bool create_if_missing = true;
   // fsync the WAL on every commit. Off by default: a process crash loses nothing either way;
   // a machine crash may lose the last commits, which re-emits rows, never loses them.
@@ -118,13 +128,14 @@ class StateStore {
   virtual Result<std::vector<StoredCursor>> ListCursors() = 0;
   // Every cursor stored for one table alias (normally one).
   virtual Result<std::vector<StoredCursor>> CursorsForTable(std::string_view table) = 0;
-  // Removes the table's cursors and its dedup entries (an explicit reset).
+  // Removes the table's cursors and its dedup entries (an explicit reset). Stop the table's
+  // poller first: a window loaded before the reset writes its entries back on its next Commit.
   virtual Status ResetTable(std::string_view table) = 0;
 
   // ---- dedup ---------------------------------------------------------------------------
   // Reads the table's committed entries into a fresh in-memory window (the restart warm-up).
   virtual Result<std::unique_ptr<DedupWindow>> LoadDedupWindow(std::string_view table,
-                                                                const DedupPolicy& policy) = 0;
+                                                               const DedupPolicy& policy) = 0;
   // Committed entries for one sys_id (all its versions), oldest first. For the socket API.
   virtual Result<std::vector<DedupKey>> DedupEntriesFor(std::string_view table,
                                                         std::string_view sys_id) = 0;

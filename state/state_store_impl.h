@@ -1,0 +1,76 @@
+// StateStoreImpl: the RocksDB-backed StateStore (see include/snowcar/state/state_store.h).
+//
+// Thread safety: RocksDB's DB is safe for concurrent use and this class keeps no mutable
+// state of its own after Open, so every method may run on any thread. Commits for different
+// tables proceed in parallel; RocksDB groups concurrent WAL writes.
+#pragma once
+
+#include <rocksdb/db.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "snowcar/state/state_store.h"
+#include "state/dir_lock.h"
+
+namespace snowcar::state {
+
+class StateStoreImpl final : public StateStore {
+ public:
+  static Result<std::unique_ptr<StateStore>> Open(const StateStoreOptions& options);
+  // Flushes memtables (so the next start reads SST files instead of replaying the WAL), then
+  // closes RocksDB, then releases the dir lock.
+  ~StateStoreImpl() override;
+
+  const std::string& dir() const override { return dir_; }
+
+  Result<std::optional<Cursor>> LoadCursor(const CursorIdentity& identity) override;
+  Result<std::vector<StoredCursor>> ListCursors() override;
+  Result<std::vector<StoredCursor>> CursorsForTable(std::string_view table) override;
+  Status ResetTable(std::string_view table) override;
+
+  Result<std::unique_ptr<DedupWindow>> LoadDedupWindow(std::string_view table,
+                                                       const DedupPolicy& policy) override;
+  Result<std::vector<DedupKey>> DedupEntriesFor(std::string_view table,
+                                                std::string_view sys_id) override;
+  Result<uint64_t> DedupCount(std::string_view table) override;
+  Status Commit(const CursorIdentity& identity, const Cursor& cursor, DedupWindow& window) override;
+
+  Result<std::optional<std::string>> GetCorrelation(std::string_view table, std::string_view field,
+                                                    std::string_view value) override;
+  Status PutCorrelation(std::string_view table, std::string_view field, std::string_view value,
+                        std::string_view sys_id) override;
+  Status EraseCorrelation(std::string_view table, std::string_view field,
+                          std::string_view value) override;
+
+  uint32_t schema_version() const override { return schema_version_; }
+
+ private:
+  StateStoreImpl() = default;
+  Status OpenDatabase(bool fresh);
+  Status CheckSchema(bool fresh);
+  // Every stored cursor whose key starts with `prefix` ("" = all), decoded.
+  Result<std::vector<StoredCursor>> ScanCursors(std::string_view prefix);
+  // Calls fn(ts, sys_id, mod) for each committed dedup entry of `table` in key order.
+  template <typename Fn>
+  Status ScanDedup(std::string_view table, Fn&& fn);
+  Status Write(rocksdb::WriteBatch* batch, std::string_view what);
+
+  std::string dir_;
+  bool sync_writes_ = false;
+  uint32_t schema_version_ = 0;
+  std::unique_ptr<DirLock> lock_;  // declared first: released after the database is closed
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  rocksdb::ColumnFamilyHandle* cursor_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* dedup_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* correlation_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* meta_cf_ = nullptr;
+#if defined(__SANITIZE_THREAD__)
+  std::mutex tsan_write_mu_;  // ThreadSanitizer builds only: see Write()
+#endif
+};
+
+}  // namespace snowcar::state
