@@ -1,11 +1,86 @@
-// PLACEHOLDER: replaced by the module owner. Prints an error so nothing pretends to work.
+// snowcar run --config FILE [--set key=value]...
 #include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
 
 #include "cli/commands.h"
+#include "snowcar/common/log.h"
+#include "snowcar/config/config.h"
+#include "snowcar/runtime/sidecar.h"
 
 namespace snowcar::cli {
-int RunMain(int /*argc*/, char** /*argv*/) {
-  std::fprintf(stderr, "snowcar run: not built yet\n");
-  return 1;
+namespace {
+
+constexpr const char* kRunUsage =
+    "usage: snowcar run [--config FILE] [--set key=value]...\n"
+    "\n"
+    "Runs the sidecar. Values come from FILE (Java .properties), then SNOWCAR_* environment\n"
+    "variables, then --set (last wins). SIGTERM or SIGINT stops it gracefully (exit 0).\n"
+    "Exit codes: 0 stopped cleanly, 1 failed while starting or running, 2 bad usage or config.\n";
+
+}  // namespace
+
+int RunMain(int argc, char** argv) {
+  config::LoadRequest request;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kRunUsage, stdout);
+      return 0;
+    }
+    if ((arg == "--config" || arg == "--set") && i + 1 >= argc) {
+      std::fprintf(stderr, "snowcar run: %s needs a value\n\n%s", argv[i], kRunUsage);
+      return 2;
+    }
+    if (arg == "--config") {
+      request.file = argv[++i];
+    } else if (arg == "--set") {
+      request.sets.emplace_back(argv[++i]);
+    } else if (arg.rfind("--config=", 0) == 0) {
+      request.file = std::string(arg.substr(9));
+    } else if (arg.rfind("--set=", 0) == 0) {
+      request.sets.emplace_back(arg.substr(6));
+    } else {
+      std::fprintf(stderr, "snowcar run: unknown argument '%s'\n\n%s", argv[i], kRunUsage);
+      return 2;
+    }
+  }
+  request.env = config::EnvironFromProcess();
+
+  auto loaded = config::Config::Load(request);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "snowcar run: configuration is not valid:\n%s\n",
+                 loaded.status().message().c_str());
+    return 2;
+  }
+  const config::Config& cfg = *loaded;
+
+  // Both were validated by the option table, so these parses cannot fail.
+  if (auto level = log::ParseLevel(cfg.GetString("log.level")); level.ok()) {
+    log::SetLevel(*level);
+  }
+  if (auto format = log::ParseFormat(cfg.GetString("log.format")); format.ok()) {
+    log::SetFormat(*format);
+  }
+  for (const auto& note : cfg.notes()) SNOWCAR_LOG(kInfo, "config.note", {{"note", note}});
+  if (!cfg.GetBool("snow.tls.verify")) {
+    SNOWCAR_LOG(kWarn, "config.tls_verify_disabled",
+                {{"key", "snow.tls.verify"},
+                 {"message", "TLS certificates of ServiceNow are NOT verified"}});
+  }
+
+  runtime::Sidecar sidecar(runtime::SidecarSettings::FromConfig(cfg));
+  sidecar.HandleSignals();
+  if (Status s = sidecar.Start(); !s.ok()) {
+    std::fprintf(stderr, "snowcar run: %s\n", s.message().c_str());
+    return 1;
+  }
+  if (Status s = sidecar.Wait(); !s.ok()) {
+    std::fprintf(stderr, "snowcar run: %s\n", s.message().c_str());
+    return 1;
+  }
+  return 0;
 }
+
 }  // namespace snowcar::cli

@@ -1,0 +1,92 @@
+// The sidecar process: what `snowcar run` starts.
+//
+// Start-up order:
+//   1. the thread pool;
+//   2. the state store (RocksDB under state.dir; fails fast when another process holds it);
+//   3. the state socket, its routing table complete (read-only from then on);
+//   4. the enabled directions (source pollers, sink lanes) once those modules exist;
+//   5. readiness: /v1/ready turns 200.
+// Shutdown (SIGTERM, SIGINT or RequestStop): readiness drops to 503, new work stops, in-flight
+// work drains for at most shutdown.timeout.ms, the socket file is removed, the state store is
+// closed (its WAL already holds every commit), and Run() returns OK so the process exits 0.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "snowcar/api/readiness.h"
+#include "snowcar/api/router.h"
+#include "snowcar/api/unix_socket_server.h"
+#include "snowcar/common/status.h"
+#include "snowcar/config/config.h"
+#include "snowcar/runtime/thread_pool.h"
+#include "snowcar/state/state_store.h"
+
+namespace snowcar::runtime {
+
+// The sidecar keys the shell itself reads (design section 4), resolved from a Config.
+struct SidecarSettings {
+  std::string state_dir;
+  std::string socket_path;
+  size_t threads = 0;
+  int64_t shutdown_timeout_ms = 30000;
+  bool source_enabled = false;
+  bool sink_enabled = false;
+
+  static SidecarSettings FromConfig(const config::Config& config);
+};
+
+class Sidecar {
+ public:
+  explicit Sidecar(SidecarSettings settings);
+  ~Sidecar();
+
+  Sidecar(const Sidecar&) = delete;
+  Sidecar& operator=(const Sidecar&) = delete;
+
+  // Runs the start-up sequence. On failure everything already started is stopped again and
+  // the Status names the step and its cause. Call once.
+  Status Start();
+
+  // Blocks the calling thread until a stop is requested (SIGTERM/SIGINT once
+  // HandleSignals() was called, or RequestStop()), then shuts down. REQUIRES: Start() OK.
+  Status Wait();
+
+  // Makes SIGTERM and SIGINT request a graceful stop. Call before Start() so a signal that
+  // arrives during start-up is not lost.
+  void HandleSignals();
+
+  // Thread-safe; may be called from a signal handler's completion or any pool thread.
+  void RequestStop(std::string why);
+
+  // For tests and the live views that later modules register.
+  api::Readiness& readiness() { return readiness_; }
+  api::HealthRegistry& health() { return health_; }
+  state::StateStore* store() { return store_.get(); }
+  const SidecarSettings& settings() const { return settings_; }
+
+ private:
+  void Shutdown();
+
+  SidecarSettings settings_;
+  ThreadPool pool_;
+  api::Readiness readiness_;
+  api::HealthRegistry health_;
+  std::shared_ptr<api::Router> router_;
+  std::unique_ptr<api::UnixSocketServer> server_;
+  std::unique_ptr<state::StateStore> store_;
+  struct Signals;
+  std::unique_ptr<Signals> signals_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_requested_ = false;  // guarded by mu_
+  std::string stop_reason_;      // guarded by mu_
+  bool started_ = false;
+  bool shut_down_ = false;
+};
+
+}  // namespace snowcar::runtime

@@ -1,0 +1,241 @@
+// Black-box tests of `snowcar run`: the real binary, a real Unix socket, real signals.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <boost/json/parse.hpp>
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include "support/child_process.h"
+#include "support/temp_dir.h"
+#include "support/wait.h"
+
+namespace snowcar {
+namespace {
+
+using namespace std::chrono_literals;
+using testsupport::ChildOptions;
+using testsupport::ChildProcess;
+using testsupport::RunToCompletion;
+
+class SidecarProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    state_dir_ = dir_.File("state");
+    socket_path_ = dir_.File("run/snowcar.sock");
+  }
+
+  std::vector<std::string> RunArgs(const std::string& state_dir, const std::string& socket) {
+    return {"run",   "--config", std::string(SNOWCAR_SOURCE_DIR) + "/docs/examples/shell-only.properties",
+            "--set", "state.dir=" + state_dir,
+            "--set", "socket.path=" + socket,
+            "--set", "log.format=json"};
+  }
+
+  std::unique_ptr<ChildProcess> StartSidecar() {
+    ChildOptions opts;
+    opts.args = RunArgs(state_dir_, socket_path_);
+    opts.capture_stderr = true;
+    auto child = ChildProcess::Spawn(SNOWCAR_BINARY, opts);
+    EXPECT_TRUE(child.ok()) << child.status().ToString();
+    if (!child.ok()) return nullptr;
+    auto c = std::move(child).value();
+    const bool ready = testsupport::WaitFor([&] { return State({"ready"}).status.ok(); }, 20s,
+                                            25ms);
+    EXPECT_TRUE(ready) << "sidecar never became ready; stderr:\n" << c->Stderr();
+    return c;
+  }
+
+  testsupport::RunResult State(std::vector<std::string> args) {
+    ChildOptions opts;
+    opts.args = {"state", "--socket", socket_path_};
+    opts.args.insert(opts.args.end(), args.begin(), args.end());
+    opts.capture_stderr = true;
+    auto r = RunToCompletion(SNOWCAR_BINARY, opts, 10s);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : testsupport::RunResult{};
+  }
+
+  // curl --unix-socket PATH -s -w '\n%{http_code}' URL -> {status, body}
+  std::pair<int, std::string> Curl(const std::string& target, const std::string& method = "GET") {
+    ChildOptions opts;
+    opts.args = {"--unix-socket", socket_path_, "-s", "-X", method, "-w", "\n%{http_code}",
+                 "http://localhost" + target};
+    auto r = RunToCompletion("curl", opts, 10s);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) return {0, ""};
+    const std::string& out = r->out;
+    const auto nl = out.rfind('\n');
+    return {std::stoi(out.substr(nl + 1)), out.substr(0, nl)};
+  }
+
+  testsupport::TempDir dir_{"snowcar-sidecar"};
+  std::string state_dir_;
+  std::string socket_path_;
+};
+
+TEST_F(SidecarProcessTest, AnswersOnTheSocketAndStopsCleanlyOnSigterm) {
+  auto sidecar = StartSidecar();
+  ASSERT_NE(sidecar, nullptr);
+
+  // The socket file is there with mode 0660.
+  struct stat st {};
+  ASSERT_EQ(::stat(socket_path_.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISSOCK(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0660u);
+
+  // curl over the Unix socket.
+  auto [health_status, health] = Curl("/v1/health");
+  EXPECT_EQ(health_status, 200) << health;
+  auto health_json = boost::json::parse(health).as_object();
+  EXPECT_EQ(health_json.at("status").as_string(), "ok");
+  EXPECT_TRUE(health_json.at("components").as_object().contains("state")) << health;
+
+  auto [ready_status, ready] = Curl("/v1/ready");
+  EXPECT_EQ(ready_status, 200) << ready;
+
+  auto [cursors_status, cursors] = Curl("/v1/state/cursors");
+  EXPECT_EQ(cursors_status, 200) << cursors;
+  EXPECT_NO_THROW(boost::json::parse(cursors)) << cursors;
+
+  auto [missing_status, missing] = Curl("/v1/no/such/path");
+  EXPECT_EQ(missing_status, 404);
+  EXPECT_NE(missing.find("\"error\""), std::string::npos) << missing;
+
+  auto [nosys_status, nosys] = Curl("/v1/state/dedup/incident");
+  EXPECT_EQ(nosys_status, 400) << nosys;
+  EXPECT_NE(nosys.find("sys_id"), std::string::npos) << nosys;
+
+  auto [corr_status, corr] = Curl("/v1/state/correlation/incident/u_ext/abc");
+  EXPECT_EQ(corr_status, 404) << corr;
+
+  auto [reset_get_status, reset_get] = Curl("/v1/state/cursors/incident/reset");
+  EXPECT_EQ(reset_get_status, 405) << "a state change must need POST: " << reset_get;
+
+  // The CLI, human-readable and JSON.
+  auto h = State({"health"});
+  EXPECT_TRUE(h.status.ok()) << h.err;
+  EXPECT_NE(h.out.find("state"), std::string::npos) << h.out;
+  auto j = State({"--json", "cursors"});
+  EXPECT_TRUE(j.status.ok()) << j.err;
+  EXPECT_NO_THROW(boost::json::parse(j.out)) << j.out;
+
+  // Garbage on the socket: binary noise, a huge request line, a truncated request.
+  std::mt19937 rng(42);
+  for (int round = 0; round < 3; ++round) {
+    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, socket_path_.c_str(), sizeof(addr.sun_path) - 1);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    std::string junk;
+    if (round == 0) {
+      for (int i = 0; i < 4096; ++i) junk += static_cast<char>(rng());
+    } else if (round == 1) {
+      junk = "GET /" + std::string(100 * 1024, 'a') + " HTTP/1.1\r\n\r\n";
+    } else {
+      junk = "POST /v1/state/cursors HTTP/1.1\r\nContent-Length: 50\r\n\r\nabc";
+    }
+    (void)::send(fd, junk.data(), junk.size(), MSG_NOSIGNAL);
+    ::shutdown(fd, SHUT_WR);
+    char buf[512];
+    while (::recv(fd, buf, sizeof buf, 0) > 0) {
+    }
+    ::close(fd);
+  }
+  // Still serving.
+  EXPECT_EQ(Curl("/v1/health").first, 200);
+
+  ASSERT_TRUE(sidecar->Signal(SIGTERM).ok());
+  auto exit = sidecar->Wait(20s);
+  ASSERT_TRUE(exit.ok()) << exit.status().ToString();
+  EXPECT_TRUE(exit->ok()) << exit->ToString() << "\n" << sidecar->Stderr();
+  EXPECT_FALSE(std::filesystem::exists(socket_path_)) << "socket file left behind";
+  EXPECT_NE(sidecar->Stderr().find("sidecar.stopped"), std::string::npos) << sidecar->Stderr();
+
+  // The state dir is released: a new process starts on it.
+  auto again = StartSidecar();
+  ASSERT_NE(again, nullptr);
+  ASSERT_TRUE(again->Signal(SIGINT).ok());
+  auto exit2 = again->Wait(20s);
+  ASSERT_TRUE(exit2.ok());
+  EXPECT_TRUE(exit2->ok()) << exit2->ToString();
+}
+
+TEST_F(SidecarProcessTest, SecondProcessOnTheSameStateDirFailsFastNamingTheHolder) {
+  auto first = StartSidecar();
+  ASSERT_NE(first, nullptr);
+
+  ChildOptions opts;
+  opts.args = RunArgs(state_dir_, dir_.File("other.sock"));
+  auto second = RunToCompletion(SNOWCAR_BINARY, opts, 20s);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(second->status.code, 1) << second->status.ToString();
+  EXPECT_NE(second->err.find(state_dir_), std::string::npos) << second->err;
+  EXPECT_NE(second->err.find(std::to_string(first->pid())), std::string::npos) << second->err;
+
+  // Same socket path, another state dir: the live socket is refused, not stolen.
+  opts.args = RunArgs(dir_.File("state2"), socket_path_);
+  auto third = RunToCompletion(SNOWCAR_BINARY, opts, 20s);
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(third->status.code, 1) << third->status.ToString();
+  EXPECT_NE(third->err.find(socket_path_), std::string::npos) << third->err;
+  EXPECT_EQ(Curl("/v1/health").first, 200) << "the first sidecar must keep its socket";
+
+  ASSERT_TRUE(first->Signal(SIGTERM).ok());
+  auto exit = first->Wait(20s);
+  ASSERT_TRUE(exit.ok());
+  EXPECT_TRUE(exit->ok()) << exit->ToString();
+}
+
+TEST_F(SidecarProcessTest, StaleSocketFromAKilledRunIsReplaced) {
+  auto first = StartSidecar();
+  ASSERT_NE(first, nullptr);
+  ASSERT_TRUE(first->Signal(SIGKILL).ok());
+  ASSERT_TRUE(first->Wait(10s).ok());
+  ASSERT_TRUE(std::filesystem::exists(socket_path_)) << "kill -9 leaves the socket file";
+
+  auto second = StartSidecar();
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(Curl("/v1/ready").first, 200);
+  ASSERT_TRUE(second->Signal(SIGTERM).ok());
+  auto exit = second->Wait(20s);
+  ASSERT_TRUE(exit.ok());
+  EXPECT_TRUE(exit->ok()) << exit->ToString();
+}
+
+TEST_F(SidecarProcessTest, BadConfigFailsStartupNamingTheKey) {
+  ChildOptions opts;
+  opts.args = RunArgs(state_dir_, socket_path_);
+  opts.args.insert(opts.args.end(), {"--set", "threads=many", "--set", "no.such.key=1"});
+  auto r = RunToCompletion(SNOWCAR_BINARY, opts, 20s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status.code, 2) << r->status.ToString();
+  EXPECT_NE(r->err.find("threads"), std::string::npos) << r->err;
+  EXPECT_NE(r->err.find("no.such.key"), std::string::npos) << r->err;
+  EXPECT_FALSE(std::filesystem::exists(socket_path_));
+}
+
+TEST_F(SidecarProcessTest, DirectionsThisBuildLacksAreRefusedNotSkipped) {
+  ChildOptions opts;
+  opts.args = RunArgs(state_dir_, socket_path_);
+  opts.args.insert(opts.args.end(),
+                   {"--set", "source.enabled=true", "--set", "snow.url=https://x.example", "--set",
+                    "snow.auth.username=svc", "--set", "snow.auth.password=pw-123456"});
+  auto r = RunToCompletion(SNOWCAR_BINARY, opts, 20s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status.code, 1) << r->status.ToString();
+  EXPECT_NE(r->err.find("source.enabled"), std::string::npos) << r->err;
+  EXPECT_FALSE(std::filesystem::exists(socket_path_));
+}
+
+}  // namespace
+}  // namespace snowcar
