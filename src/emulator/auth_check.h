@@ -1,0 +1,20 @@
+// Who is calling: Basic credentials or an OAuth bearer token, checked on every Table API
+// and Batch API request.
+#pragma once
+
+#include <string>
+
+#include "emulator/http_types.h"
+#include "emulator/server_context.h"
+
+namespace snowcar::emulator {
+
+struct AuthResult {
+  bool ok = false;
+  std::string kind = "none";  // "none", "basic", "bearer", "other": what was presented
+  std::string user;           // set when ok
+};
+
+AuthResult Authenticate(const ServerContext& ctx, const http::Request& request);
+
+}  // namespace snowcar::emulator

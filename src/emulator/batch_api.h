@@ -1,0 +1,14 @@
+// POST /api/now/v1/batch: several Table API requests in one call, run one after another.
+#pragma once
+
+#include <string>
+
+#include "emulator/http_types.h"
+#include "emulator/server_context.h"
+
+namespace snowcar::emulator {
+
+http::Response HandleBatch(const ServerContext& ctx, const http::Request& request,
+                           const std::string& user);
+
+}  // namespace snowcar::emulator

@@ -1,0 +1,22 @@
+// Answers and body changes for injected faults (see snowcar/emulator/faults.h).
+#pragma once
+
+#include <string>
+
+#include "emulator/http_types.h"
+#include "snowcar/common/time.h"
+#include "snowcar/emulator/faults.h"
+
+namespace snowcar::emulator {
+
+// True for faults answered instead of the request (429, 5xx, 403): the request has no effect.
+bool ReplacesRequest(FaultKind kind);
+
+// The answer for a fault that replaces the request.
+http::Response FaultAnswer(const FaultRule& rule, const std::string& method, const Clock& clock);
+
+// Applies a fault that changes how the real answer is delivered (drop, malformed JSON,
+// apply-then-drop). kTimedOutQuery is applied by the list route itself.
+void ApplyDeliveryFault(const FaultRule& rule, http::Response& response);
+
+}  // namespace snowcar::emulator

@@ -1,0 +1,20 @@
+// gzip for answers, when the emulator is asked to compress like an instance does
+// (Content-Encoding: gzip when the client sends Accept-Encoding: gzip).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "emulator/http_types.h"
+
+namespace snowcar::emulator {
+
+// The gzip member for `data`, or nullopt if zlib fails.
+std::optional<std::string> GzipCompress(std::string_view data);
+
+// Compresses `response`'s body in place and sets Content-Encoding when `request` accepts
+// gzip and the body is worth it (a few hundred bytes or more).
+void MaybeGzip(const http::Request& request, http::Response& response);
+
+}  // namespace snowcar::emulator

@@ -1,0 +1,63 @@
+#include "emulator/router.h"
+
+#include "emulator/auth_check.h"
+#include "emulator/batch_api.h"
+#include "emulator/control_api.h"
+#include "emulator/fault_answers.h"
+#include "emulator/gzip.h"
+#include "emulator/oauth_endpoint.h"
+#include "emulator/responses.h"
+#include "emulator/table_api.h"
+
+namespace snowcar::emulator {
+
+http::Response Route(const ServerContext& ctx, http::Request& req) {
+  if (req.path.rfind("/_emulator/", 0) == 0) {
+    http::Response r = HandleControl(ctx, req);
+    r.journaled = false;
+    return r;
+  }
+
+  JournalEntry entry;
+  entry.time_ms = ctx.clock.NowMillis();
+  entry.method = req.method;
+  entry.target = req.target;
+
+  const int64_t delay = ctx.faults.DelayMs(req.method, req.path);
+  const std::optional<FaultRule> fault = ctx.faults.Pick(req.method, req.path);
+
+  http::Response r;
+  const bool is_oauth = req.path == "/oauth_token.do";
+  AuthResult auth;
+  if (is_oauth) {
+    auth.kind = "form";
+  } else {
+    auth = Authenticate(ctx, req);
+  }
+  if (fault.has_value() && ReplacesRequest(fault->kind)) {
+    r = FaultAnswer(*fault, req.method, ctx.clock);
+  } else if (is_oauth) {
+    r = HandleOAuthToken(ctx, req);
+  } else if (!auth.ok) {
+    r = NotAuthenticated(ctx.clock);
+  } else if (req.path == "/api/now/v1/batch" || req.path == "/api/now/batch") {
+    r = HandleBatch(ctx, req, auth.user);
+  } else if (IsTableApiPath(req.path)) {
+    r = HandleTableApi(ctx, req, auth.user, fault);
+  } else {
+    r = ErrorResponse(400, "Requested URI does not represent any resource", std::nullopt,
+                      ctx.clock);
+  }
+  if (fault.has_value() && !ReplacesRequest(fault->kind)) ApplyDeliveryFault(*fault, r);
+  if (ctx.options.gzip) MaybeGzip(req, r);
+  r.delay_ms = delay;
+
+  entry.auth = auth.kind;
+  entry.user = auth.user;
+  entry.status = r.status;
+  if (fault.has_value()) entry.fault = std::string(FaultKindName(fault->kind));
+  ctx.journal.Add(std::move(entry));
+  return r;
+}
+
+}  // namespace snowcar::emulator

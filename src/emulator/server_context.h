@@ -1,0 +1,24 @@
+// What the emulator's routes share: the tables, the knobs and the options.
+#pragma once
+
+#include "snowcar/emulator/emulator_clock.h"
+#include "snowcar/emulator/emulator_server.h"
+#include "snowcar/emulator/faults.h"
+#include "snowcar/emulator/journal.h"
+#include "snowcar/emulator/oauth_tokens.h"
+#include "snowcar/emulator/table_store.h"
+#include "snowcar/emulator/writer.h"
+
+namespace snowcar::emulator {
+
+struct ServerContext {
+  const EmulatorOptions& options;
+  TableStore& store;
+  EmulatorClock& clock;
+  FaultKnobs& faults;
+  Journal& journal;
+  Writer& writer;
+  OAuthTokens& oauth;
+};
+
+}  // namespace snowcar::emulator

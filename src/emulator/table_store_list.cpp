@@ -1,0 +1,304 @@
+// TableStore::List: plans a query onto the (sys_updated_on, sys_id) index when it can, and
+// falls back to scan + stable sort otherwise. Both paths give the same rows in the same order
+// (tests compare them on random keyset queries).
+#include <algorithm>
+#include <mutex>
+#include <shared_mutex>
+
+#include "snowcar/emulator/table_store.h"
+#include "table_store_table.h"
+
+namespace snowcar::emulator {
+namespace {
+
+struct RankRange {
+  size_t lo = 0;
+  size_t hi = 0;  // exclusive
+};
+
+using Probe = IndexProbe;
+
+// The index ranks one ^NQ branch can match, and whether the range is exact (every row in
+// it matches the branch) or only a superset to be filtered.
+RankRange BranchRange(const BoundBranch& branch, const KeysetIndex& index, bool& exact) {
+  RankRange r{0, index.size()};
+  exact = true;
+  auto lower = [&](size_t v) { r.lo = std::max(r.lo, v); };
+  auto upper = [&](size_t v) { r.hi = std::min(r.hi, v); };
+  const std::string* pinned = nullptr;  // sys_updated_on=T
+  std::vector<const BoundCondition*> id_conds;
+  for (const BoundGroup& g : branch.all_of) {
+    if (g.any_of.size() != 1) {
+      exact = false;
+      continue;
+    }
+    const BoundCondition& c = g.any_of[0];
+    if (c.field == TableSchema::kSysUpdatedOn) {
+      switch (c.op) {
+        case QueryOp::kEq:
+          lower(index.LowerBound(Probe{c.value, Probe::Id::kBeforeAll, {}}));
+          upper(index.LowerBound(Probe{c.value, Probe::Id::kAfterAll, {}}));
+          pinned = &c.value;
+          continue;
+        case QueryOp::kGt:
+          lower(index.LowerBound(Probe{c.value, Probe::Id::kAfterAll, {}}));
+          continue;
+        case QueryOp::kGe:
+          lower(index.LowerBound(Probe{c.value, Probe::Id::kBeforeAll, {}}));
+          continue;
+        case QueryOp::kLt:
+          upper(index.LowerBound(Probe{c.value, Probe::Id::kBeforeAll, {}}));
+          continue;
+        case QueryOp::kLe:
+          upper(index.LowerBound(Probe{c.value, Probe::Id::kAfterAll, {}}));
+          continue;
+        case QueryOp::kBetween:
+          lower(index.LowerBound(Probe{c.values[0], Probe::Id::kBeforeAll, {}}));
+          upper(index.LowerBound(Probe{c.values[1], Probe::Id::kAfterAll, {}}));
+          continue;
+        default:
+          break;
+      }
+    } else if (c.field == TableSchema::kSysId &&
+               (c.op == QueryOp::kEq || c.op == QueryOp::kGt || c.op == QueryOp::kGe ||
+                c.op == QueryOp::kLt || c.op == QueryOp::kLe)) {
+      id_conds.push_back(&c);
+      continue;
+    }
+    exact = false;
+  }
+  if (!id_conds.empty()) {
+    if (pinned == nullptr) {
+      exact = false;
+    } else {
+      const std::string& t = *pinned;
+      for (const BoundCondition* c : id_conds) {
+        const size_t before = index.LowerBound(Probe{t, Probe::Id::kExact, c->value});
+        const size_t after = index.UpperBoundExact(t, c->value);
+        switch (c->op) {
+          case QueryOp::kEq:
+            lower(before);
+            upper(after);
+            break;
+          case QueryOp::kGt:
+            lower(after);
+            break;
+          case QueryOp::kGe:
+            lower(before);
+            break;
+          case QueryOp::kLt:
+            upper(before);
+            break;
+          case QueryOp::kLe:
+            upper(after);
+            break;
+          default:
+            break;
+        }
+      }
+    }
+  }
+  if (r.hi < r.lo) r.hi = r.lo;
+  return r;
+}
+
+// Sorted, disjoint ranges covering the union of the branches' ranges.
+std::vector<RankRange> Union(std::vector<RankRange> ranges) {
+  std::sort(ranges.begin(), ranges.end(),
+            [](const RankRange& a, const RankRange& b) { return a.lo < b.lo; });
+  std::vector<RankRange> out;
+  for (const RankRange& r : ranges) {
+    if (r.lo == r.hi) continue;
+    if (!out.empty() && r.lo <= out.back().hi) {
+      out.back().hi = std::max(out.back().hi, r.hi);
+    } else {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+// The T of a `sys_updated_on=T` condition standing alone in its group, or nullptr.
+const std::string* PinnedTs(const BoundBranch& branch) {
+  for (const BoundGroup& g : branch.all_of) {
+    if (g.any_of.size() == 1 && g.any_of[0].field == TableSchema::kSysUpdatedOn &&
+        g.any_of[0].op == QueryOp::kEq) {
+      return &g.any_of[0].value;
+    }
+  }
+  return nullptr;
+}
+
+// True when the requested order is the index order, read forwards or backwards:
+// ORDERBYsys_updated_on^ORDERBYsys_id (same direction; later terms cannot matter since
+// sys_id is unique), or ORDERBYsys_id alone when every branch pins sys_updated_on to one T.
+bool IndexOrder(const CompiledQuery& q, bool& descending) {
+  const auto& o = q.order_by();
+  if (o.size() >= 2 && o[0].field == TableSchema::kSysUpdatedOn &&
+      o[1].field == TableSchema::kSysId && o[0].descending == o[1].descending) {
+    descending = o[0].descending;
+    return true;
+  }
+  if (o.empty() || o[0].field != TableSchema::kSysId || q.matches_all()) return false;
+  const std::string* t = nullptr;
+  for (const BoundBranch& b : q.branches()) {
+    const std::string* p = PinnedTs(b);
+    if (p == nullptr || (t != nullptr && *p != *t)) return false;
+    t = p;
+  }
+  descending = o[0].descending;
+  return true;
+}
+
+// Walks the ranks of `ranges` in order (or reverse), calling visit(entry) until it says stop.
+template <typename Visit>
+void Walk(const KeysetIndex& index, const std::vector<RankRange>& ranges, bool descending,
+          Visit&& visit) {
+  if (!descending) {
+    for (const RankRange& r : ranges) {
+      auto cur = index.Seek(r.lo);
+      for (size_t rank = r.lo; rank < r.hi; ++rank, index.Next(cur)) {
+        if (!visit(index.At(cur))) return;
+      }
+    }
+  } else {
+    for (auto it = ranges.rbegin(); it != ranges.rend(); ++it) {
+      auto cur = index.Seek(it->hi - 1);
+      for (size_t rank = it->hi; rank > it->lo; --rank, index.Prev(cur)) {
+        if (!visit(index.At(cur))) return;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Result<ListPage> TableStore::List(std::string_view table, const ListRequest& request) const {
+  SNOWCAR_ASSIGN_OR_RETURN(Table * t, Find(table, options_.auto_create_tables));
+  ListPage page;
+  {
+    std::shared_lock lock(t->mu);
+    page.schema = t->schema;
+    const CompiledQuery q(request.query, *page.schema);
+    page.ignored = q.ignored();
+    page.field_indices = page.schema->Project(request.fields);
+    const size_t offset = request.offset;
+    const size_t limit = request.limit;
+    bool descending = false;
+    if (IndexOrder(q, descending)) {
+      page.used_index = true;
+      std::vector<RankRange> ranges;
+      bool exact = true;
+      if (q.matches_all()) {
+        ranges.push_back({0, t->index.size()});
+      } else {
+        for (const BoundBranch& b : q.branches()) {
+          bool branch_exact = true;
+          ranges.push_back(BranchRange(b, t->index, branch_exact));
+          exact = exact && branch_exact;
+        }
+      }
+      ranges = Union(std::move(ranges));
+      if (exact) {
+        // Every rank in the ranges matches: the total is free and the page starts at a rank.
+        size_t total = 0;
+        for (const RankRange& r : ranges) total += r.hi - r.lo;
+        page.total = total;
+        const size_t wanted = offset < total ? std::min(limit, total - offset) : 0;
+        page.rows.reserve(wanted);
+        size_t seen = 0;
+        auto visit_range = [&](const RankRange& r) {
+          const size_t n = r.hi - r.lo;
+          if (seen + n <= offset) {
+            seen += n;
+            return;
+          }
+          const size_t start_in = offset > seen ? offset - seen : 0;
+          const size_t count = std::min(n - start_in, wanted - page.rows.size());
+          if (!descending) {
+            auto cur = t->index.Seek(r.lo + start_in);
+            for (size_t k = 0; k < count; ++k, t->index.Next(cur)) {
+              page.rows.push_back(t->index.At(cur).row->shared_from_this());
+            }
+          } else {
+            auto cur = t->index.Seek(r.hi - 1 - start_in);
+            for (size_t k = 0; k < count; ++k, t->index.Prev(cur)) {
+              page.rows.push_back(t->index.At(cur).row->shared_from_this());
+            }
+          }
+          seen += n;
+        };
+        if (!descending) {
+          for (const RankRange& r : ranges) {
+            if (page.rows.size() >= wanted) break;
+            visit_range(r);
+          }
+        } else {
+          for (auto it = ranges.rbegin(); it != ranges.rend(); ++it) {
+            if (page.rows.size() >= wanted) break;
+            visit_range(*it);
+          }
+        }
+      } else {
+        size_t matched = 0;
+        Walk(t->index, ranges, descending, [&](const IndexEntry& e) {
+          if (!q.Matches(*e.row)) return true;
+          if (matched >= offset && matched - offset < limit) {
+            page.rows.push_back(e.row->shared_from_this());
+          }
+          ++matched;
+          return request.count_total || matched < offset + limit;
+        });
+        page.total = request.count_total ? matched : 0;
+      }
+    } else {
+      std::vector<const Row*> matches;
+      // When every branch bounds sys_updated_on to a small part of the table, only rows in
+      // those index ranges can match: take them, back in insertion order, instead of all rows.
+      std::vector<RankRange> ranges;
+      size_t covered = t->index.size();
+      if (!q.matches_all()) {
+        for (const BoundBranch& b : q.branches()) {
+          bool exact = true;
+          ranges.push_back(BranchRange(b, t->index, exact));
+        }
+        ranges = Union(std::move(ranges));
+        covered = 0;
+        for (const RankRange& r : ranges) covered += r.hi - r.lo;
+      }
+      if (covered * 4 < t->index.size()) {
+        page.used_index = true;
+        std::vector<std::pair<size_t, const Row*>> found;  // (insertion position, row)
+        Walk(t->index, ranges, false, [&](const IndexEntry& e) {
+          if (q.Matches(*e.row)) found.emplace_back(t->position.find(e.id)->second, e.row);
+          return true;
+        });
+        std::sort(found.begin(), found.end());
+        matches.reserve(found.size());
+        for (const auto& f : found) matches.push_back(f.second);
+      } else {
+        for (const RowPtr& r : t->rows) {
+          if (r && q.Matches(*r)) matches.push_back(r.get());
+        }
+      }
+      if (!q.order_by().empty()) {
+        std::stable_sort(matches.begin(), matches.end(),
+                         [&](const Row* a, const Row* b) { return q.OrderLess(*a, *b); });
+      }
+      page.total = matches.size();
+      if (offset < matches.size()) {
+        const size_t end = offset + std::min(limit, matches.size() - offset);
+        page.rows.reserve(end - offset);
+        for (size_t i = offset; i < end; ++i) page.rows.push_back(matches[i]->shared_from_this());
+      }
+    }
+  }
+  if (request.acl) {
+    const size_t before = page.rows.size();
+    std::erase_if(page.rows, [&](const RowPtr& r) { return !request.acl(*r); });
+    page.acl_removed = before - page.rows.size();
+  }
+  return page;
+}
+
+}  // namespace snowcar::emulator
