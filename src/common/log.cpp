@@ -45,12 +45,18 @@ Result<Level> ParseLevel(std::string_view text) {
 
 std::string_view LevelName(Level level) {
   switch (level) {
-    case Level::kTrace: return "trace";
-    case Level::kDebug: return "debug";
-    case Level::kInfo: return "info";
-    case Level::kWarn: return "warn";
-    case Level::kError: return "error";
-    case Level::kOff: return "off";
+    case Level::kTrace:
+      return "trace";
+    case Level::kDebug:
+      return "debug";
+    case Level::kInfo:
+      return "info";
+    case Level::kWarn:
+      return "warn";
+    case Level::kError:
+      return "error";
+    case Level::kOff:
+      return "off";
   }
   return "info";
 }
@@ -84,8 +90,8 @@ void Write(Level level, std::string_view event, std::initializer_list<Field> fie
       if (f.raw) {
         line += f.value;
       } else {
-        AppendJsonString(line, redact::IsSecretName(f.key) ? std::string(redact::kRedacted)
-                                                           : f.value);
+        AppendJsonString(line,
+                         redact::IsSecretName(f.key) ? std::string(redact::kRedacted) : f.value);
       }
     }
     line += '}';
@@ -101,8 +107,7 @@ void Write(Level level, std::string_view event, std::initializer_list<Field> fie
       line += ' ';
       line += f.key;
       line += '=';
-      const std::string& v =
-          redact::IsSecretName(f.key) ? std::string(redact::kRedacted) : f.value;
+      const std::string& v = redact::IsSecretName(f.key) ? std::string(redact::kRedacted) : f.value;
       const bool quote = v.find_first_of(" \"=") != std::string::npos || v.empty();
       if (quote) {
         AppendJsonString(line, v);

@@ -138,8 +138,8 @@ void MaskNamedFields(std::string& text) {
       // form/query/properties: name=value
       if (k < text.size() && text[k] == '=') {
         size_t end = k + 1;
-        while (end < text.size() && text[end] != '&' && text[end] != ' ' && text[end] != ','
-               && text[end] != '"' && text[end] != '\n') {
+        while (end < text.size() && text[end] != '&' && text[end] != ' ' && text[end] != ',' &&
+               text[end] != '"' && text[end] != '\n') {
           ++end;
         }
         out += '=';

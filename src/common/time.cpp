@@ -4,7 +4,7 @@
 #include <cstdio>
 
 namespace snowcar {
-namespace {
+namespace {}  // namespace
 
 // Howard Hinnant's days_from_civil: proleptic Gregorian, no time zone database involved.
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
@@ -15,6 +15,8 @@ int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
+
+namespace {
 
 void CivilFromDays(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
   z += 719468;
@@ -49,9 +51,8 @@ bool Digits(std::string_view s, size_t pos, size_t n, unsigned& out) {
 
 Result<int64_t> ParseSnowTimestamp(std::string_view text) {
   auto bad = [&](std::string_view why) {
-    return Status::InvalidArgument("invalid date-time '" + std::string(text.substr(0, 64)) +
-                                   "': " + std::string(why) +
-                                   " (expected YYYY-MM-DD HH:MM:SS, UTC)");
+    return Status::InvalidArgument("invalid date-time '" + std::string(text.substr(0, 64)) + "': " +
+                                   std::string(why) + " (expected YYYY-MM-DD HH:MM:SS, UTC)");
   };
   if (text.size() != 19) return bad("wrong length");
   if (text[4] != '-' || text[7] != '-' || text[10] != ' ' || text[13] != ':' || text[16] != ':') {
@@ -78,10 +79,10 @@ std::string FormatSnowTimestamp(int64_t epoch_seconds) {
   int64_t y = 0;
   unsigned m = 0, d = 0;
   CivilFromDays(days, y, m, d);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u %02lld:%02lld:%02lld",
-                static_cast<long long>(y), m, d, static_cast<long long>(rem / 3600),
-                static_cast<long long>(rem / 60 % 60), static_cast<long long>(rem % 60));
+  char buf[64];  // room for any int64 year, so the output is never truncated
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u %02lld:%02lld:%02lld", static_cast<long long>(y),
+                m, d, static_cast<long long>(rem / 3600), static_cast<long long>(rem / 60 % 60),
+                static_cast<long long>(rem % 60));
   return buf;
 }
 

@@ -4,17 +4,6 @@
 
 namespace snowcar::emulator::http {
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 const std::string* Request::FindHeader(std::string_view name) const {
   for (const auto& h : headers) {
     if (EqualsIgnoreCase(h.name, name)) return &h.value;

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "snowcar/common/text.h"
+
 namespace snowcar::emulator::http {
 
 struct Header {
@@ -59,6 +61,6 @@ std::string_view ReasonPhrase(int status);
 // Status line and headers, including Content-Length and Connection, ending in a blank line.
 std::string SerializeHead(const Response& response, bool keep_alive);
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+using ::snowcar::EqualsIgnoreCase;
 
 }  // namespace snowcar::emulator::http

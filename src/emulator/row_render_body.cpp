@@ -2,20 +2,11 @@
 #include <boost/json.hpp>
 #include <charconv>
 
+#include "snowcar/common/text.h"
 #include "snowcar/emulator/row_render.h"
 
 namespace snowcar::emulator {
 namespace {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (x != b[i]) return false;
-  }
-  return true;
-}
 
 std::string_view KindName(const boost::json::value& v) {
   switch (v.kind()) {

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "snowcar/common/text.h"
+
 namespace snowcar::emulator {
 
 struct UrlParam {
@@ -29,6 +31,6 @@ std::vector<UrlParam> ParseUrlParams(std::string_view raw);
 const UrlParam* FindParam(const std::vector<UrlParam>& params, std::string_view key);
 
 // Percent-encodes everything but unreserved characters (RFC 3986).
-std::string PercentEncode(std::string_view text);
+using ::snowcar::PercentEncode;
 
 }  // namespace snowcar::emulator

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "snowcar/common/time.h"
+
 namespace snowcar::servicenow {
 namespace {
 
@@ -20,16 +22,6 @@ std::optional<int64_t> ParseDecimal(std::string_view s) {
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (ec != std::errc() || end != s.data() + s.size() || value < 0) return std::nullopt;
   return value;
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date.
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
 int MonthIndex(std::string_view token) {

@@ -155,7 +155,13 @@ void ChildProcess::ReaderLoop(int out_fd, int err_fd) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   out_closed_ = true;
+  streams_drained_ = true;
   cv_.notify_all();
+}
+
+bool ChildProcess::WaitStreamsDrained(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, timeout, [&] { return streams_drained_; });
 }
 
 Result<std::string> ChildProcess::ReadLine(std::chrono::milliseconds timeout) {
@@ -281,7 +287,9 @@ Result<RunResult> RunToCompletion(const std::string& binary, const ChildOptions&
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
       deadline - std::chrono::steady_clock::now());
   auto status = child->Wait(std::max(left, std::chrono::milliseconds(100)));
-  if (!out.ok() || !status.ok()) {
+  // stdout can close before the last stderr bytes are read: wait for the reader to drain both.
+  const bool drained = child->WaitStreamsDrained(std::chrono::milliseconds(2000));
+  if (!out.ok() || !status.ok() || !drained) {
     return Status::DeadlineExceeded("'" + binary + "' did not finish within " +
                                     std::to_string(timeout.count()) +
                                     " ms; stderr: " + child->Stderr());

@@ -69,6 +69,8 @@ class ChildProcess {
   Result<ExitStatus> Wait(std::chrono::milliseconds timeout);
   // Waits until stdout is closed (the child exited or closed it) and returns all unread output.
   Result<std::string> ReadAllStdout(std::chrono::milliseconds timeout);
+  // Waits until both stdout and stderr are closed and drained, so Stderr() is complete.
+  bool WaitStreamsDrained(std::chrono::milliseconds timeout);
 
  private:
   ChildProcess() = default;
@@ -85,6 +87,7 @@ class ChildProcess {
   std::string out_;  // unread stdout
   std::string err_;
   bool out_closed_ = false;
+  bool streams_drained_ = false;  // the reader thread has seen EOF on every stream
 };
 
 // Runs a program to completion: its exit status, stdout and stderr. For short-lived tools

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "snowcar/common/status.h"
+#include "snowcar/common/text.h"
 
 namespace snowcar::api {
 
@@ -17,6 +18,6 @@ Result<std::string> PercentDecode(std::string_view text, bool plus_is_space = fa
 
 // Encodes everything but RFC 3986 unreserved characters (A-Z a-z 0-9 - . _ ~), so the
 // result is safe as one path segment or one query value.
-std::string PercentEncode(std::string_view text);
+using ::snowcar::PercentEncode;
 
 }  // namespace snowcar::api

@@ -46,9 +46,9 @@ void Write(Level level, std::string_view event, std::initializer_list<Field> fie
 
 }  // namespace snowcar::log
 
-#define SNOWCAR_LOG(level, event, ...)                                     \
-  do {                                                                     \
-    if (::snowcar::log::Enabled(::snowcar::log::Level::level)) {           \
+#define SNOWCAR_LOG(level, event, ...)                                         \
+  do {                                                                         \
+    if (::snowcar::log::Enabled(::snowcar::log::Level::level)) {               \
       ::snowcar::log::Write(::snowcar::log::Level::level, event, __VA_ARGS__); \
-    }                                                                      \
+    }                                                                          \
   } while (0)

@@ -37,7 +37,9 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status Ok() { return {}; }
-  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status InvalidArgument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status FailedPrecondition(std::string m) {
@@ -78,7 +80,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Result(Status status) : v_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!std::get<Status>(v_).ok() && "Result built from an OK status has no value");
   }
@@ -109,9 +111,9 @@ class [[nodiscard]] Result {
 #define SNOWCAR_CONCAT(a, b) SNOWCAR_CONCAT_INNER(a, b)
 
 // Returns the Status from the enclosing function when `expr` is not OK.
-#define SNOWCAR_RETURN_IF_ERROR(expr)              \
-  do {                                             \
-    ::snowcar::Status snowcar_status_ = (expr);    \
+#define SNOWCAR_RETURN_IF_ERROR(expr)                  \
+  do {                                                 \
+    ::snowcar::Status snowcar_status_ = (expr);        \
     if (!snowcar_status_.ok()) return snowcar_status_; \
   } while (0)
 

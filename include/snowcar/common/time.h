@@ -13,6 +13,9 @@ namespace snowcar {
 // exactly `YYYY-MM-DD HH:MM:SS` with a valid calendar date, naming the bad text.
 Result<int64_t> ParseSnowTimestamp(std::string_view text);
 
+// Days since 1970-01-01 of a proleptic Gregorian date (no time zone involved).
+int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day);
+
 // `YYYY-MM-DD HH:MM:SS` for seconds since the epoch (UTC).
 std::string FormatSnowTimestamp(int64_t epoch_seconds);
 

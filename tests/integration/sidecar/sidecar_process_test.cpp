@@ -33,10 +33,15 @@ class SidecarProcessTest : public ::testing::Test {
   }
 
   std::vector<std::string> RunArgs(const std::string& state_dir, const std::string& socket) {
-    return {"run",   "--config", std::string(SNOWCAR_SOURCE_DIR) + "/docs/examples/shell-only.properties",
-            "--set", "state.dir=" + state_dir,
-            "--set", "socket.path=" + socket,
-            "--set", "log.format=json"};
+    return {"run",
+            "--config",
+            std::string(SNOWCAR_SOURCE_DIR) + "/docs/examples/shell-only.properties",
+            "--set",
+            "state.dir=" + state_dir,
+            "--set",
+            "socket.path=" + socket,
+            "--set",
+            "log.format=json"};
   }
 
   std::unique_ptr<ChildProcess> StartSidecar() {
@@ -47,8 +52,8 @@ class SidecarProcessTest : public ::testing::Test {
     EXPECT_TRUE(child.ok()) << child.status().ToString();
     if (!child.ok()) return nullptr;
     auto c = std::move(child).value();
-    const bool ready = testsupport::WaitFor([&] { return State({"ready"}).status.ok(); }, 20s,
-                                            25ms);
+    const bool ready =
+        testsupport::WaitFor([&] { return State({"ready"}).status.ok(); }, 20s, 25ms);
     EXPECT_TRUE(ready) << "sidecar never became ready; stderr:\n" << c->Stderr();
     return c;
   }
@@ -66,7 +71,13 @@ class SidecarProcessTest : public ::testing::Test {
   // curl --unix-socket PATH -s -w '\n%{http_code}' URL -> {status, body}
   std::pair<int, std::string> Curl(const std::string& target, const std::string& method = "GET") {
     ChildOptions opts;
-    opts.args = {"--unix-socket", socket_path_, "-s", "-X", method, "-w", "\n%{http_code}",
+    opts.args = {"--unix-socket",
+                 socket_path_,
+                 "-s",
+                 "-X",
+                 method,
+                 "-w",
+                 "\n%{http_code}",
                  "http://localhost" + target};
     auto r = RunToCompletion("curl", opts, 10s);
     EXPECT_TRUE(r.ok()) << r.status().ToString();

@@ -1,11 +1,12 @@
 #include "snowcar/common/log.h"
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <boost/json/parse.hpp>
 #include <cstdio>
-#include <gtest/gtest.h>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "snowcar/common/redact.h"
@@ -91,8 +92,9 @@ TEST(LogTest, SecretsNeverReachTheLine) {
          {"message", "login failed for admin:hunter2-very-secret"},
          {"header", "Authorization: Bearer eyJhbGciOi.abc.def"}});
   SetFormat(Format::kText);
-  Write(Level::kError, "oauth.failed", {{"client_secret", "hunter2-very-secret"},
-                                        {"body", "grant_type=password&password=pw123456"}});
+  Write(Level::kError, "oauth.failed",
+        {{"client_secret", "hunter2-very-secret"},
+         {"body", "grant_type=password&password=pw123456"}});
   auto lines = cap.Lines();
   ASSERT_EQ(lines.size(), 2u);
   for (const auto& l : lines) {

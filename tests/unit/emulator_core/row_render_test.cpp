@@ -18,7 +18,7 @@ namespace {
 namespace json = boost::json;
 
 json::value ReadFixtureBody(const std::string& name) {
-  std::ifstream in(std::string(SNOWCAR_SHARED_DIR) + "/fixtures/servicenow/" + name);
+  std::ifstream in(std::string(SNOWCAR_FIXTURES_DIR) + "/servicenow/" + name);
   EXPECT_TRUE(in.good()) << name;
   std::stringstream buf;
   buf << in.rdbuf();

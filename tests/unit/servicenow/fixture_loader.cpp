@@ -20,7 +20,7 @@ Method MethodFrom(std::string_view name) {
 
 }  // namespace
 
-std::string FixtureDir() { return SNOWCAR_SHARED_DIR "/fixtures/servicenow"; }
+std::string FixtureDir() { return SNOWCAR_FIXTURES_DIR "/servicenow"; }
 
 Fixture LoadFixture(const std::string& file) {
   std::ifstream in(FixtureDir() + "/" + file);

@@ -1,0 +1,17 @@
+// Small text helpers shared by the HTTP code of the socket API, the ServiceNow client and
+// the emulator.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace snowcar {
+
+// ASCII case-insensitive equality (HTTP header names, enum-like parameter values).
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
+// RFC 3986 percent-encoding: unreserved characters (A-Z a-z 0-9 - . _ ~) stay, every other
+// byte becomes %XX with upper-case hex. Safe for a path segment or a query value.
+std::string PercentEncode(std::string_view text);
+
+}  // namespace snowcar
