@@ -26,13 +26,16 @@ bool PackHexId(std::string_view s, uint64_t* hi, uint64_t* lo) {
   if (s.size() != 32) return false;
   uint64_t a = 0, b = 0;
   int bad = 0;
+  // kHexValue holds -1 for a non-hex byte: the sign extension below is what sets `bad`.
+  // NOLINTBEGIN(bugprone-signed-char-misuse)
   for (size_t i = 0; i < 16; ++i) {
-    const int v = kHexValue[static_cast<unsigned char>(s[i])];
-    const int w = kHexValue[static_cast<unsigned char>(s[i + 16])];
+    const int v = static_cast<int>(kHexValue[static_cast<unsigned char>(s[i])]);
+    const int w = static_cast<int>(kHexValue[static_cast<unsigned char>(s[i + 16])]);
     bad |= v | w;
     a = (a << 4) | static_cast<uint64_t>(v & 15);
     b = (b << 4) | static_cast<uint64_t>(w & 15);
   }
+  // NOLINTEND(bugprone-signed-char-misuse)
   *hi = a;
   *lo = b;
   return bad >= 0;

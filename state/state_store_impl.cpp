@@ -102,6 +102,7 @@ Status WithRepairHint(Status s) {
 
 Status ProbeReadOnly(const std::string& dir, const std::vector<std::string>& families) {
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  descriptors.reserve(families.size());
   for (const auto& name : families) descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions());
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
@@ -178,6 +179,7 @@ Status StateStoreImpl::OpenDatabase(bool fresh) {
   }
   auto cache = rocksdb::NewLRUCache(8 << 20);
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  descriptors.reserve(families.size());
   for (const auto& name : families) descriptors.emplace_back(name, MakeCfOptions(name, cache));
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(MakeDbOptions(fresh), dir_, descriptors, &handles_, &raw);

@@ -66,7 +66,7 @@ Result<int64_t> ParseSnowTimestamp(std::string_view text) {
   if (mo < 1 || mo > 12) return bad("month out of range");
   if (d < 1 || d > DaysInMonth(y, mo)) return bad("day out of range");
   if (h > 23 || mi > 59 || s > 59) return bad("time out of range");
-  return DaysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
+  return DaysFromCivil(y, mo, d) * 86400 + int64_t{h} * 3600 + int64_t{mi} * 60 + s;
 }
 
 std::string FormatSnowTimestamp(int64_t epoch_seconds) {

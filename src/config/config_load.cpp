@@ -176,8 +176,11 @@ void ConfigLoader::ReadSecretFiles() {
   for (const auto& [key, raw] : secret_files_) {
     const std::string file_key = key + std::string(kFileSuffix);
     if (candidates_.count(key) != 0) {
-      errors_.push_back("both '" + key + "' [" + candidates_[key].origin + "] and '" + file_key +
-                        "' [" + raw.origin + "] are given; give the secret one way only");
+      std::string error = "both '" + key + "' [";
+      error += candidates_[key].origin;
+      error +=
+          "] and '" + file_key + "' [" + raw.origin + "] are given; give the secret one way only";
+      errors_.push_back(std::move(error));
       continue;
     }
     const std::string path = Trim(raw.value);
@@ -187,7 +190,9 @@ void ConfigLoader::ReadSecretFiles() {
                         raw.origin + "]");
       continue;
     }
-    candidates_[key] = RawValue{std::move(content).value(), "file " + path + " via " + file_key};
+    std::string origin = "file " + path;
+    origin += " via " + file_key;
+    candidates_[key] = RawValue{std::move(content).value(), std::move(origin)};
   }
 }
 
@@ -201,10 +206,13 @@ void ConfigLoader::CheckValues(Config& config) {
     const OptionSpec& spec = *FindOption(key);
     auto normalized = NormalizeValue(spec, raw.value);
     if (!normalized.ok()) {
-      const std::string shown =
-          IsSecretKey(spec, key) ? "the value" : "'" + redact::Mask(raw.value) + "'";
-      errors_.push_back(key + ": " + shown + " " + normalized.status().message() + " [" +
-                        raw.origin + "]");
+      std::string shown = "the value";
+      if (!IsSecretKey(spec, key)) shown = "'" + redact::Mask(raw.value) + "'";
+      std::string error = key + ": ";
+      error += shown;
+      error += " " + normalized.status().message();
+      error += " [" + raw.origin + "]";
+      errors_.push_back(std::move(error));
       rejected_.insert(key);
       continue;
     }

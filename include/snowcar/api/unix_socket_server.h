@@ -28,9 +28,9 @@ inline constexpr const char* kDefaultSocketPath = "/var/run/snowcar/snowcar.sock
 struct ServerOptions {
   std::string path = kDefaultSocketPath;  // socket.path
   // Request line plus headers. Default: 8 KiB (431 beyond).
-  size_t header_limit = 8 * 1024;
+  size_t header_limit = size_t{8} * 1024;
   // Default: 64 KiB (413 beyond). No endpoint takes a large body.
-  size_t body_limit = 64 * 1024;
+  size_t body_limit = size_t{64} * 1024;
   // Deadline for one whole request to arrive (also the idle keep-alive timeout) and for one
   // response to be written. Default: 10 s.
   std::chrono::milliseconds read_timeout{10000};

@@ -120,7 +120,10 @@ class [[nodiscard]] Result {
 // `lhs = value of expr` or returns its Status. lhs may declare a variable: `auto x`.
 #define SNOWCAR_ASSIGN_OR_RETURN(lhs, expr) \
   SNOWCAR_ASSIGN_OR_RETURN_IMPL(SNOWCAR_CONCAT(snowcar_result_, __LINE__), lhs, expr)
+// `tmp` is a generated name and `lhs` may be a declaration: neither can be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define SNOWCAR_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                                  \
   if (!tmp.ok()) return tmp.status();                 \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
