@@ -102,7 +102,7 @@ Result<HttpResult> Client::Send(const std::string& socket_path, std::string_view
 
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
-  parser.body_limit(64 * 1024 * 1024);
+  parser.body_limit(uint64_t{64} * 1024 * 1024);
   ec = net::error::would_block;
   stream.expires_after(options_.request_timeout);
   http::async_write(stream, req, [&](beast::error_code e, size_t) {

@@ -86,7 +86,8 @@ class Gen {
   Fields One(size_t i) {
     Fields f;
     const int64_t updated = NextUpdated();
-    const int64_t created = updated - static_cast<int64_t>(Chance(0.4) ? 0 : U(30 * 86400));
+    const int64_t created =
+        updated - static_cast<int64_t>(Chance(0.4) ? 0 : U(uint64_t{30} * 86400));
     const std::string created_by = Chance(0.7) ? "admin" : "integration.user";
     f.emplace_back("sys_id", Hex32());
     f.emplace_back("sys_created_on", FormatSnowTimestamp(created));

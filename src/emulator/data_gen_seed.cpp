@@ -68,13 +68,16 @@ Status LoadSeedJson(TableStore& store, std::string_view json, std::string_view s
                                      "' is not a valid table name");
     }
     if (!rows.is_array()) {
-      return Status::InvalidArgument(src + ": table '" + table + "' must map to an array of rows");
+      std::string error = src + ": table '";
+      error += table + "' must map to an array of rows";
+      return Status::InvalidArgument(std::move(error));
     }
     std::vector<Fields> loaded;
     const auto& arr = rows.as_array();
     loaded.reserve(arr.size());
     for (size_t i = 0; i < arr.size(); ++i) {
-      const std::string where = src + ": table '" + table + "' row " + std::to_string(i);
+      std::string where = src + ": table '";
+      where += table + "' row " + std::to_string(i);
       if (!arr[i].is_object()) return Status::InvalidArgument(where + " is not an object");
       Fields f;
       for (const auto& [name, value] : arr[i].as_object()) {

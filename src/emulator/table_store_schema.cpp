@@ -51,7 +51,8 @@ const std::string* FieldDef::ChoiceLabel(std::string_view value) const {
 }
 
 TableSchema::TableSchema(std::string name, std::string label, std::vector<FieldDef> fields,
-                         bool task_like, std::string display_field, std::string number_prefix)
+                         bool task_like, const std::string& display_field,
+                         std::string number_prefix)
     : name_(std::move(name)),
       label_(std::move(label)),
       task_like_(task_like),

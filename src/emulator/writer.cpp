@@ -118,7 +118,7 @@ Status Writer::WriteNow(const std::string& table, int creates, int updates,
   }
   std::mt19937_64 rng(rng_seed);
   for (int i = 0; i < updates; ++i) {
-    const Status st = UpdateRandom(table, rng(), backdate_seconds, user);
+    Status st = UpdateRandom(table, rng(), backdate_seconds, user);
     std::lock_guard lock(mu_);
     if (!st.ok()) {
       ++stats_.failed;

@@ -150,19 +150,22 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
     while (!stopped && !queue.empty() && in_flight < limit.limit()) {
       auto call = std::move(queue.front());
       queue.pop_front();
-      Launch(std::move(call));
+      Launch(call);
     }
     UpdateStats();
   }
 
-  void Launch(std::shared_ptr<Call> call) {
+  void Launch(const std::shared_ptr<Call>& call) {
     TransferSpec spec;
     spec.method = call->request.method;
     spec.url = call->url;
     spec.body = call->request.body;
     spec.headers.push_back("X-Request-Id: " + call->request.request_id);
-    for (const auto& [name, value] : call->request.headers)
-      spec.headers.push_back(name + ": " + value);
+    for (const auto& [name, value] : call->request.headers) {
+      std::string line = name + ": ";
+      line += value;
+      spec.headers.push_back(std::move(line));
+    }
     spec.basic_auth = options.auth_type == AuthType::kBasic;
     spec.bearer = call->token;
     auto transfer = NewTransfer(spec, options);
@@ -282,7 +285,7 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
     Complete(call, std::move(result));
   }
 
-  void Fail(const std::shared_ptr<Call>& call, OutcomeClass klass, std::string message) {
+  void Fail(const std::shared_ptr<Call>& call, OutcomeClass klass, std::string_view message) {
     CallResult result;
     result.klass = klass;
     result.message = redact::Mask(message);

@@ -108,10 +108,10 @@ std::optional<int64_t> ParseHttpDate(std::string_view value) {
       mm = static_cast<int>(*mi);
       ss = static_cast<int>(*s);
     } else if (auto n = ParseDecimal(t); n) {
-      if (!day && t.size() <= 2 && month == 0 && !year) {
-        day = *n;  // IMF-fixdate / RFC 850: day before month
-      } else if (!day && month != 0 && t.size() <= 2 && !year && tokens.size() == 5) {
-        day = *n;  // asctime: "Sun Nov  6 08:49:37 1994"
+      // IMF-fixdate / RFC 850 put the day before the month; asctime ("Sun Nov  6 08:49:37
+      // 1994", five tokens) after it.
+      if (!day && t.size() <= 2 && !year && (month == 0 || tokens.size() == 5)) {
+        day = *n;
       } else if (!year) {
         year = *n;
         if (t.size() == 2) *year += *year >= 70 ? 1900 : 2000;  // RFC 850 two-digit year

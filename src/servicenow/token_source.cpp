@@ -85,7 +85,7 @@ void TokenSource::Fetch(bool with_refresh) {
   });
 }
 
-void TokenSource::Finish(Result<std::string> token) {
+void TokenSource::Finish(const Result<std::string>& token) {
   fetching_ = false;
   auto waiters = std::move(waiters_);
   waiters_.clear();

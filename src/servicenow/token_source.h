@@ -41,7 +41,7 @@ class TokenSource {
 
  private:
   void Fetch(bool with_refresh);
-  void Finish(Result<std::string> token);
+  void Finish(const Result<std::string>& token);
 
   const ClientOptions& options_;
   const Clock& clock_;

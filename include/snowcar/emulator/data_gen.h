@@ -23,7 +23,7 @@ struct GenOptions {
   uint64_t seed = 1;
   size_t rows = 1000;
   // sys_updated_on spreads over [now - span_seconds, now] (the clock's now).
-  int64_t span_seconds = 7 * 24 * 3600;
+  int64_t span_seconds = int64_t{7} * 24 * 3600;
   // Average rows per distinct second; > 1 makes many rows share a second.
   double rows_per_second = 4.0;
   // Rows of the referenced tables (sys_user, sys_user_group, cmdb_ci) Populate creates first.

@@ -81,7 +81,7 @@ class TableSchema {
   // then `fields` in order. `display_field` names the field shown as a row's display value
   // (e.g. "number" for incident, "name" for sys_user); empty means sys_id.
   TableSchema(std::string name, std::string label, std::vector<FieldDef> fields, bool task_like,
-              std::string display_field, std::string number_prefix = "");
+              const std::string& display_field, std::string number_prefix = "");
 
   const std::string& name() const { return name_; }
   // Human label, e.g. "Incident" (the display value of sys_class_name).
