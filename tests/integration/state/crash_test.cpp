@@ -16,28 +16,14 @@
 #include "crash_model.h"
 #include "snowcar/common/log.h"
 #include "snowcar/state/state_store.h"
+#include "support/temp_dir.h"
 
 namespace snowcar::state {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "snowcar-crash-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testsupport::TempDir;
 
 // A running crash child and the progress lines it printed.
 class Child {
@@ -146,7 +132,7 @@ TEST(StateCrashTest, KillDuringCommitsNeverSplitsACursorFromItsDedupEntries) {
   for (int round = 0; round < kRounds; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     const int m = round % 2;
-    const std::string& dir = dirs[m].path();
+    const std::string dir = dirs[m].path().string();
     Child child(dir, policies[m]);
     ASSERT_GT(child.pid(), 0);
     ASSERT_TRUE(child.WaitForFirstCommit(Clock::now() + std::chrono::seconds(20)))
