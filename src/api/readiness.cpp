@@ -16,14 +16,34 @@ void Readiness::MarkReady() {
   reason_.clear();
 }
 
-bool Readiness::ready() const {
+void Readiness::SetGate(std::function<std::string()> gate) {
   std::lock_guard lock(mu_);
-  return ready_;
+  gate_ = std::move(gate);
+}
+
+std::string Readiness::GateReason() const {
+  std::function<std::string()> gate;
+  {
+    std::lock_guard lock(mu_);
+    gate = gate_;
+  }
+  return gate ? gate() : std::string();
+}
+
+bool Readiness::ready() const {
+  {
+    std::lock_guard lock(mu_);
+    if (!ready_) return false;
+  }
+  return GateReason().empty();
 }
 
 std::string Readiness::reason() const {
-  std::lock_guard lock(mu_);
-  return reason_;
+  {
+    std::lock_guard lock(mu_);
+    if (!ready_) return reason_;
+  }
+  return GateReason();
 }
 
 void HealthRegistry::Report(const std::string& name, bool ok, std::string detail) {

@@ -70,7 +70,7 @@ int RunMain(int argc, char** argv) {
                  {"message", "TLS certificates of ServiceNow are NOT verified"}});
   }
 
-  runtime::Sidecar sidecar(runtime::SidecarSettings::FromConfig(cfg));
+  runtime::Sidecar sidecar(runtime::SidecarSettings::FromConfig(cfg), &cfg);
   sidecar.HandleSignals();
   if (Status s = sidecar.Start(); !s.ok()) {
     std::fprintf(stderr, "snowcar run: %s\n", s.message().c_str());

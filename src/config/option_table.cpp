@@ -3,6 +3,7 @@
 #include <string>
 
 #include "snowcar/config/options.h"
+#include "option_table_parts.h"
 #include "value_checks.h"
 
 namespace snowcar::config {
@@ -21,7 +22,7 @@ constexpr std::string_view kConnect = "Kafka Connect keys accepted for compatibi
 
 constexpr int64_t kDayMs = int64_t{24} * 3600 * 1000;
 
-std::vector<OptionSpec> BuildTable() {
+std::vector<OptionSpec> CoreOptions() {
   return {
       // --- ServiceNow instance and authentication -------------------------------------------
       {.name = "snow.url",
@@ -236,7 +237,11 @@ std::vector<OptionSpec> BuildTable() {
        .default_value = "true",
        .group = kSidecar,
        .doc = "Run the sink (Kafka command topics to ServiceNow writes)."},
+  };
+}
 
+std::vector<OptionSpec> SinkTopicOptions() {
+  return {
       // --- Sink -------------------------------------------------------------------------------
       {.name = "snow.sink.topics",
        .type = T::kList,
@@ -246,7 +251,11 @@ std::vector<OptionSpec> BuildTable() {
        .alias_of = "snow.sink.topics",
        .group = kSink,
        .doc = "Kafka Connect's name for `snow.sink.topics`; give one or the other."},
+  };
+}
 
+std::vector<OptionSpec> KafkaAndConnectOptions() {
+  return {
       // --- Kafka client -----------------------------------------------------------------------
       {.name = "kafka.<property>",
        .group = kKafka,
@@ -358,6 +367,16 @@ std::vector<OptionSpec> BuildTable() {
        .group = kConnect,
        .doc = "Treated like `exactly.once.source.support`."},
   };
+}
+
+// Documentation order: core and sidecar keys, the source, the sink, then Kafka and Connect.
+std::vector<OptionSpec> BuildTable() {
+  std::vector<OptionSpec> table = CoreOptions();
+  AppendSourceOptions(table);
+  for (auto& spec : SinkTopicOptions()) table.push_back(std::move(spec));
+  AppendSinkOptions(table);
+  for (auto& spec : KafkaAndConnectOptions()) table.push_back(std::move(spec));
+  return table;
 }
 
 }  // namespace

@@ -1,10 +1,15 @@
 #include "snowcar/runtime/sidecar.h"
 
 #include <boost/asio/signal_set.hpp>
+#include <chrono>
 #include <csignal>
 
 #include "snowcar/api/routes.h"
 #include "snowcar/common/log.h"
+#include "snowcar/servicenow/client_options.h"
+#include "snowcar/servicenow/curl_table_client.h"
+#include "snowcar/sink/sink.h"
+#include "snowcar/source/source.h"
 
 namespace snowcar::runtime {
 
@@ -24,8 +29,8 @@ struct Sidecar::Signals {
   boost::asio::signal_set set;
 };
 
-Sidecar::Sidecar(SidecarSettings settings)
-    : settings_(std::move(settings)), pool_(settings_.threads) {
+Sidecar::Sidecar(SidecarSettings settings, const config::Config* config)
+    : settings_(std::move(settings)), pool_(settings_.threads), config_(config) {
   readiness_.SetNotReady("starting");
 }
 
@@ -48,15 +53,8 @@ Status Sidecar::Start() {
     return s.WithContext(step);
   };
 
-  // The directions this build does not have yet are refused, never silently skipped: a
-  // config that asks for them must not look healthy.
-  if (settings_.source_enabled || settings_.sink_enabled) {
-    return fail(Status::FailedPrecondition(
-                    std::string(settings_.source_enabled ? "source.enabled" : "sink.enabled") +
-                    "=true, but this build of snowcar has no " +
-                    (settings_.source_enabled ? "source" : "sink") +
-                    " yet; set source.enabled=false and sink.enabled=false to run the state "
-                    "store and socket alone"),
+  if ((settings_.source_enabled || settings_.sink_enabled) && config_ == nullptr) {
+    return fail(Status::Internal("a direction is enabled but the sidecar was given no config"),
                 "config");
   }
 
@@ -78,6 +76,7 @@ Status Sidecar::Start() {
   store_ = std::move(store).value();
   health_.Report("state", true, "open at " + settings_.state_dir);
   if (Status s = api::RegisterStateRoutes(*router_, *store_); !s.ok()) return fail(s, "routes");
+  if (Status s = StartDirections(); !s.ok()) return fail(s, "directions");
 
   // The routing table is complete before the socket accepts: it is read-only from here on,
   // so connection handlers on any pool thread may read it without a lock. Opening RocksDB
@@ -91,6 +90,18 @@ Status Sidecar::Start() {
   }
   health_.Report("socket", true, "listening on " + settings_.socket_path);
 
+  for (auto& direction : directions_) {
+    if (Status s = direction->Start(); !s.ok()) {
+      health_.Report(std::string(direction->name()), false, s.message());
+      return fail(s, direction->name());
+    }
+  }
+  readiness_.SetGate([this]() -> std::string {
+    for (const auto& direction : directions_) {
+      if (!direction->Started()) return std::string(direction->name()) + " is starting";
+    }
+    return {};
+  });
   readiness_.MarkReady();
   SNOWCAR_LOG(kInfo, "sidecar.ready",
               {{"state_dir", settings_.state_dir},
@@ -99,6 +110,52 @@ Status Sidecar::Start() {
                {"source", settings_.source_enabled},
                {"sink", settings_.sink_enabled}});
   return Status::Ok();
+}
+
+// Builds the shared ServiceNow client and the enabled directions, and registers their routes
+// and /metrics. The directions start later, once the socket is up.
+Status Sidecar::StartDirections() {
+  if (!settings_.source_enabled && !settings_.sink_enabled) {
+    return router_->Add({.method = "GET",
+                         .pattern = "/metrics",
+                         .help = "Prometheus text exposition of every counter and gauge",
+                         .handler = [](const api::Request&) {
+                           return api::Response::Text(200, "");
+                         }});
+  }
+  SNOWCAR_ASSIGN_OR_RETURN(servicenow::ClientOptions client_options,
+                           servicenow::ClientOptionsFromConfig(*config_));
+  SNOWCAR_ASSIGN_OR_RETURN(std::unique_ptr<servicenow::CurlTableClient> client,
+                           servicenow::CurlTableClient::Create(pool_.context(), client_options));
+  servicenow::CurlTableClient* raw_client = client.get();
+  client_ = std::move(client);
+  stop_client_ = [raw_client] { raw_client->Stop(); };
+
+  DirectionContext context;
+  context.config = config_;
+  context.io = &pool_.context();
+  context.store = store_.get();
+  context.client = client_.get();
+  context.health = &health_;
+  if (settings_.source_enabled) {
+    SNOWCAR_ASSIGN_OR_RETURN(std::unique_ptr<Direction> source, source::MakeSource(context));
+    directions_.push_back(std::move(source));
+  }
+  if (settings_.sink_enabled) {
+    SNOWCAR_ASSIGN_OR_RETURN(std::unique_ptr<Direction> sink, sink::MakeSink(context));
+    directions_.push_back(std::move(sink));
+  }
+  for (auto& direction : directions_) {
+    SNOWCAR_RETURN_IF_ERROR(direction->RegisterRoutes(*router_));
+  }
+  return router_->Add({.method = "GET",
+                       .pattern = "/metrics",
+                       .help = "Prometheus text exposition of every counter and gauge",
+                       .handler = [this](const api::Request&) {
+                         std::string out;
+                         for (const auto& direction : directions_) direction->WriteMetrics(out);
+                         return api::Response::Text(200, std::move(out));
+                       }});
 }
 
 void Sidecar::RequestStop(std::string why) {
@@ -129,8 +186,13 @@ void Sidecar::Shutdown() {
   if (shut_down_ || !started_) return;
   shut_down_ = true;
   readiness_.SetNotReady("shutting down");
-  // Order matters: stop taking requests, then stop the pool (no handler can touch the store
-  // afterwards), then close the store.
+  // Order matters: the directions drain and commit while the pool still runs; then the client
+  // lets go of libcurl; then stop taking requests, then stop the pool (no handler can touch
+  // the store afterwards), then close the store.
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(settings_.shutdown_timeout_ms);
+  for (auto it = directions_.rbegin(); it != directions_.rend(); ++it) (*it)->Stop(deadline);
+  if (stop_client_) stop_client_();
   if (server_) server_->Stop();
   if (signals_) {
     boost::system::error_code ignored;
@@ -141,6 +203,8 @@ void Sidecar::Shutdown() {
   pool_.Join();
   server_.reset();
   signals_.reset();
+  directions_.clear();
+  client_.reset();
   store_.reset();
 }
 

@@ -3,6 +3,7 @@
 // Both are thread-safe: components report from their own strands while socket handlers read.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -18,14 +19,22 @@ class Readiness {
   // Still starting; `reason` says what is awaited ("opening state store").
   void SetNotReady(std::string reason);
   void MarkReady();
+  // A condition checked on every query once MarkReady() was called: it returns "" when
+  // satisfied, otherwise what is still awaited ("source: probing 2 of 5 tables"). Lets a
+  // direction that finishes starting after Start() returned hold readiness back. Called
+  // without mu_ held; must be thread-safe.
+  void SetGate(std::function<std::string()> gate);
 
   bool ready() const;
   std::string reason() const;  // "" once ready
 
  private:
+  std::string GateReason() const;
+
   mutable std::mutex mu_;
   bool ready_ = false;  // guarded by mu_
   std::string reason_;  // guarded by mu_
+  std::function<std::string()> gate_;  // guarded by mu_
 };
 
 // Per-component health, by name ("state", "kafka.producer", "source.incident"). A component

@@ -4,24 +4,29 @@
 //   1. the thread pool;
 //   2. the state store (RocksDB under state.dir; fails fast when another process holds it);
 //   3. the state socket, its routing table complete (read-only from then on);
-//   4. the enabled directions (source pollers, sink lanes) once those modules exist;
-//   5. readiness: /v1/ready turns 200.
-// Shutdown (SIGTERM, SIGINT or RequestStop): readiness drops to 503, new work stops, in-flight
-// work drains for at most shutdown.timeout.ms, the socket file is removed, the state store is
-// closed (its WAL already holds every commit), and Run() returns OK so the process exits 0.
+//   4. the ServiceNow client (one per instance, shared) and the enabled directions (source
+//      pollers, sink lanes), their routes registered before the socket accepts;
+//   5. readiness: /v1/ready turns 200 once every enabled direction reports Started().
+// Shutdown (SIGTERM, SIGINT or RequestStop): readiness drops to 503, the directions stop taking
+// work and drain in-flight work for at most shutdown.timeout.ms (then commit), the client
+// stops, the socket file is removed, the state store is closed (its WAL already holds every
+// commit), and Wait() returns OK so the process exits 0.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "snowcar/api/readiness.h"
 #include "snowcar/api/router.h"
 #include "snowcar/api/unix_socket_server.h"
 #include "snowcar/common/status.h"
 #include "snowcar/config/config.h"
+#include "snowcar/runtime/direction.h"
 #include "snowcar/runtime/thread_pool.h"
 #include "snowcar/state/state_store.h"
 
@@ -41,7 +46,9 @@ struct SidecarSettings {
 
 class Sidecar {
  public:
-  explicit Sidecar(SidecarSettings settings);
+  // `config` is needed (and must outlive the Sidecar) when a direction is enabled: the
+  // directions and the ServiceNow client read their own keys from it.
+  explicit Sidecar(SidecarSettings settings, const config::Config* config = nullptr);
   ~Sidecar();
 
   Sidecar(const Sidecar&) = delete;
@@ -67,8 +74,11 @@ class Sidecar {
   api::HealthRegistry& health() { return health_; }
   state::StateStore* store() { return store_.get(); }
   const SidecarSettings& settings() const { return settings_; }
+  // The running directions (source first), for tests.
+  const std::vector<std::unique_ptr<Direction>>& directions() const { return directions_; }
 
  private:
+  Status StartDirections();
   void Shutdown();
 
   SidecarSettings settings_;
@@ -78,6 +88,11 @@ class Sidecar {
   std::shared_ptr<api::Router> router_;
   std::unique_ptr<api::UnixSocketServer> server_;
   std::unique_ptr<state::StateStore> store_;
+  const config::Config* config_ = nullptr;
+  // The one ServiceNow client (a CurlTableClient), shared by the directions.
+  std::shared_ptr<servicenow::TableClient> client_;
+  std::function<void()> stop_client_;
+  std::vector<std::unique_ptr<Direction>> directions_;
   struct Signals;
   std::unique_ptr<Signals> signals_;
 

@@ -1,0 +1,90 @@
+// A poll-style Kafka consumer for the sink: a high-level (group) consumer with manual offset
+// storage, pause/resume and rebalance callbacks, over librdkafka's C API.
+//
+// Threading: every method except Wake() must be called from ONE thread, the consumer thread
+// the sink runs (it loops on Poll). Rebalance callbacks run on that thread inside Poll().
+// librdkafka batch-consume APIs are not used: they misbehave around rebalances in 2.0.x.
+//
+// Offsets: enable.auto.offset.store=false is forced. The sink calls StoreOffset(tp, next)
+// only for the contiguous prefix of completed records; enable.auto.commit (default on, every
+// auto.commit.interval.ms) then commits only stored offsets. CommitSync commits them now.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "snowcar/common/status.h"
+#include "snowcar/kafka/record.h"
+
+namespace snowcar::kafka {
+
+struct RebalanceListener {
+  // Partitions newly assigned to this member (the whole assignment under the eager protocol,
+  // the increment under cooperative-sticky). Lanes start from the committed offsets.
+  std::function<void(const std::vector<TopicPartition>&)> on_assigned;
+  // Partitions about to be taken away. When this returns, the consumer commits what was
+  // stored for them and gives them up: finish or abandon their in-flight work first.
+  std::function<void(const std::vector<TopicPartition>&)> on_revoked;
+  // The member lost its partitions without a clean revoke (session timeout): offsets can no
+  // longer be committed for them. Abandon their work.
+  std::function<void(const std::vector<TopicPartition>&)> on_lost;
+};
+
+struct ConsumerOptions {
+  // librdkafka properties: the `kafka.*` keys with the prefix stripped. group.id must be in
+  // it (kafka.group.id). Producer-only properties are dropped with a log note.
+  std::map<std::string, std::string> properties;
+  std::vector<std::string> topics;
+  // Forced: enable.auto.offset.store=false. Defaulted unless set:
+  // partition.assignment.strategy=cooperative-sticky, auto.offset.reset=earliest.
+  std::string client_id = "snowcar-sink";
+  RebalanceListener listener;
+};
+
+class KafkaConsumer {
+ public:
+  // Creates the consumer and subscribes. kInvalidArgument names a refused property or a
+  // missing group.id / bootstrap.servers.
+  static Result<std::unique_ptr<KafkaConsumer>> Create(ConsumerOptions options);
+  ~KafkaConsumer();  // Close()
+
+  // The next record, or nullopt when none arrived within `timeout` (or Wake() was called).
+  // Consumer errors that are not fatal are logged and counted, not returned; a fatal error
+  // returns a Status.
+  Result<std::optional<InRecord>> Poll(std::chrono::milliseconds timeout);
+
+  // Thread-safe: makes a Poll() blocked on another thread return early.
+  void Wake();
+
+  Status Pause(const std::vector<TopicPartition>& partitions);
+  Status Resume(const std::vector<TopicPartition>& partitions);
+
+  // Stores `next_offset` (the offset of the next record to read, i.e. last completed + 1) to be
+  // committed for `tp`. Fails when the partition is not assigned any more.
+  Status StoreOffset(const TopicPartition& tp, int64_t next_offset);
+  // Commits stored offsets now and waits for the answer.
+  Status CommitSync();
+
+  // The committed offsets of `partitions` as the group coordinator knows them (-1001 when
+  // none), for the socket view.
+  Result<std::map<TopicPartition, int64_t>> Committed(const std::vector<TopicPartition>& partitions,
+                                                      std::chrono::milliseconds timeout);
+  std::vector<TopicPartition> Assignment() const;
+
+  // Leaves the group: revokes (listener runs), commits stored offsets, closes. Idempotent.
+  void Close();
+
+  struct Impl;
+
+ private:
+  explicit KafkaConsumer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace snowcar::kafka

@@ -1,0 +1,101 @@
+// Producing to Kafka from the shared thread pool without ever blocking a pool thread.
+//
+// RecordProducer is the interface the source and the sink (DLQ, reporter topics) use; tests
+// substitute fakes. KafkaProducer is the librdkafka implementation.
+//
+// Contract of Produce: `done` runs exactly once, posted to the caller's executor (its strand),
+// with the final delivery report: after the broker acknowledged the record (acks=all by
+// default), or after librdkafka gave up (message.timeout.ms, a permanent error), or with
+// kCancelled when the producer is closed first. A local queue-full condition is NOT an error
+// the caller sees: the record waits inside the producer until librdkafka has room, in
+// Produce() order.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "snowcar/common/status.h"
+#include "snowcar/kafka/record.h"
+
+namespace snowcar::kafka {
+
+struct DeliveryReport {
+  // OK when acknowledged. Otherwise a Status naming topic, partition and the librdkafka
+  // error; kUnavailable when librdkafka calls the error retriable, kCancelled when the
+  // producer closed first, other codes for permanent errors.
+  Status status;
+  int32_t partition = -1;
+  int64_t offset = -1;
+};
+
+using DeliveryCallback = std::function<void(DeliveryReport)>;
+
+class RecordProducer {
+ public:
+  virtual ~RecordProducer() = default;
+
+  // Thread-safe. Never blocks. See the file comment for the contract of `done`.
+  virtual void Produce(OutRecord record, boost::asio::any_io_executor executor,
+                       DeliveryCallback done) = 0;
+
+  // Waits (blocking the calling, non-pool thread) until every record produced so far has its
+  // delivery report, or `timeout` passed: then kDeadlineExceeded naming how many are left.
+  virtual Status Flush(std::chrono::milliseconds timeout) = 0;
+};
+
+struct ProducerOptions {
+  // librdkafka properties: the `kafka.*` keys with the prefix stripped (Config::WithPrefix).
+  // Consumer-only properties (group.id, auto.offset.reset, ...) are dropped with a log note.
+  std::map<std::string, std::string> properties;
+  // Forced unless the user set them explicitly in `properties`: enable.idempotence=true,
+  // acks=all, partitioner=murmur2_random (Java's default, so keys land where Java puts them).
+  bool idempotent = true;
+  // Appended to client.id ("snowcar-source", "snowcar-sink-dlq") so brokers' logs say who.
+  std::string client_id = "snowcar";
+  // How often librdkafka statistics are gathered for metrics; 0 = off.
+  int statistics_interval_ms = 0;
+};
+
+class KafkaProducer final : public RecordProducer {
+ public:
+  // Fails with kInvalidArgument naming the property librdkafka refused (its value redacted
+  // when the name says password/secret), or when bootstrap.servers is missing.
+  static Result<std::unique_ptr<KafkaProducer>> Create(ProducerOptions options);
+  ~KafkaProducer() override;  // Close(0): pending callbacks get kCancelled
+
+  void Produce(OutRecord record, boost::asio::any_io_executor executor,
+               DeliveryCallback done) override;
+  Status Flush(std::chrono::milliseconds timeout) override;
+
+  // Flushes for at most `timeout`, then fails what is left with kCancelled and destroys the
+  // librdkafka handle. Idempotent. Blocks; never call from a delivery callback.
+  void Close(std::chrono::milliseconds timeout);
+
+  // True once a metadata request answered (any broker reachable). Used by /v1/ready.
+  bool MetadataReachable(std::chrono::milliseconds timeout);
+
+  struct Stats {
+    int64_t produced = 0;   // Produce() calls
+    int64_t delivered = 0;  // acknowledged
+    int64_t failed = 0;     // delivery reports with an error
+    int64_t queued = 0;     // waiting inside the producer for room in librdkafka
+    int64_t in_flight = 0;  // handed to librdkafka, no report yet
+  };
+  Stats stats() const;
+  // The latest librdkafka statistics JSON (empty when statistics are off).
+  std::string LastStatisticsJson() const;
+
+  struct Impl;
+
+ private:
+  explicit KafkaProducer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace snowcar::kafka

@@ -1,0 +1,76 @@
+// A direction of data flow (the source or the sink) as the sidecar process sees it.
+//
+// The sidecar owns the shared pieces (thread pool, state store, the one ServiceNow client per
+// instance, health registry) and hands them to each enabled direction through a
+// DirectionContext. A direction adds its socket routes, starts, reports metrics and stops
+// gracefully; everything else about it is its own business.
+//
+// Header-only on purpose: src/source and src/sink implement it without linking the runtime,
+// and the runtime (sidecar.cpp) links them.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "snowcar/common/status.h"
+
+namespace snowcar::config {
+class Config;
+}
+namespace snowcar::state {
+class StateStore;
+}
+namespace snowcar::servicenow {
+class TableClient;
+}
+namespace snowcar::api {
+class Router;
+class HealthRegistry;
+}  // namespace snowcar::api
+
+namespace snowcar::runtime {
+
+// Everything a direction borrows from the process. Every pointer outlives the direction.
+struct DirectionContext {
+  const config::Config* config = nullptr;
+  boost::asio::io_context* io = nullptr;  // the shared pool; make strands from it
+  state::StateStore* store = nullptr;
+  servicenow::TableClient* client = nullptr;  // shared by source and sink (one per instance)
+  api::HealthRegistry* health = nullptr;      // Report("source.incident", ok, detail), ...
+};
+
+class Direction {
+ public:
+  virtual ~Direction() = default;
+
+  // "source" or "sink": used in logs, health component names and start-up errors.
+  virtual std::string_view name() const = 0;
+
+  // Adds this direction's socket routes (e.g. /v1/source/tables). Called once, before
+  // Start() and before the socket accepts; handlers must be thread-safe.
+  virtual Status RegisterRoutes(api::Router& router) = 0;
+
+  // Starts the pollers or lanes on the pool and returns without waiting for network work.
+  // Fails only for what makes the whole direction unusable (e.g. the Kafka client cannot be
+  // created); one table or partition failing later is reported through health and the
+  // socket, not here. Called from a non-pool thread with the pool running.
+  virtual Status Start() = 0;
+
+  // Graceful stop: no new work, in-flight work drained until `deadline`, a final commit.
+  // Blocks the calling (non-pool) thread; the pool keeps running meanwhile. Idempotent.
+  virtual void Stop(std::chrono::steady_clock::time_point deadline) = 0;
+
+  // True once every part that was started is running (source: each table polled or failed
+  // with a reported cause; sink: subscribed). /v1/ready waits for it.
+  virtual bool Started() const = 0;
+
+  // Appends Prometheus text exposition (# HELP, # TYPE, samples) for /metrics.
+  // Thread-safe; called from socket handlers.
+  virtual void WriteMetrics(std::string& out) const = 0;
+};
+
+}  // namespace snowcar::runtime

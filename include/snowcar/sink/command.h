@@ -1,0 +1,52 @@
+// Turning one consumed Kafka record into a command for the Table API (reference-behaviour
+// section 3): routing, sys_id, operation, and the field mapping. Pure functions: no I/O.
+//
+// Everything that can be decided from the record alone is decided here, before any request:
+// a record that cannot become a valid command is a RECORD_ERROR with a message naming what is
+// wrong (the header, the field, the value), and never reaches the instance.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <boost/json/object.hpp>
+
+#include "snowcar/common/status.h"
+#include "snowcar/kafka/record.h"
+#include "snowcar/sink/sink_settings.h"
+
+namespace snowcar::sink {
+
+struct Command {
+  std::string table;  // validated: ^[a-z0-9_]+$
+  Operation operation = Operation::kCreate;
+  // Lower-case 32 hex; empty only for CREATE without a known id. A CREATE that carries one
+  // (not_found=create, or an explicit id) posts it as the new row's sys_id.
+  std::string sys_id;
+  // The mapped body: every value a string (or "" to clear). Empty for DELETE.
+  boost::json::object fields;
+  // The value of snow.sink.correlation.field in `fields` when correlation_lookup is on and
+  // the command is a CREATE; validated (no '^', no line break).
+  std::string correlation_value;
+  // UPSERT resolved to CREATE because the record had no sys_id (for reports only).
+  bool from_upsert = false;
+};
+
+// Decodes routing, sys_id, operation and mapping. Returns kInvalidArgument with a message that
+// names what is wrong (it becomes the RECORD_ERROR's message and the DLQ header). A record with
+// the header snow.source.operation is refused: a replayed source topic is never applied.
+Result<Command> DecodeCommand(const kafka::InRecord& record, const SinkSettings& settings);
+
+// The unknown-field policy, once the table's columns (sys_dictionary along the super-class
+// chain) are known: fail -> kInvalidArgument naming the fields; drop -> removed silently;
+// report -> removed and listed in `reported`; passthrough -> kept.
+Status ApplyUnknownFieldPolicy(Command& command, const std::set<std::string>& columns,
+                               const SinkSettings& settings, std::vector<std::string>* reported);
+
+// True when `table` is a valid table name (^[a-z0-9_]+$, at most 80 characters).
+bool IsValidTableName(std::string_view table);
+// True when `sys_id` is exactly 32 lower-case hex digits.
+bool IsValidSysId(std::string_view sys_id);
+
+}  // namespace snowcar::sink

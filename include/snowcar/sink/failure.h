@@ -1,0 +1,62 @@
+// What happens to a record that could not be applied: its error class, and the records the
+// error path produces for it (DLQ, reporter topics). Building them is pure; producing them is
+// the lane's job.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "snowcar/kafka/record.h"
+#include "snowcar/sink/command.h"
+
+namespace snowcar::sink {
+
+enum class ErrorClass {
+  kPermission,        // 403
+  kNotFound,          // 404 under not_found=fail
+  kConflict,          // 409 that is not a lock
+  kRecordError,       // the record is invalid, or another HTTP error
+  kAmbiguous,         // the request may or may not have been applied
+  kRetriesExhausted,  // transient failures outlasted snow.retry.*
+};
+
+// "PERMISSION", "NOT_FOUND", "CONFLICT", "RECORD_ERROR", "AMBIGUOUS", "RETRIES_EXHAUSTED".
+std::string_view ErrorClassName(ErrorClass klass);
+
+struct Failure {
+  ErrorClass klass = ErrorClass::kRecordError;
+  std::string message;  // already masked; says what was wrong
+  int http_status = 0;  // 0 when none
+  int attempts = 0;
+  std::string request_id;
+  std::string response_excerpt;  // masked, at most 500 characters
+};
+
+// The outcome of one applied record, for the success reporter topic.
+struct Applied {
+  Operation operation = Operation::kCreate;  // what was finally sent (a lookup may turn
+                                             // CREATE into PATCH)
+  std::string table;
+  std::string sys_id;  // the row written
+  int http_status = 0;
+  std::string request_id;
+  std::string request_body;  // only when reporter_include_request_body
+};
+
+// The DLQ record: the original key, value and headers, plus Kafka Connect-style context
+// headers: __connect.errors.topic / .partition / .offset / .class.name (the ErrorClass) /
+// .exception.message, and snowcar's snow.error.class, snow.error.http.status,
+// snow.error.message, snow.error.attempts, snow.error.request.id.
+kafka::OutRecord BuildDlqRecord(const kafka::InRecord& original, const Failure& failure,
+                                const std::string& dlq_topic);
+
+// Reporter records (JSON values keyed by the original key): operation, table, sys_id, status,
+// request id, source topic/partition/offset; errors add class, attempts, message and excerpt.
+kafka::OutRecord BuildSuccessReport(const kafka::InRecord& original, const Applied& applied,
+                                    const std::string& topic);
+kafka::OutRecord BuildErrorReport(const kafka::InRecord& original,
+                                  const std::optional<Command>& command, const Failure& failure,
+                                  const std::string& topic);
+
+}  // namespace snowcar::sink

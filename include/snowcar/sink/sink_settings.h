@@ -1,0 +1,79 @@
+// What configuration tells the sink, as values (reference-behaviour sections 1 and 3; the
+// option table entries live in src/config/option_table_sink.cpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "snowcar/common/status.h"
+
+namespace snowcar::config {
+class Config;
+}
+
+namespace snowcar::sink {
+
+enum class RoutingMode { kFixed, kTopicMap, kHeader };
+enum class OperationMode { kKeyValue, kHeader, kFixed };
+enum class Operation { kCreate, kPatch, kPut, kDelete };
+enum class SysIdPrecedence { kReject, kKey, kValue };
+enum class NullBehavior { kOmit, kClear, kReject };
+enum class UnknownFieldBehavior { kFail, kDrop, kReport, kPassthrough };
+enum class NestedBehavior { kReject, kFlatten, kStringify };
+enum class AmbiguousCreateBehavior { kRetry, kFailAmbiguous, kCorrelationLookup };
+enum class NotFoundBehavior { kFail, kIgnore, kCreate };
+enum class ApiErrorBehavior { kFail, kLog, kIgnore };
+
+// "CREATE", "PATCH", "PUT", "DELETE".
+std::string_view OperationName(Operation op);
+
+struct SinkSettings {
+  std::vector<std::string> topics;  // snow.sink.topics (or Connect's `topics`)
+
+  RoutingMode routing = RoutingMode::kFixed;
+  std::string table;                               // snow.sink.table (fixed)
+  std::map<std::string, std::string> topic_table;  // snow.sink.topic.<topic>.table
+  std::string table_header = "snow.table";
+  std::set<std::string> table_allowlist;  // header routing: required, names checked
+
+  OperationMode operation_mode = OperationMode::kKeyValue;
+  Operation operation_fixed = Operation::kCreate;
+  std::string operation_header = "snow.operation";
+  bool operation_header_required = false;
+  Operation update_method = Operation::kPatch;  // kPatch or kPut
+
+  std::string sys_id_key_field = "sys_id";
+  std::string sys_id_value_field = "sys_id";
+  SysIdPrecedence sys_id_precedence = SysIdPrecedence::kReject;
+
+  NullBehavior null_behavior = NullBehavior::kOmit;
+  UnknownFieldBehavior unknown_field = UnknownFieldBehavior::kFail;
+  NestedBehavior nested = NestedBehavior::kReject;
+  std::string flatten_delimiter = "_";
+  std::vector<std::pair<std::string, std::string>> renames;  // from -> to, in order
+  std::set<std::string> field_allowlist;                     // empty: all
+  std::set<std::string> field_denylist;
+
+  int max_in_flight = 8;
+  AmbiguousCreateBehavior ambiguous_create = AmbiguousCreateBehavior::kFailAmbiguous;
+  std::string correlation_field;
+  NotFoundBehavior not_found = NotFoundBehavior::kFail;
+  ApiErrorBehavior on_api_errors = ApiErrorBehavior::kFail;
+
+  std::string dlq_topic;               // errors.deadletterqueue.topic.name; empty: none
+  std::string reporter_success_topic;  // snow.sink.reporter.success.topic
+  std::string reporter_error_topic;    // snow.sink.reporter.error.topic
+  bool reporter_include_request_body = false;
+
+  // Reads and cross-checks the sink keys; InvalidArgument lists every problem naming the key
+  // (e.g. topic_map routing without a table for a consumed topic, allowlist and denylist
+  // both set, max.in.flight above snow.http.max.concurrent.requests, correlation_lookup
+  // without snow.sink.correlation.field).
+  static Result<SinkSettings> FromConfig(const config::Config& config);
+};
+
+}  // namespace snowcar::sink

@@ -1,0 +1,36 @@
+// Turning one ServiceNow row into the Kafka record the source produces (design section 5).
+//
+//   key        sys_id
+//   value      the row as JSON: schemaless (as received), strings (every value a string),
+//              optionally wrapped in {"before":null,"after":row,"source":{...},"op":"u",
+//              "ts_ms":...} when snow.source.emit.envelope=true
+//   headers    snow.source.operation=UPSERT, snow.table=<name>, snow.instance=<host>,
+//              snow.extracted_at=<ISO-8601 ms UTC>
+//   timestamp  the row's timestamp field, in ms
+//
+// display_value=true asks the instance for `all` and renders display values, except the
+// cursor fields (id, timestamp, sys_mod_count), which stay raw so consumers can dedup on them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <boost/json/object.hpp>
+
+#include "snowcar/kafka/record.h"
+#include "snowcar/source/row.h"
+#include "snowcar/source/source_settings.h"
+
+namespace snowcar::source {
+
+inline constexpr const char* kOperationHeader = "snow.source.operation";
+inline constexpr const char* kTableHeader = "snow.table";
+inline constexpr const char* kInstanceHeader = "snow.instance";
+inline constexpr const char* kExtractedAtHeader = "snow.extracted_at";
+
+// Never fails on a row ReadRowKey accepted.
+kafka::OutRecord BuildRecord(const boost::json::object& row, const RowKey& key,
+                             const TableSettings& table, const SourceSettings& source,
+                             int64_t extracted_at_ms);
+
+}  // namespace snowcar::source

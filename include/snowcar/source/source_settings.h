@@ -1,0 +1,56 @@
+// What configuration tells the source, as values: the global `snow.source.*` keys and one
+// TableSettings per alias in `snow.tables` (reference-behaviour section 1; the option table
+// entries live in src/config/option_table_source.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "snowcar/common/status.h"
+
+namespace snowcar::config {
+class Config;
+}
+
+namespace snowcar::source {
+
+enum class DisplayValue { kFalse, kTrue, kAll };  // sysparm_display_value
+enum class SchemaMode { kSchemaless, kStrings };  // `typed` is refused at start (no registry)
+enum class BadRowBehavior { kFail, kSkip };
+
+struct TableSettings {
+  std::string alias;                              // ^[a-z0-9_]+$, unique
+  std::string name;                               // snow.table.<alias>.name
+  std::string topic;                              // snow.table.<alias>.topic
+  int64_t start_ts = 0;                           // .start.timestamp, seconds since epoch, UTC
+  std::string timestamp_field = "sys_updated_on";  // .timestamp.field
+  std::string sys_id_field = "sys_id";            // .sys.id.field
+  std::string base_query;                         // .query, whitespace-normalised
+  std::vector<std::string> fields;                // .fields; empty: all; else id, ts and
+                                                  // sys_mod_count are guaranteed in it
+  DisplayValue display_value = DisplayValue::kFalse;
+  bool exclude_reference_link = true;
+  bool query_domain = true;
+  int batch_size = 5000;             // page size (sysparm_limit), 1..50000
+  int64_t poll_interval_ms = 5000;
+};
+
+struct SourceSettings {
+  std::string instance;  // the host of snow.url, e.g. "acme.service-now.com"
+  std::vector<TableSettings> tables;
+  int64_t overlap_seconds = 2;
+  int64_t safety_lag_seconds = 1;
+  size_t dedup_window_records = 50000;
+  BadRowBehavior bad_row = BadRowBehavior::kFail;
+  bool startup_probe = true;
+  SchemaMode schema_mode = SchemaMode::kSchemaless;
+  bool emit_envelope = false;
+
+  // Reads and cross-checks the source keys. InvalidArgument lists every problem, naming the
+  // key (e.g. "snow.table.inc.query: ORDERBY is not allowed; the source orders rows itself").
+  // exactly.once.source.support=required and schema.mode=typed are refused here with why.
+  static Result<SourceSettings> FromConfig(const config::Config& config);
+};
+
+}  // namespace snowcar::source

@@ -1,0 +1,10 @@
+// The sink's keys in the option table; see include/snowcar/config/options.h.
+#include "option_table_parts.h"
+
+namespace snowcar::config {
+
+void AppendSinkOptions(std::vector<OptionSpec>& table) {
+  (void)table;
+}
+
+}  // namespace snowcar::config

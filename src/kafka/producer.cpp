@@ -1,0 +1,2 @@
+// Stub until the kafka module lands.
+#include "snowcar/kafka/producer.h"

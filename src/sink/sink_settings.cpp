@@ -1,0 +1,2 @@
+// Stub until the sink core lands.
+#include "snowcar/sink/sink_settings.h"

@@ -1,0 +1,4 @@
+# The source's pure core (settings, keyset queries, rows, records, ack tracking).
+set(SNOWCAR_SOURCE_CORE_SOURCES
+  source_settings.cpp
+)

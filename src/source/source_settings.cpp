@@ -1,0 +1,2 @@
+// Stub until the source core lands.
+#include "snowcar/source/source_settings.h"
