@@ -2,8 +2,8 @@
 // Groups appear in docs/configuration.md in the order they are first used here.
 #include <string>
 
-#include "snowcar/config/options.h"
 #include "option_table_parts.h"
+#include "snowcar/config/options.h"
 #include "value_checks.h"
 
 namespace snowcar::config {

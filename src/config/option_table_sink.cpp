@@ -3,8 +3,6 @@
 
 namespace snowcar::config {
 
-void AppendSinkOptions(std::vector<OptionSpec>& table) {
-  (void)table;
-}
+void AppendSinkOptions(std::vector<OptionSpec>& table) { (void)table; }
 
 }  // namespace snowcar::config

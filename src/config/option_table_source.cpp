@@ -3,8 +3,6 @@
 
 namespace snowcar::config {
 
-void AppendSourceOptions(std::vector<OptionSpec>& table) {
-  (void)table;
-}
+void AppendSourceOptions(std::vector<OptionSpec>& table) { (void)table; }
 
 }  // namespace snowcar::config

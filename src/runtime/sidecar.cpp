@@ -116,12 +116,11 @@ Status Sidecar::Start() {
 // and /metrics. The directions start later, once the socket is up.
 Status Sidecar::StartDirections() {
   if (!settings_.source_enabled && !settings_.sink_enabled) {
-    return router_->Add({.method = "GET",
-                         .pattern = "/metrics",
-                         .help = "Prometheus text exposition of every counter and gauge",
-                         .handler = [](const api::Request&) {
-                           return api::Response::Text(200, "");
-                         }});
+    return router_->Add(
+        {.method = "GET",
+         .pattern = "/metrics",
+         .help = "Prometheus text exposition of every counter and gauge",
+         .handler = [](const api::Request&) { return api::Response::Text(200, ""); }});
   }
   SNOWCAR_ASSIGN_OR_RETURN(servicenow::ClientOptions client_options,
                            servicenow::ClientOptionsFromConfig(*config_));
@@ -189,8 +188,8 @@ void Sidecar::Shutdown() {
   // Order matters: the directions drain and commit while the pool still runs; then the client
   // lets go of libcurl; then stop taking requests, then stop the pool (no handler can touch
   // the store afterwards), then close the store.
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(settings_.shutdown_timeout_ms);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(settings_.shutdown_timeout_ms);
   for (auto it = directions_.rbegin(); it != directions_.rend(); ++it) (*it)->Stop(deadline);
   if (stop_client_) stop_client_();
   if (server_) server_->Stop();

@@ -32,8 +32,8 @@ class Readiness {
   std::string GateReason() const;
 
   mutable std::mutex mu_;
-  bool ready_ = false;  // guarded by mu_
-  std::string reason_;  // guarded by mu_
+  bool ready_ = false;                 // guarded by mu_
+  std::string reason_;                 // guarded by mu_
   std::function<std::string()> gate_;  // guarded by mu_
 };
 

@@ -15,8 +15,8 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>

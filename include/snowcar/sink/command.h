@@ -6,11 +6,10 @@
 // wrong (the header, the field, the value), and never reaches the instance.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 #include "snowcar/common/status.h"
 #include "snowcar/kafka/record.h"

@@ -12,10 +12,9 @@
 // cursor fields (id, timestamp, sys_mod_count), which stay raw so consumers can dedup on them.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <string>
-
-#include <boost/json/object.hpp>
 
 #include "snowcar/kafka/record.h"
 #include "snowcar/source/row.h"

@@ -2,11 +2,10 @@
 // cursor. Pure functions over Boost.JSON values.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <string>
 #include <string_view>
-
-#include <boost/json/object.hpp>
 
 #include "snowcar/common/status.h"
 #include "snowcar/source/source_settings.h"

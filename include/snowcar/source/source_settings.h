@@ -20,19 +20,19 @@ enum class SchemaMode { kSchemaless, kStrings };  // `typed` is refused at start
 enum class BadRowBehavior { kFail, kSkip };
 
 struct TableSettings {
-  std::string alias;                              // ^[a-z0-9_]+$, unique
-  std::string name;                               // snow.table.<alias>.name
-  std::string topic;                              // snow.table.<alias>.topic
-  int64_t start_ts = 0;                           // .start.timestamp, seconds since epoch, UTC
+  std::string alias;                               // ^[a-z0-9_]+$, unique
+  std::string name;                                // snow.table.<alias>.name
+  std::string topic;                               // snow.table.<alias>.topic
+  int64_t start_ts = 0;                            // .start.timestamp, seconds since epoch, UTC
   std::string timestamp_field = "sys_updated_on";  // .timestamp.field
-  std::string sys_id_field = "sys_id";            // .sys.id.field
-  std::string base_query;                         // .query, whitespace-normalised
-  std::vector<std::string> fields;                // .fields; empty: all; else id, ts and
-                                                  // sys_mod_count are guaranteed in it
+  std::string sys_id_field = "sys_id";             // .sys.id.field
+  std::string base_query;                          // .query, whitespace-normalised
+  std::vector<std::string> fields;                 // .fields; empty: all; else id, ts and
+                                                   // sys_mod_count are guaranteed in it
   DisplayValue display_value = DisplayValue::kFalse;
   bool exclude_reference_link = true;
   bool query_domain = true;
-  int batch_size = 5000;             // page size (sysparm_limit), 1..50000
+  int batch_size = 5000;  // page size (sysparm_limit), 1..50000
   int64_t poll_interval_ms = 5000;
 };
 
