@@ -1,0 +1,49 @@
+// A TableClient for unit tests: a handler decides each call's CallResult; every request is
+// recorded. Completions are posted to the caller's executor, as the real client does.
+//
+//   FakeTableClient client([](const servicenow::HttpRequest& r) {
+//     return FakeTableClient::List({row1, row2});
+//   });
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "snowcar/servicenow/table_client.h"
+
+namespace snowcar::testsupport {
+
+class FakeTableClient final : public servicenow::TableClient {
+ public:
+  using Handler = std::function<servicenow::CallResult(const servicenow::HttpRequest&)>;
+
+  FakeTableClient() = default;
+  explicit FakeTableClient(Handler handler) : handler_(std::move(handler)) {}
+
+  void set_handler(Handler handler);
+  void set_server_now_ms(int64_t ms) { server_now_ms_ = ms; }
+
+  void Send(servicenow::HttpRequest request, boost::asio::any_io_executor executor,
+            servicenow::Completion done) override;
+  int64_t ServerNowMillis() const override { return server_now_ms_; }
+
+  std::vector<servicenow::HttpRequest> requests() const;
+  size_t request_count() const;
+
+  // Ready-made answers.
+  static servicenow::CallResult List(boost::json::array rows);
+  static servicenow::CallResult Record(boost::json::object record, int http_status = 200);
+  static servicenow::CallResult Empty(int http_status = 204);
+  static servicenow::CallResult Failure(servicenow::OutcomeClass klass, int http_status,
+                                        std::string message);
+
+ private:
+  mutable std::mutex mu_;
+  Handler handler_;
+  std::vector<servicenow::HttpRequest> requests_;
+  std::atomic<int64_t> server_now_ms_{0};
+};
+
+}  // namespace snowcar::testsupport
