@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
+
+#include "snowcar/common/time.h"
+#include "value_normalize.h"
 
 namespace snowcar::config {
 
@@ -37,6 +41,158 @@ std::string RefuseExactlyOnceRequired(std::string_view value) {
 std::string RefuseTopicsRegex(std::string_view /*value*/) {
   return "is not supported: the sink consumes the topics listed in snow.sink.topics (or "
          "topics); list them there";
+}
+
+namespace {
+
+bool IsNameChar(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+bool IsTopicChar(unsigned char c) {
+  return std::isalnum(c) != 0 || c == '.' || c == '_' || c == '-';
+}
+
+constexpr size_t kMaxTableName = 80;
+constexpr size_t kMaxTopicName = 249;
+
+std::string CheckIdentifier(std::string_view value, std::string_view what) {
+  if (value.empty()) return "";
+  if (value.size() > kMaxTableName) {
+    return "a " + std::string(what) + " has at most " + std::to_string(kMaxTableName) +
+           " characters";
+  }
+  if (!std::all_of(value.begin(), value.end(), [](unsigned char c) { return IsNameChar(c); })) {
+    return "'" + std::string(value) + "' is not a " + std::string(what) +
+           " (allowed: lower-case letters, digits and '_', e.g. incident or u_order)";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string CheckTableName(std::string_view value) { return CheckIdentifier(value, "table name"); }
+
+std::string CheckTableNameList(std::string_view value) {
+  for (const std::string& item : SplitList(value)) {
+    std::string problem = CheckTableName(item);
+    if (!problem.empty()) return problem;
+  }
+  return "";
+}
+
+std::string CheckColumnName(std::string_view value) {
+  return CheckIdentifier(value, "column name");
+}
+
+std::string CheckFieldRenames(std::string_view value) {
+  std::set<std::string> sources;
+  std::set<std::string> targets;
+  for (const std::string& item : SplitList(value)) {
+    const size_t colon = item.find(':');
+    if (colon == std::string::npos || item.find(':', colon + 1) != std::string::npos) {
+      return "'" + item + "' is not a from:to pair (e.g. title:short_description)";
+    }
+    const std::string from = Trim(std::string_view(item).substr(0, colon));
+    const std::string to = Trim(std::string_view(item).substr(colon + 1));
+    if (from.empty() || to.empty()) {
+      return "'" + item + "' needs a name on both sides of ':' (e.g. title:short_description)";
+    }
+    if (!sources.insert(from).second) return "'" + from + "' is renamed more than once";
+    if (!targets.insert(to).second) return "more than one field is renamed to '" + to + "'";
+  }
+  return "";
+}
+
+std::string CheckTopicName(std::string_view value) {
+  if (value.empty()) return "";
+  if (value.size() > kMaxTopicName || value == "." || value == ".." ||
+      !std::all_of(value.begin(), value.end(), [](unsigned char c) { return IsTopicChar(c); })) {
+    return "'" + std::string(value) +
+           "' is not a Kafka topic name (allowed: letters, digits, '.', '_' and '-', at most " +
+           std::to_string(kMaxTopicName) + " characters)";
+  }
+  return "";
+}
+
+std::string CheckNotBlank(std::string_view value) {
+  return value.empty() ? "must not be empty" : "";
+}
+
+namespace {
+
+bool IsAliasChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }
+
+bool IsFieldChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+}  // namespace
+
+std::string CheckTableAliasList(std::string_view value) {
+  std::set<std::string> seen;
+  for (const std::string& alias : SplitList(value)) {
+    if (!std::all_of(alias.begin(), alias.end(), IsAliasChar)) {
+      return "holds the alias '" + alias.substr(0, 80) +
+             "'; an alias is lower-case letters, digits and '_' (^[a-z0-9_]+$)";
+    }
+    if (!seen.insert(alias).second) return "lists the alias '" + alias + "' twice";
+  }
+  return "";
+}
+
+std::string CheckSnowDateTime(std::string_view value) {
+  if (value.empty() || ParseSnowTimestamp(value).ok()) return "";  // empty: the default
+  return "is not a UTC date-time written YYYY-MM-DD HH:MM:SS (e.g. 2024-01-31 00:00:00)";
+}
+
+std::string CheckPlainFieldName(std::string_view value) {
+  if (value.empty()) return "must name a field";
+  if (value.find('.') != std::string_view::npos) {
+    return "is dot-walked; name a field of the table itself (the cursor cannot follow a field "
+           "of a referenced record)";
+  }
+  if (!std::all_of(value.begin(), value.end(), IsFieldChar)) {
+    return "is not a field name (letters, digits and '_')";
+  }
+  return "";
+}
+
+std::string CheckFieldList(std::string_view value) {
+  for (const std::string& field : SplitList(value)) {
+    if (!std::all_of(field.begin(), field.end(), IsFieldChar) || field.empty()) {
+      return "holds '" + field.substr(0, 80) +
+             "', which is not a field name (letters, digits and '_'; no dot-walking)";
+    }
+  }
+  return "";
+}
+
+std::string CheckBaseQuery(std::string_view value) {
+  // Terms are separated by '^'; a branch after ^NQ starts with "NQ". ORDERBYDESC is caught too.
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t end = value.find('^', start);
+    if (end == std::string_view::npos) end = value.size();
+    std::string_view term = value.substr(start, end - start);
+    const auto skip_blanks = [&term] {
+      while (!term.empty() && std::isspace(static_cast<unsigned char>(term.front())) != 0) {
+        term.remove_prefix(1);
+      }
+    };
+    skip_blanks();
+    if (term.starts_with("NQ")) term.remove_prefix(2);
+    skip_blanks();
+    if (term.starts_with("ORDERBY")) {
+      return "contains '" + std::string(term.substr(0, 80)) +
+             "'; ORDERBY is not allowed because the source orders rows by timestamp and id itself";
+    }
+    start = end + 1;
+  }
+  if (value.find_first_of("\r\n") != std::string_view::npos) {
+    return "contains a line break; an encoded query is one line";
+  }
+  return "";
 }
 
 }  // namespace snowcar::config

@@ -16,4 +16,41 @@ std::string RefuseExactlyOnceRequired(std::string_view value);
 // Refuses any value: the sink subscribes to a fixed topic list, never to a pattern.
 std::string RefuseTopicsRegex(std::string_view value);
 
+// A ServiceNow table name: lower-case letters, digits and '_', at most 80 characters. Empty is
+// fine (unset); whether the key is needed is decided across keys.
+std::string CheckTableName(std::string_view value);
+
+// A comma-separated list of table names, each as CheckTableName.
+std::string CheckTableNameList(std::string_view value);
+
+// A column name used inside an encoded query: the same shape as a table name, so it can never
+// carry query syntax ('^', '=', ...). Empty is fine.
+std::string CheckColumnName(std::string_view value);
+
+// `from:to` pairs separated by commas: both names non-empty, each source renamed once and each
+// target produced once.
+std::string CheckFieldRenames(std::string_view value);
+
+// A Kafka topic name (letters, digits, '.', '_', '-'; at most 249 characters). Empty is fine.
+std::string CheckTopicName(std::string_view value);
+
+// Refuses an empty value for keys whose default must not be blanked out.
+std::string CheckNotBlank(std::string_view value);
+
+// snow.tables: every alias matches ^[a-z0-9_]+$ and appears once.
+std::string CheckTableAliasList(std::string_view value);
+
+// A UTC date-time written `YYYY-MM-DD HH:MM:SS` (snow.table.<alias>.start.timestamp).
+std::string CheckSnowDateTime(std::string_view value);
+
+// A field of the table itself: letters, digits and '_' only, so no dot-walking and nothing
+// that could change the meaning of the encoded query it is put into.
+std::string CheckPlainFieldName(std::string_view value);
+
+// A list of such field names (snow.table.<alias>.fields).
+std::string CheckFieldList(std::string_view value);
+
+// A base encoded query: no ORDERBY (the source orders rows itself) and no line breaks.
+std::string CheckBaseQuery(std::string_view value);
+
 }  // namespace snowcar::config

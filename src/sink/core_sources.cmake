@@ -1,4 +1,12 @@
 # The sink's pure core (settings, command decoding and mapping, DLQ and reporter records).
 set(SNOWCAR_SINK_CORE_SOURCES
   sink_settings.cpp
+  command.cpp
+  command_json.cpp
+  command_text.cpp
+  command_routing.cpp
+  command_sys_id.cpp
+  command_operation.cpp
+  command_mapping.cpp
+  failure.cpp
 )

@@ -4,6 +4,26 @@
 // Everything that can be decided from the record alone is decided here, before any request:
 // a record that cannot become a valid command is a RECORD_ERROR with a message naming what is
 // wrong (the header, the field, the value), and never reaches the instance.
+//
+// Choices the reference leaves open, made here:
+//  - sys_id: a key starting with '{' is a JSON object (its snow.sink.sys.id.key.field is
+//    read; a non-string there is an error); a key that is a JSON string is unquoted; any
+//    other key is the sys_id itself. Under precedence `key` the order of trust is key, header,
+//    value; under `value` it is value, header, key; only the winner must be well formed.
+//    Under `reject` every source given must be well formed and all must agree.
+//  - operation: the operation header wins in every mode; without it, `header` mode infers
+//    like `key_value` unless the header is required. A record that carries a sys_id but says
+//    CREATE keeps the id (the row is created with it).
+//  - a DELETE ignores the value entirely (it may be absent, or not even JSON).
+//  - mapping: renames apply to the record's own names at once (a:b,b:a swaps), and two
+//    fields ending with one name are an error; allow/deny lists name fields after renaming;
+//    `flatten` opens objects at every depth, applies the null policy to their leaves, drops
+//    reserved names among them, and writes arrays as compact JSON (they have no member names
+//    to open into). A flattened name that collides with another field is an error.
+//  - numbers keep the producer's digits (no rounding through double): 2.0 -> "2",
+//    1e3 -> "1000", 123456789012345678901234 stays as written.
+//  - hostile input: JSON nested deeper than 64 levels, invalid UTF-8 and repeated member names
+//    are refused; record text quoted into messages is cut to 64 bytes and escaped.
 #pragma once
 
 #include <boost/json/object.hpp>

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "snowcar/kafka/record.h"
 #include "snowcar/sink/command.h"
@@ -31,6 +32,7 @@ struct Failure {
   int attempts = 0;
   std::string request_id;
   std::string response_excerpt;  // masked, at most 500 characters
+  std::string request_body;      // only when reporter_include_request_body; masked when built
 };
 
 // The outcome of one applied record, for the success reporter topic.
@@ -42,17 +44,26 @@ struct Applied {
   int http_status = 0;
   std::string request_id;
   std::string request_body;  // only when reporter_include_request_body
+  // Fields removed under unknown.field.behavior=report (ApplyUnknownFieldPolicy's `reported`).
+  std::vector<std::string> unknown_fields;
 };
 
-// The DLQ record: the original key, value and headers, plus Kafka Connect-style context
-// headers: __connect.errors.topic / .partition / .offset / .class.name (the ErrorClass) /
-// .exception.message, and snowcar's snow.error.class, snow.error.http.status,
-// snow.error.message, snow.error.attempts, snow.error.request.id.
+// The DLQ record: the original key, value, headers and timestamp, plus Kafka Connect-style
+// context headers: __connect.errors.topic / .partition / .offset / .class.name (the
+// ErrorClass) / .exception.message, and snowcar's snow.error.class, snow.error.message,
+// snow.error.attempts, and snow.error.http.status / snow.error.request.id when known.
+// Header values are masked with redact::Mask.
 kafka::OutRecord BuildDlqRecord(const kafka::InRecord& original, const Failure& failure,
                                 const std::string& dlq_topic);
 
-// Reporter records (JSON values keyed by the original key): operation, table, sys_id, status,
-// request id, source topic/partition/offset; errors add class, attempts, message and excerpt.
+// Reporter records (JSON values keyed by the original key, no headers):
+//   {"result":"success","operation":"PATCH","table":"incident","sys_id":"<32 hex>",
+//    "status":200,"request_id":"...","source":{"topic":"t","partition":0,"offset":42}}
+// plus "unknown_fields" (a list) when fields were reported and "request_body" when the lane
+// passed one. Errors have "result":"error", the command's operation/table/sys_id (null when
+// the record could not be decoded), "status" (null without an answer), and add
+// "error_class", "attempts", "retries" (attempts - 1), "message" and "response_excerpt"
+// (masked, at most 500 characters).
 kafka::OutRecord BuildSuccessReport(const kafka::InRecord& original, const Applied& applied,
                                     const std::string& topic);
 kafka::OutRecord BuildErrorReport(const kafka::InRecord& original,

@@ -41,7 +41,11 @@ struct SinkSettings {
   std::set<std::string> table_allowlist;  // header routing: required, names checked
 
   OperationMode operation_mode = OperationMode::kKeyValue;
+  // snow.sink.operation.fixed, with UPDATE already resolved to update_method. UPSERT is kept
+  // as operation_fixed_upsert (operation_fixed then reads kCreate): it needs the record's
+  // sys_id to decide between update_method and CREATE.
   Operation operation_fixed = Operation::kCreate;
+  bool operation_fixed_upsert = false;
   std::string operation_header = "snow.operation";
   bool operation_header_required = false;
   Operation update_method = Operation::kPatch;  // kPatch or kPut
