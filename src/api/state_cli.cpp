@@ -1,6 +1,7 @@
 #include "snowcar/api/state_cli.h"
 
 #include <algorithm>
+#include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
@@ -26,6 +27,9 @@ constexpr const char* kUsage =
     "  dedup TABLE SYS_ID             dedup entries of one row\n"
     "  correlation TABLE FIELD VALUE  cached sys_id for a correlation value\n"
     "  reset TABLE                    forget a table's cursors and dedup entries\n"
+    "  reset-cursor TABLE [--to TS]   without --to: the same as reset; with\n"
+    "                                 --to \"YYYY-MM-DD HH:MM:SS\" (UTC): rewind the cursor\n"
+    "                                 there, keeping the dedup entries\n"
     "\n"
     "The socket is --socket, else socket.path in --config, else $SNOWCAR_SOCKET_PATH,\n"
     "else /var/run/snowcar/snowcar.sock. --state-dir DIR reads (and resets) a stopped\n"
@@ -39,7 +43,7 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"health", 0, 0}, {"ready", 0, 0},       {"help", 0, 0},  {"cursors", 0, 1},
-    {"dedup", 2, 2},  {"correlation", 3, 3}, {"reset", 1, 1},
+    {"dedup", 2, 2},  {"correlation", 3, 3}, {"reset", 1, 1}, {"reset-cursor", 1, 1},
 };
 
 int Usage(std::ostream& err, const std::string& problem) {
@@ -74,17 +78,18 @@ namespace {
 // The answer to one command, from the socket or, offline, from the routes run in-process on
 // a store opened directly. `source` names where it came from for error messages.
 Result<HttpResult> Fetch(const std::string& method, const std::string& target,
-                         const std::string& socket, const std::string& state_dir,
-                         const StateCliEnv& env, std::string& source) {
+                         const std::string& body, const std::string& socket,
+                         const std::string& state_dir, const StateCliEnv& env,
+                         std::string& source) {
   if (state_dir.empty()) {
     source = socket;
-    return Client().Send(socket, method, target, {});
+    return Client().Send(socket, method, target, body);
   }
   source = "state dir " + state_dir;
   SNOWCAR_ASSIGN_OR_RETURN(std::unique_ptr<state::StateStore> store, env.open_store(state_dir));
   Router router;
   SNOWCAR_RETURN_IF_ERROR(RegisterStateRoutes(router, *store));
-  const Response response = router.Handle(method, target);
+  const Response response = router.Handle(method, target, body);
   HttpResult result;
   result.status = response.status;
   result.content_type = response.content_type;
@@ -106,6 +111,7 @@ int RunStateCli(const std::vector<std::string>& args, std::ostream& out, std::os
     };
   }
   std::string socket_flag, config_file, state_dir;
+  std::optional<std::string> to;
   bool json = false;
   std::vector<std::string> positional;
   bool options_done = false;
@@ -125,6 +131,8 @@ int RunStateCli(const std::vector<std::string>& args, std::ostream& out, std::os
     if (name == "--socket") value_of = &socket_flag;
     if (name == "--config") value_of = &config_file;
     if (name == "--state-dir") value_of = &state_dir;
+    std::string to_value;
+    if (name == "--to") value_of = &to_value;
     if (arg == "--") {
       options_done = true;
     } else if (arg == "-h" || arg == "--help") {
@@ -141,6 +149,7 @@ int RunStateCli(const std::vector<std::string>& args, std::ostream& out, std::os
         return Usage(err, name + " needs a value");
       }
       if (value_of->empty()) return Usage(err, name + " needs a non-empty value");
+      if (value_of == &to_value) to = to_value;
     } else {
       return Usage(err, "unknown option '" + arg + "'");
     }
@@ -163,6 +172,9 @@ int RunStateCli(const std::vector<std::string>& args, std::ostream& out, std::os
   for (const auto& a : cargs) {
     if (a.empty()) return Usage(err, "empty argument for '" + command + "'");
   }
+  if (to.has_value() && command != "reset-cursor") {
+    return Usage(err, "--to belongs to 'reset-cursor'");
+  }
   if (!state_dir.empty() && (command == "health" || command == "ready")) {
     return Usage(err,
                  "'" + command + "' asks a running sidecar; it does not work with --state-dir");
@@ -178,8 +190,10 @@ int RunStateCli(const std::vector<std::string>& args, std::ostream& out, std::os
     socket = *resolved;
   }
   const auto [method, target] = TargetFor(command, cargs);
+  std::string request_body;
+  if (to.has_value()) request_body = boost::json::serialize(boost::json::object{{"to", *to}});
   std::string source;
-  auto answer = Fetch(method, target, socket, state_dir, env, source);
+  auto answer = Fetch(method, target, request_body, socket, state_dir, env, source);
   if (!answer.ok()) {
     err << "snowcar state: " << answer.status().message() << "\n";
     return 1;

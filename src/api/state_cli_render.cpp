@@ -101,7 +101,22 @@ void RenderHuman(const std::string& command, const json::value& body, std::ostre
         << "field: " << Field(body, "field") << "\n"
         << "value: " << Field(body, "value") << "\n"
         << "sys_id: " << Field(body, "sys_id") << "\n";
-  } else if (command == "reset") {
+  } else if (command == "reset-cursor" && body.is_object() &&
+             body.as_object().contains("rewound")) {
+    out << "rewound table " << Field(body, "table") << " to " << Field(body, "to_utc")
+        << " (UTC), phase backfill; kept " << Field(body, "dedup_entries_kept")
+        << " dedup entries, so versions already sent are not sent again\n";
+    const auto* cursors = body.as_object().if_contains("cursors");
+    if (cursors != nullptr && cursors->is_array()) {
+      std::vector<std::vector<std::string>> rows = {
+          {"WAS (UTC)", "WAS SYS_ID", "TIMESTAMP_FIELD", "INSTANCE", "FINGERPRINT"}};
+      for (const auto& c : cursors->as_array()) {
+        rows.push_back({Field(c, "from_utc"), Field(c, "from_sys_id"), Field(c, "timestamp_field"),
+                        Field(c, "instance"), Field(c, "query_fingerprint")});
+      }
+      PrintTable(rows, out);
+    }
+  } else if (command == "reset" || command == "reset-cursor") {
     out << "reset table " << Field(body, "table") << ": removed " << Field(body, "cursors_removed")
         << " cursor(s) and " << Field(body, "dedup_entries_removed") << " dedup entries\n";
   } else {

@@ -1,6 +1,10 @@
 // The raw state views (/v1/state/...) and the cursor reset, over the StateStore interface.
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
+#include <limits>
+#include <optional>
+#include <utility>
 
 #include "snowcar/api/routes.h"
 #include "snowcar/common/log.h"
@@ -71,9 +75,121 @@ boost::json::array CursorsJson(const std::vector<state::StoredCursor>& cursors) 
   return list;
 }
 
+// The reset's optional body: nothing (or {}) forgets the table, {"to":"..."} rewinds it.
+// Returns the rewind target in seconds, or nullopt for a plain reset.
+Result<std::optional<int64_t>> ParseResetBody(std::string_view body) {
+  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return std::optional<int64_t>();
+  }
+  boost::system::error_code ec;
+  const boost::json::value doc = boost::json::parse(body, ec);
+  if (ec || !doc.is_object()) {
+    return Status::InvalidArgument(
+        "the body must be empty or a JSON object like {\"to\":\"2024-01-31 00:00:00\"}");
+  }
+  std::optional<int64_t> to;
+  for (const auto& [name, value] : doc.get_object()) {
+    if (name != "to") {
+      return Status::InvalidArgument("unknown member '" + std::string(name.substr(0, 64)) +
+                                     "' in the body; only \"to\" is accepted");
+    }
+    auto ts = value.is_string() ? ParseSnowTimestamp(value.get_string())
+                                : Result<int64_t>(Status::InvalidArgument("not a string"));
+    if (!ts.ok()) {
+      return Status::InvalidArgument(
+          "\"to\" must be a UTC date-time written YYYY-MM-DD HH:MM:SS, e.g. "
+          "\"2024-01-31 00:00:00\"");
+    }
+    to = *ts;
+  }
+  return to;
+}
+
+// The before-reset hook said no: a conflict with the running sidecar unless it says otherwise.
+Response Refused(const Request& request, const std::string& table, const Status& status) {
+  const int code = status.code() == StatusCode::kFailedPrecondition ? 409
+                   : status.retriable()                             ? 503
+                                                                    : 500;
+  return Response::Error(code, "cannot reset table '" + table + "': " + status.message(),
+                         request.path);
+}
+
+std::string Requester(const Request& request) {
+  return request.peer.empty() ? "in-process" : request.peer;
+}
+
+Response Reset(state::StateStore& store, const Request& request, const std::string& table) {
+  // Counted first so the answer says what was dropped; informative, not transactional.
+  auto cursors = store.CursorsForTable(table);
+  if (!cursors.ok()) return StoreError(request, cursors.status());
+  auto dedup = store.DedupCount(table);
+  if (!dedup.ok()) return StoreError(request, dedup.status());
+  Status s = store.ResetTable(table);
+  if (!s.ok()) return StoreError(request, s);
+  SNOWCAR_LOG(kWarn, "state.table_reset",
+              {{"table", table},
+               {"cursors", cursors->size()},
+               {"dedup", *dedup},
+               {"requested_by", Requester(request)}});
+  boost::json::object root;
+  root["table"] = table;
+  root["reset"] = true;
+  root["cursors_removed"] = cursors->size();
+  root["dedup_entries_removed"] = *dedup;
+  return Response::Json(200, root);
+}
+
+// Moves every cursor of the table to (to, "") and keeps the dedup entries: the window is
+// loaded whole (no cap, no overlap pruning) and committed back unchanged with the new cursor.
+Response Rewind(state::StateStore& store, const Request& request, const std::string& table,
+                int64_t to) {
+  auto cursors = store.CursorsForTable(table);
+  if (!cursors.ok()) return StoreError(request, cursors.status());
+  if (cursors->empty()) {
+    return Response::Error(404,
+                           "no cursor stored for table '" + table +
+                               "', so there is nothing to rewind; a table without a cursor "
+                               "starts at its snow.table." +
+                               table + ".start.timestamp",
+                           request.path);
+  }
+  const state::DedupPolicy keep_all{.overlap_seconds = std::numeric_limits<int64_t>::max(),
+                                    .window_records = std::numeric_limits<size_t>::max()};
+  auto window = store.LoadDedupWindow(table, keep_all);
+  if (!window.ok()) return StoreError(request, window.status());
+  const state::Cursor target{to, "", state::Phase::kBackfill};
+  boost::json::array rewound;
+  for (const state::StoredCursor& c : *cursors) {
+    if (Status s = store.Commit(c.identity, target, **window); !s.ok()) {
+      return StoreError(request, s);
+    }
+    boost::json::object entry;
+    entry["instance"] = c.identity.instance;
+    entry["query_fingerprint"] = c.identity.query_fingerprint;
+    entry["timestamp_field"] = c.identity.timestamp_field;
+    entry["from_ts"] = c.cursor.ts;
+    entry["from_utc"] = FormatSnowTimestamp(c.cursor.ts);
+    entry["from_sys_id"] = c.cursor.sys_id;
+    rewound.push_back(std::move(entry));
+  }
+  SNOWCAR_LOG(kWarn, "state.table_rewound",
+              {{"table", table},
+               {"to", FormatSnowTimestamp(to)},
+               {"cursors", cursors->size()},
+               {"dedup_kept", (*window)->size()},
+               {"requested_by", Requester(request)}});
+  boost::json::object root;
+  root["table"] = table;
+  root["rewound"] = true;
+  root["to_ts"] = to;
+  root["to_utc"] = FormatSnowTimestamp(to);
+  root["cursors"] = std::move(rewound);
+  root["dedup_entries_kept"] = (*window)->size();
+  return Response::Json(200, root);
+}
 }  // namespace
 
-Status RegisterStateRoutes(Router& router, state::StateStore& store) {
+Status RegisterStateRoutes(Router& router, state::StateStore& store, BeforeReset before_reset) {
   SNOWCAR_RETURN_IF_ERROR(router.Add(Route{"GET", "/v1/state/cursors", "every stored source cursor",
                                            false, [&store](const Request& request) {
                                              auto cursors = store.ListCursors();
@@ -158,27 +274,17 @@ Status RegisterStateRoutes(Router& router, state::StateStore& store) {
   SNOWCAR_RETURN_IF_ERROR(router.Add(
       Route{"POST", "/v1/state/cursors/{table}/reset",
             "forget a table's cursors and dedup entries (the next start re-reads it from the "
-            "beginning)",
-            true, [&store](const Request& request) {
+            "beginning); body {\"to\":\"YYYY-MM-DD HH:MM:SS\"} rewinds its cursor instead",
+            true, [&store, before_reset = std::move(before_reset)](const Request& request) {
               const std::string& table = request.Capture("table");
-              // Counted first so the answer says what was dropped; informative, not transactional.
-              auto cursors = store.CursorsForTable(table);
-              if (!cursors.ok()) return StoreError(request, cursors.status());
-              auto dedup = store.DedupCount(table);
-              if (!dedup.ok()) return StoreError(request, dedup.status());
-              Status s = store.ResetTable(table);
-              if (!s.ok()) return StoreError(request, s);
-              SNOWCAR_LOG(kWarn, "state.table_reset",
-                          {{"table", table},
-                           {"cursors", cursors->size()},
-                           {"dedup", *dedup},
-                           {"requested_by", request.peer.empty() ? "in-process" : request.peer}});
-              boost::json::object root;
-              root["table"] = table;
-              root["reset"] = true;
-              root["cursors_removed"] = cursors->size();
-              root["dedup_entries_removed"] = *dedup;
-              return Response::Json(200, root);
+              if (!IsTableName(table)) return BadTable(request, table);
+              auto body = ParseResetBody(request.body);
+              if (!body.ok()) return Response::Error(400, body.status().message(), request.path);
+              if (before_reset) {
+                if (Status s = before_reset(table); !s.ok()) return Refused(request, table, s);
+              }
+              if (body->has_value()) return Rewind(store, request, table, **body);
+              return Reset(store, request, table);
             }}));
   return Status::Ok();
 }

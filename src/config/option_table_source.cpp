@@ -1,8 +1,188 @@
 // The source's keys in the option table; see include/snowcar/config/options.h.
+//
+// Per-table keys are families (`snow.table.<alias>.name`, ...). The loader accepts any
+// member and checks each value on its own; which aliases exist, and whether every listed
+// alias has its name and topic, is checked by SourceSettings::FromConfig (src/source), which
+// sees all the keys together.
 #include "option_table_parts.h"
+#include "value_checks.h"
 
 namespace snowcar::config {
+namespace {
 
-void AppendSourceOptions(std::vector<OptionSpec>& table) { (void)table; }
+using T = OptionType;
+
+constexpr std::string_view kSource = "Source";
+constexpr int64_t kDayMs = int64_t{24} * 3600 * 1000;
+constexpr int64_t kMaxPage = 50000;
+
+}  // namespace
+
+void AppendSourceOptions(std::vector<OptionSpec>& table) {
+  std::vector<OptionSpec> source = {
+      {.name = "snow.tables",
+       .type = T::kList,
+       .check = CheckTableAliasList,
+       .group = kSource,
+       .doc = "Comma-separated aliases of the tables the source reads, e.g. `inc,chg`. An alias "
+              "is lower-case letters, digits and `_`, and names the table in every other key "
+              "(`snow.table.<alias>.*`), in the state store and on the socket API. Each alias "
+              "needs `snow.table.<alias>.name` and `snow.table.<alias>.topic`."},
+      {.name = "snow.table.<alias>.name",
+       .group = kSource,
+       .doc = "The ServiceNow table (or database view) to read, e.g. `incident`. Required for "
+              "every alias in `snow.tables`."},
+      {.name = "snow.table.<alias>.topic",
+       .group = kSource,
+       .doc = "Kafka topic that receives the table's rows, one record per row version. "
+              "Required for every alias in `snow.tables`."},
+      {.name = "snow.table.<alias>.start.timestamp",
+       .default_value = "1970-01-01 00:00:00",
+       .check = CheckSnowDateTime,
+       .group = kSource,
+       .doc = "Where a table without a stored cursor begins: rows whose timestamp field is at "
+              "or after this UTC date-time (`YYYY-MM-DD HH:MM:SS`) are read. Ignored once a "
+              "cursor is stored; reset the cursor to apply a new value."},
+      {.name = "snow.table.<alias>.timestamp.field",
+       .default_value = "sys_updated_on",
+       .check = CheckPlainFieldName,
+       .group = kSource,
+       .doc = "Date-time field the cursor follows. It must be a field of the table itself "
+              "(no dot-walking) that changes whenever a row does; the default fits every "
+              "ordinary table."},
+      {.name = "snow.table.<alias>.sys.id.field",
+       .default_value = "sys_id",
+       .check = CheckPlainFieldName,
+       .group = kSource,
+       .doc = "Field holding the row's unique id, used as record key and as the cursor's "
+              "tie-breaker. Database views expose it under a prefixed name, e.g. `inc_sys_id`."},
+      {.name = "snow.table.<alias>.query",
+       .check = CheckBaseQuery,
+       .group = kSource,
+       .doc = "Encoded query selecting which rows to read, e.g. `active=true^priority<=2`; "
+              "empty reads every row. The source adds its own cursor terms and ordering, so "
+              "`ORDERBY` is refused here. Branches joined by `^NQ` are supported. Whitespace "
+              "around `^` and at either end is dropped. Changing the query starts a new cursor."},
+      {.name = "snow.table.<alias>.fields",
+       .type = T::kList,
+       .check = CheckFieldList,
+       .group = kSource,
+       .doc = "Comma-separated fields to read (`sysparm_fields`); empty reads all of them. The "
+              "list must name the id and timestamp fields; `sys_mod_count` is added when "
+              "missing because duplicates are recognised by it."},
+      {.name = "snow.table.<alias>.display.value",
+       .type = T::kEnum,
+       .default_value = "false",
+       .allowed = {"false", "true", "all"},
+       .group = kSource,
+       .doc = "What the record holds for each field: `false` the stored values, `true` the "
+              "display values (as a user sees them), `all` both, as "
+              "`{\"display_value\":...,\"value\":...}` objects. With `true` the id, timestamp "
+              "and `sys_mod_count` fields stay raw so consumers can still deduplicate."},
+      {.name = "snow.table.<alias>.exclude.reference.link",
+       .type = T::kBool,
+       .default_value = "true",
+       .group = kSource,
+       .doc = "Leave out the API link that ServiceNow attaches to every reference field, so a "
+              "reference reads as its plain id (or display value). Saves bandwidth and topic "
+              "space."},
+      {.name = "snow.table.<alias>.query.domain",
+       .type = T::kBool,
+       .default_value = "true",
+       .group = kSource,
+       .doc = "Respect domain separation: read only rows in the integration user's domains. "
+              "`false` asks the instance to query across domains "
+              "(`sysparm_query_no_domain=true`), which the user's roles must allow. Part of the "
+              "cursor's identity."},
+      {.name = "snow.table.<alias>.batch.size",
+       .type = T::kInt,
+       .min = 1,
+       .max = kMaxPage,
+       .group = kSource,
+       .doc = "Page size for this table; unset uses `snow.source.batch.size`."},
+      {.name = "snow.table.<alias>.poll.interval.ms",
+       .type = T::kInt,
+       .min = 0,
+       .max = kDayMs,
+       .group = kSource,
+       .doc = "Wait between sweeps once this table is caught up; unset uses "
+              "`snow.source.poll.interval.ms`."},
+      {.name = "snow.source.poll.interval.ms",
+       .type = T::kInt,
+       .default_value = "5000",
+       .min = 0,
+       .max = kDayMs,
+       .group = kSource,
+       .doc = "Wait between sweeps of a table that has caught up with the instance's clock. "
+              "A table still catching up is swept again at once. Lower values cut latency and "
+              "cost the instance more requests."},
+      {.name = "snow.source.batch.size",
+       .type = T::kInt,
+       .default_value = "5000",
+       .min = 1,
+       .max = kMaxPage,
+       .group = kSource,
+       .doc = "Rows asked for per page (`sysparm_limit`). Bigger pages mean fewer requests but "
+              "longer transactions on the instance, which cancels those running past about a "
+              "minute."},
+      {.name = "snow.source.overlap.seconds",
+       .type = T::kInt,
+       .default_value = "2",
+       .min = 0,
+       .max = 86400,
+       .group = kSource,
+       .doc = "How far before the stored cursor each restart and each idle wake reads again, "
+              "to catch rows whose transaction committed late with an older timestamp. The "
+              "dedup index keeps rows already sent from being sent again."},
+      {.name = "snow.source.safety.lag.seconds",
+       .type = T::kInt,
+       .default_value = "1",
+       .min = 0,
+       .max = 3600,
+       .group = kSource,
+       .doc = "How far behind the instance's clock a sweep stops, so a second is read only "
+              "once the instance has finished writing it."},
+      {.name = "snow.source.dedup.window.records",
+       .type = T::kInt,
+       .default_value = "50000",
+       .min = 0,
+       .max = 10000000,
+       .group = kSource,
+       .doc = "Most row versions remembered per table to suppress duplicates within the "
+              "overlap. Must cover the rows one overlap can hold; each entry costs memory and "
+              "state-store space. 0 remembers nothing (every re-read row is sent again)."},
+      {.name = "snow.source.bad.row.behavior",
+       .type = T::kEnum,
+       .default_value = "fail",
+       .allowed = {"fail", "skip"},
+       .group = kSource,
+       .doc = "A row without a usable id or timestamp: `fail` stops its table with a message "
+              "naming the row and field; `skip` logs it, counts it and goes on."},
+      {.name = "snow.source.startup.probe",
+       .type = T::kBool,
+       .default_value = "true",
+       .group = kSource,
+       .doc = "Before the first poll, read one row of each table to catch missing rights, "
+              "unknown tables or fields and a bad query early, and warn when the integration "
+              "user's time zone is not UTC. `false` sends no request before the first poll."},
+      {.name = "snow.source.schema.mode",
+       .type = T::kEnum,
+       .default_value = "schemaless",
+       .allowed = {"schemaless", "strings", "typed"},
+       .group = kSource,
+       .doc = "Shape of the record value: `schemaless` the row's JSON as the instance sent it, "
+              "`strings` a flat object whose every value is a string. `typed` (values with a "
+              "schema) needs a schema registry, which snowcar does not use, so it is refused at "
+              "start."},
+      {.name = "snow.source.emit.envelope",
+       .type = T::kBool,
+       .default_value = "false",
+       .group = kSource,
+       .doc = "Wrap each value in a change-event envelope, `{\"before\":null,\"after\":<row>,"
+              "\"source\":{...},\"op\":\"u\",\"ts_ms\":...}`, for consumers that expect "
+              "change-data-capture events."},
+  };
+  for (auto& spec : source) table.push_back(std::move(spec));
+}
 
 }  // namespace snowcar::config

@@ -1,2 +1,187 @@
-// Stub until the source core lands.
+// SourceSettings::FromConfig: the source's keys as values, with the checks that need several
+// keys at once (which aliases exist, what each one requires). Single values were already
+// checked by the config loader (src/config/value_checks.cpp).
 #include "snowcar/source/source_settings.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "snowcar/common/time.h"
+#include "snowcar/config/config.h"
+#include "snowcar/config/options.h"
+#include "snowcar/source/keyset_query.h"
+
+namespace snowcar::source {
+namespace {
+
+constexpr std::string_view kFamilyPrefix = "snow.table.";
+constexpr std::string_view kAliasPlaceholder = "snow.table.<alias>";
+
+// The host of a normalised http(s) URL, lower-case, without user info or port.
+std::string HostOf(std::string_view url) {
+  const size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return "";
+  std::string_view authority = url.substr(scheme + 3);
+  authority = authority.substr(0, authority.find_first_of("/?#"));
+  if (const size_t at = authority.rfind('@'); at != std::string_view::npos) {
+    authority.remove_prefix(at + 1);
+  }
+  std::string_view host = authority;
+  if (!host.empty() && host.front() == '[') {
+    host = host.substr(0, host.find(']') + 1);
+  } else {
+    host = host.substr(0, host.find(':'));
+  }
+  std::string out(host);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string JoinList(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+// Every alias that has at least one `snow.table.<alias>.*` key, with the first such key.
+std::map<std::string, std::string> AliasesWithKeys(const config::Config& config) {
+  std::map<std::string, std::string> out;
+  for (const auto& [rest, value] : config.WithPrefix(kFamilyPrefix)) {
+    const std::string key = std::string(kFamilyPrefix) + rest;
+    const config::OptionSpec* spec = config::FindOption(key);
+    if (spec == nullptr || !spec->name.starts_with(kAliasPlaceholder)) continue;
+    const std::string_view suffix = spec->name.substr(kAliasPlaceholder.size());  // ".name"
+    if (rest.size() <= suffix.size()) continue;
+    out.emplace(rest.substr(0, rest.size() - suffix.size()), key);
+  }
+  return out;
+}
+
+DisplayValue ParseDisplay(std::string_view text) {
+  if (text == "true") return DisplayValue::kTrue;
+  if (text == "all") return DisplayValue::kAll;
+  return DisplayValue::kFalse;
+}
+
+TableSettings ReadTable(const config::Config& config, const std::string& alias, int batch_size,
+                        int64_t poll_interval_ms, std::vector<std::string>& errors) {
+  const std::string prefix = std::string(kFamilyPrefix) + alias + ".";
+  const auto key = [&](std::string_view name) { return prefix + std::string(name); };
+  TableSettings t;
+  t.alias = alias;
+  for (std::string_view required : {"name", "topic"}) {
+    if (config.GetString(key(required)).empty()) {
+      errors.push_back(key(required) + " is required because '" + alias +
+                       "' is listed in snow.tables");
+    }
+  }
+  t.name = config.GetString(key("name"));
+  t.topic = config.GetString(key("topic"));
+  // Given empty means the default, the epoch.
+  const std::string& start_text = config.GetString(key("start.timestamp"));
+  auto start = start_text.empty() ? Result<int64_t>(int64_t{0}) : ParseSnowTimestamp(start_text);
+  if (start.ok()) {
+    t.start_ts = *start;
+  } else {
+    errors.push_back(key("start.timestamp") + ": " + start.status().message());
+  }
+  t.timestamp_field = config.GetString(key("timestamp.field"));
+  t.sys_id_field = config.GetString(key("sys.id.field"));
+  if (t.timestamp_field == t.sys_id_field) {
+    errors.push_back(key("timestamp.field") + " and " + key("sys.id.field") + " both name '" +
+                     t.timestamp_field +
+                     "'; the cursor needs a date-time field and a separate id field");
+  }
+  t.base_query = NormalizeBaseQuery(config.GetString(key("query")));
+  for (std::string& field : config.GetList(key("fields"))) {
+    if (std::find(t.fields.begin(), t.fields.end(), field) == t.fields.end()) {
+      t.fields.push_back(std::move(field));
+    }
+  }
+  if (!t.fields.empty()) {
+    std::vector<std::string> missing;
+    for (const std::string& needed : {t.sys_id_field, t.timestamp_field}) {
+      if (std::find(t.fields.begin(), t.fields.end(), needed) == t.fields.end()) {
+        missing.push_back(needed);
+      }
+    }
+    if (!missing.empty()) {
+      errors.push_back(key("fields") + ": must include the id field '" + t.sys_id_field +
+                       "' and the timestamp field '" + t.timestamp_field +
+                       "', which the cursor reads (missing: " + JoinList(missing) + ")");
+    }
+    if (std::find(t.fields.begin(), t.fields.end(), "sys_mod_count") == t.fields.end()) {
+      t.fields.emplace_back("sys_mod_count");
+    }
+  }
+  t.display_value = ParseDisplay(config.GetString(key("display.value")));
+  t.exclude_reference_link = config.GetBool(key("exclude.reference.link"));
+  t.query_domain = config.GetBool(key("query.domain"));
+  t.batch_size = config.IsSet(key("batch.size"))
+                     ? static_cast<int>(config.GetInt(key("batch.size")))
+                     : batch_size;
+  t.poll_interval_ms = config.IsSet(key("poll.interval.ms"))
+                           ? config.GetInt(key("poll.interval.ms"))
+                           : poll_interval_ms;
+  return t;
+}
+
+}  // namespace
+
+Result<SourceSettings> SourceSettings::FromConfig(const config::Config& config) {
+  std::vector<std::string> errors;
+  SourceSettings s;
+  s.instance = HostOf(config.GetString("snow.url"));
+  s.overlap_seconds = config.GetInt("snow.source.overlap.seconds");
+  s.safety_lag_seconds = config.GetInt("snow.source.safety.lag.seconds");
+  s.dedup_window_records = static_cast<size_t>(config.GetInt("snow.source.dedup.window.records"));
+  s.bad_row = config.GetString("snow.source.bad.row.behavior") == "skip" ? BadRowBehavior::kSkip
+                                                                         : BadRowBehavior::kFail;
+  s.startup_probe = config.GetBool("snow.source.startup.probe");
+  s.emit_envelope = config.GetBool("snow.source.emit.envelope");
+  const std::string& mode = config.GetString("snow.source.schema.mode");
+  if (mode == "typed") {
+    errors.push_back(
+        "snow.source.schema.mode: 'typed' writes values with a schema, which needs a schema "
+        "registry that snowcar does not use; choose schemaless (the row's JSON) or strings "
+        "(every value a string)");
+  }
+  s.schema_mode = mode == "strings" ? SchemaMode::kStrings : SchemaMode::kSchemaless;
+  const int batch_size = static_cast<int>(config.GetInt("snow.source.batch.size"));
+  const int64_t poll_interval_ms = config.GetInt("snow.source.poll.interval.ms");
+
+  const std::vector<std::string> aliases = config.GetList("snow.tables");
+  if (aliases.empty()) {
+    errors.push_back(
+        "snow.tables lists no table; name at least one alias (e.g. snow.tables=inc with "
+        "snow.table.inc.name=incident and snow.table.inc.topic=servicenow.incident), or set "
+        "source.enabled=false");
+  }
+  const std::set<std::string> listed(aliases.begin(), aliases.end());
+  for (const auto& [alias, first_key] : AliasesWithKeys(config)) {
+    if (listed.count(alias) != 0) continue;
+    std::string error = first_key + ": the alias '";
+    error += alias;
+    error += "' is not listed in snow.tables (";
+    error += aliases.empty() ? std::string("empty") : "listed: " + JoinList(aliases);
+    error += "); add it there or remove its keys";
+    errors.push_back(std::move(error));
+  }
+  std::set<std::string> seen;
+  for (const std::string& alias : aliases) {
+    if (!seen.insert(alias).second) continue;  // the loader already reported the repeat
+    s.tables.push_back(ReadTable(config, alias, batch_size, poll_interval_ms, errors));
+  }
+
+  if (!errors.empty()) {
+    std::string message = "invalid source configuration (" + std::to_string(errors.size()) +
+                          (errors.size() == 1 ? " problem):" : " problems):");
+    for (const std::string& e : errors) message += "\n  - " + e;
+    return Status::InvalidArgument(message);
+  }
+  return s;
+}
+
+}  // namespace snowcar::source

@@ -2,6 +2,9 @@
 // (/v1/source/..., /v1/sink/..., /metrics) to the same Router.
 #pragma once
 
+#include <functional>
+#include <string_view>
+
 #include "snowcar/api/readiness.h"
 #include "snowcar/api/router.h"
 #include "snowcar/common/status.h"
@@ -12,13 +15,23 @@ namespace snowcar::api {
 // GET /v1/health and GET /v1/ready. `readiness` and `health` must outlive the router.
 Status RegisterCoreRoutes(Router& router, const Readiness& readiness, const HealthRegistry& health);
 
+// Asked before a cursor reset changes anything, with the table alias. A non-OK answer refuses
+// the reset with that message (kFailedPrecondition: HTTP 409, e.g. "the table's poller is
+// running; stop it first"). The sidecar's source fills it; null allows every reset, which is
+// right offline (--state-dir), where the store's lock already proves no poller runs.
+using BeforeReset = std::function<Status(std::string_view table)>;
+
 // The raw state views and the cursor reset:
 //   GET  /v1/state/cursors
 //   GET  /v1/state/cursors/{table}
 //   GET  /v1/state/dedup/{table}?sys_id=...
 //   GET  /v1/state/correlation/{table}/{field}/{value}
-//   POST /v1/state/cursors/{table}/reset
-// `store` must outlive the router.
-Status RegisterStateRoutes(Router& router, state::StateStore& store);
+//   POST /v1/state/cursors/{table}/reset     body: none, {} or {"to":"YYYY-MM-DD HH:MM:SS"}
+// Without "to" the reset forgets the table's cursors and dedup entries. With "to" it rewinds:
+// every cursor stored for the table moves to (to, "") in phase backfill, and the dedup
+// entries are kept, so the re-read sends only row versions not sent before (the poller's next
+// commit prunes them as usual). A rewind needs a stored cursor (404 otherwise). `store` must
+// outlive the router.
+Status RegisterStateRoutes(Router& router, state::StateStore& store, BeforeReset before_reset = {});
 
 }  // namespace snowcar::api

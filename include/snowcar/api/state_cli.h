@@ -2,7 +2,10 @@
 //
 //   snowcar state [--socket PATH | --config FILE | --state-dir DIR] [--json] COMMAND
 //     health | ready | help | cursors [TABLE] | dedup TABLE SYS_ID |
-//     correlation TABLE FIELD VALUE | reset TABLE
+//     correlation TABLE FIELD VALUE | reset TABLE | reset-cursor TABLE [--to "YYYY-MM-DD HH:MM:SS"]
+//
+// reset-cursor without --to is `reset`; with --to it POSTs {"to":...} to the reset route,
+// which rewinds the table's cursors and keeps its dedup entries (see routes.h).
 //
 // --state-dir is the offline mode: with the sidecar stopped (for instance because it
 // refused a cursor whose query changed), the same state routes run in-process on the store

@@ -45,9 +45,14 @@ class AckTracker {
     state::Cursor position;
     bool acked = false;
   };
+  // The entry of `ticket`, or nullptr when it was taken, reset away or never issued. Tickets
+  // in entries_ are consecutive, so this is an index computation.
+  Entry* Find(Ticket ticket);
+
   std::deque<Entry> entries_;
   Ticket next_ = 0;
   bool failed_ = false;
+  Ticket failed_at_ = 0;  // the first failed ticket, when failed_
 };
 
 }  // namespace snowcar::source

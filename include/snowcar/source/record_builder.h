@@ -10,6 +10,21 @@
 //
 // display_value=true asks the instance for `all` and renders display values, except the
 // cursor fields (id, timestamp, sys_mod_count), which stay raw so consumers can dedup on them.
+//
+// The value, mode by mode (fields keep the order the instance sent them in):
+//   schemaless, false or all  the row exactly as received
+//   schemaless, true          each field's display value; a reference keeps
+//                             {"display_value","link"} when links are not excluded (the shape
+//                             the instance itself sends for `true`); cursor fields raw
+//   strings                   a flat object of strings: null -> "", numbers and booleans as
+//                             text, a reference or {"display_value","value"} object flattened
+//                             to its stored value (false), its display value (true; cursor
+//                             fields raw) or, for all, the stored value under the field's name
+//                             plus the display value under "dv_<field>"; anything else
+//                             nested becomes its JSON text
+//   envelope                  {"before":null,"after":<value above>,"source":{"connector":
+//                             "snowcar","instance","table","alias","sys_id","sys_mod_count",
+//                             "ts_ms":<row ts ms>},"op":"u","ts_ms":<extracted_at_ms>}
 #pragma once
 
 #include <boost/json/object.hpp>

@@ -24,7 +24,9 @@ struct RowKey {
 // display_value=true/all where a field is {"display_value","value"}). A missing or blank
 // sys_id, or a missing or unparsable timestamp, is kInvalidArgument naming the table, the
 // sys_id (when known), the field and the value, and saying how to skip such rows
-// (snow.source.bad.row.behavior=skip).
+// (snow.source.bad.row.behavior=skip). The same error for a sys_id that is not a string or
+// holds '^' or a line break (it would change the meaning of the next keyset query), and for
+// a sys_mod_count that is neither absent, "" nor a whole number (string or JSON number).
 Result<RowKey> ReadRowKey(const boost::json::object& row, const TableSettings& table);
 
 // True when (key.ts, key.sys_id) sorts strictly after `position`. (T, "") sorts before every

@@ -37,7 +37,9 @@ struct TableSettings {
 };
 
 struct SourceSettings {
-  std::string instance;  // the host of snow.url, e.g. "acme.service-now.com"
+  // The host of snow.url, lower-case, without port or path, e.g. "acme.service-now.com": the
+  // port is left out so a cursor survives a proxy or port change in front of the instance.
+  std::string instance;
   std::vector<TableSettings> tables;
   int64_t overlap_seconds = 2;
   int64_t safety_lag_seconds = 1;
@@ -48,8 +50,13 @@ struct SourceSettings {
   bool emit_envelope = false;
 
   // Reads and cross-checks the source keys. InvalidArgument lists every problem, naming the
-  // key (e.g. "snow.table.inc.query: ORDERBY is not allowed; the source orders rows itself").
-  // exactly.once.source.support=required and schema.mode=typed are refused here with why.
+  // key (e.g. "snow.table.inc.name is required because 'inc' is listed in snow.tables").
+  // Checks needing several keys live here: every listed alias has a name and a topic, every
+  // alias with keys is listed, .fields names the id and timestamp fields (sys_mod_count is
+  // appended when missing), schema.mode=typed is refused with why. Single values (alias
+  // syntax, ORDERBY in a query, dot-walked fields, start timestamps) are refused earlier by
+  // the config loader, as is exactly.once.source.support=required, so `snowcar config check`
+  // catches them too. Per-table batch.size and poll.interval.ms default to the globals.
   static Result<SourceSettings> FromConfig(const config::Config& config);
 };
 

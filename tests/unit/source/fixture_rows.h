@@ -1,0 +1,28 @@
+// Rows out of the recorded ServiceNow answers in tests/fixtures/servicenow/.
+#pragma once
+
+#include <boost/json.hpp>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace snowcar::source::testing {
+
+// The rows of `file`'s response body: its "result" array, or its single "result" object.
+inline std::vector<boost::json::object> FixtureRows(const std::string& file) {
+  std::ifstream in(std::string(SNOWCAR_FIXTURES_DIR) + "/servicenow/" + file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const boost::json::value doc = boost::json::parse(text.str());
+  const boost::json::value& result = doc.at("response").at("body").at("result");
+  std::vector<boost::json::object> rows;
+  if (result.is_array()) {
+    for (const auto& row : result.get_array()) rows.push_back(row.as_object());
+  } else {
+    rows.push_back(result.as_object());
+  }
+  return rows;
+}
+
+}  // namespace snowcar::source::testing
