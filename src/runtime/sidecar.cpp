@@ -75,8 +75,17 @@ Status Sidecar::Start() {
   }
   store_ = std::move(store).value();
   health_.Report("state", true, "open at " + settings_.state_dir);
-  if (Status s = api::RegisterStateRoutes(*router_, *store_); !s.ok()) return fail(s, "routes");
   if (Status s = StartDirections(); !s.ok()) return fail(s, "directions");
+  // A running direction may veto a cursor reset it would overwrite.
+  const auto before_reset = [this](std::string_view table) -> Status {
+    for (const auto& direction : directions_) {
+      SNOWCAR_RETURN_IF_ERROR(direction->BeforeStateReset(table));
+    }
+    return Status::Ok();
+  };
+  if (Status s = api::RegisterStateRoutes(*router_, *store_, before_reset); !s.ok()) {
+    return fail(s, "routes");
+  }
 
   // The routing table is complete before the socket accepts: it is read-only from here on,
   // so connection handlers on any pool thread may read it without a lock. Opening RocksDB

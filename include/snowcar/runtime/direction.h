@@ -68,6 +68,11 @@ class Direction {
   // with a reported cause; sink: subscribed). /v1/ready waits for it.
   virtual bool Started() const = 0;
 
+  // Asked before the socket resets or rewinds a table's cursor (POST
+  // /v1/state/cursors/{table}/reset). A direction that would overwrite the change (a running
+  // poller of that table) returns kFailedPrecondition saying what to do; the default allows.
+  virtual Status BeforeStateReset(std::string_view /*table*/) { return Status::Ok(); }
+
   // Appends Prometheus text exposition (# HELP, # TYPE, samples) for /metrics.
   // Thread-safe; called from socket handlers.
   virtual void WriteMetrics(std::string& out) const = 0;
