@@ -1,8 +1,10 @@
 // A poll-style Kafka consumer for the sink: a high-level (group) consumer with manual offset
 // storage, pause/resume and rebalance callbacks, over librdkafka's C API.
 //
-// Threading: every method except Wake() must be called from ONE thread, the consumer thread
-// the sink runs (it loops on Poll). Rebalance callbacks run on that thread inside Poll().
+// Threading: every method except Wake() and stats() must be called from ONE thread, the
+// consumer thread the sink runs (it loops on Poll). Rebalance callbacks run on that thread
+// inside Poll() (and once more inside Close()), so a listener may call StoreOffset, Pause, ...
+// directly.
 // librdkafka batch-consume APIs are not used: they misbehave around rebalances in 2.0.x.
 //
 // Offsets: enable.auto.offset.store=false is forced. The sink calls StoreOffset(tp, next)
@@ -45,12 +47,21 @@ struct ConsumerOptions {
   // partition.assignment.strategy=cooperative-sticky, auto.offset.reset=earliest.
   std::string client_id = "snowcar-sink";
   RebalanceListener listener;
+  // How long a synchronous commit (CommitSync, the commit on revoke, hence also Close) waits
+  // for the group coordinator. librdkafka's own synchronous commit waits until the session
+  // times out (45 s by default) when the coordinator is unreachable, which would overrun any
+  // shutdown budget.
+  std::chrono::milliseconds commit_timeout{5000};
+  // How long Close() tries to leave the group cleanly (revoke, commit, LeaveGroup) before it
+  // drops the handle anyway; the group then notices the member gone at its session timeout.
+  std::chrono::milliseconds close_timeout{10000};
 };
 
 class KafkaConsumer {
  public:
   // Creates the consumer and subscribes. kInvalidArgument names a refused property or a
-  // missing group.id / bootstrap.servers.
+  // missing group.id / bootstrap.servers / topic list; enable.auto.offset.store=true is
+  // refused (the sink must decide which offsets are stored).
   static Result<std::unique_ptr<KafkaConsumer>> Create(ConsumerOptions options);
   ~KafkaConsumer();  // Close()
 
@@ -59,7 +70,8 @@ class KafkaConsumer {
   // returns a Status.
   Result<std::optional<InRecord>> Poll(std::chrono::milliseconds timeout);
 
-  // Thread-safe: makes a Poll() blocked on another thread return early.
+  // Thread-safe: makes a Poll() blocked on another thread return early (nullopt). A Wake()
+  // while no Poll() is blocked makes the next Poll() return at once. A no-op after Close().
   void Wake();
 
   Status Pause(const std::vector<TopicPartition>& partitions);
@@ -68,7 +80,8 @@ class KafkaConsumer {
   // Stores `next_offset` (the offset of the next record to read, i.e. last completed + 1) to be
   // committed for `tp`. Fails when the partition is not assigned any more.
   Status StoreOffset(const TopicPartition& tp, int64_t next_offset);
-  // Commits stored offsets now and waits for the answer.
+  // Commits stored offsets now and waits for the answer, at most commit_timeout
+  // (kDeadlineExceeded then; the commit may still complete later).
   Status CommitSync();
 
   // The committed offsets of `partitions` as the group coordinator knows them (-1001 when
@@ -77,7 +90,20 @@ class KafkaConsumer {
                                                       std::chrono::milliseconds timeout);
   std::vector<TopicPartition> Assignment() const;
 
+  // Counters for the socket view and metrics; readable from any thread.
+  struct Stats {
+    int64_t consumed = 0;         // records returned by Poll
+    int64_t errors = 0;           // non-fatal consumer errors logged and skipped
+    int64_t assigned = 0;         // rebalance events that assigned partitions
+    int64_t revoked = 0;          // rebalance events that revoked partitions (cleanly)
+    int64_t lost = 0;             // rebalance events that lost partitions
+    int64_t commit_failures = 0;  // commits (on revoke or CommitSync) that failed
+  };
+  Stats stats() const;
+
   // Leaves the group: revokes (listener runs), commits stored offsets, closes. Idempotent.
+  // Bounded by close_timeout even when the coordinator is unreachable.
+  // After Close, Poll returns kFailedPrecondition and the other calls fail or return empty.
   void Close();
 
   struct Impl;

@@ -9,6 +9,14 @@
 // kCancelled when the producer is closed first. A local queue-full condition is NOT an error
 // the caller sees: the record waits inside the producer until librdkafka has room, in
 // Produce() order.
+//
+// Threads: each KafkaProducer runs one thread of its own that waits on librdkafka's main
+// event queue (100 ms at a time). Delivery reports arrive there in batches; the thread posts
+// each `done` to its caller's executor, so user code never runs on it, and then retries the
+// queue-full FIFO, since reports have just freed room. Why a thread rather than a pool timer
+// calling poll(0): a report is handed on the moment librdkafka has it (no timer period added
+// to every produce round trip), an idle producer costs no pool wake-ups, and a pool thread
+// never waits inside librdkafka.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -56,7 +64,8 @@ struct ProducerOptions {
   // Forced unless the user set them explicitly in `properties`: enable.idempotence=true,
   // acks=all, partitioner=murmur2_random (Java's default, so keys land where Java puts them).
   bool idempotent = true;
-  // Appended to client.id ("snowcar-source", "snowcar-sink-dlq") so brokers' logs say who.
+  // Appended to client.id ("snowcar-source", "snowcar-sink-dlq") so brokers' logs say who:
+  // the client.id is this value, or "<user's client.id>-<this value>" when the user set one.
   std::string client_id = "snowcar";
   // How often librdkafka statistics are gathered for metrics; 0 = off.
   int statistics_interval_ms = 0;
@@ -66,6 +75,7 @@ class KafkaProducer final : public RecordProducer {
  public:
   // Fails with kInvalidArgument naming the property librdkafka refused (its value redacted
   // when the name says password/secret), or when bootstrap.servers is missing.
+  // transactional.id is refused: this producer is idempotent, not transactional.
   static Result<std::unique_ptr<KafkaProducer>> Create(ProducerOptions options);
   ~KafkaProducer() override;  // Close(0): pending callbacks get kCancelled
 
@@ -75,9 +85,13 @@ class KafkaProducer final : public RecordProducer {
 
   // Flushes for at most `timeout`, then fails what is left with kCancelled and destroys the
   // librdkafka handle. Idempotent. Blocks; never call from a delivery callback.
+  // A cancelled record may still have reached the broker (it was in flight when purged): treat
+  // kCancelled as "not known to be delivered", never as "not written".
+  // Produce() after Close() reports kCancelled at once.
   void Close(std::chrono::milliseconds timeout);
 
-  // True once a metadata request answered (any broker reachable). Used by /v1/ready.
+  // True when a metadata request is answered within `timeout` (some broker reachable); false
+  // after Close(). Blocks the caller up to `timeout`. Used by /v1/ready.
   bool MetadataReachable(std::chrono::milliseconds timeout);
 
   struct Stats {

@@ -1,0 +1,79 @@
+#include "kafka/client_config.h"
+
+#include <gtest/gtest.h>
+
+#include "snowcar/common/redact.h"
+
+namespace snowcar::kafka::internal {
+namespace {
+
+TEST(ScopeOf, FollowsLibrdkafkasPropertyTable) {
+  EXPECT_EQ(ScopeOf("bootstrap.servers"), PropertyScope::kBoth);
+  EXPECT_EQ(ScopeOf("sasl.password"), PropertyScope::kBoth);
+  EXPECT_EQ(ScopeOf("group.id"), PropertyScope::kConsumerOnly);
+  EXPECT_EQ(ScopeOf("auto.offset.reset"), PropertyScope::kConsumerOnly);  // a topic property
+  EXPECT_EQ(ScopeOf("enable.idempotence"), PropertyScope::kProducerOnly);
+  EXPECT_EQ(ScopeOf("acks"), PropertyScope::kProducerOnly);
+  EXPECT_EQ(ScopeOf("no.such.property"), PropertyScope::kUnknown);
+}
+
+TEST(MergeProperties, DropsTheOtherSidesPropertiesAndKeepsUserChoicesOverDefaults) {
+  const std::map<std::string, std::string> user = {
+      {"bootstrap.servers", "b:9092"}, {"group.id", "g"}, {"acks", "1"}, {"typo.prop", "x"}};
+  auto producer = MergeProperties(user, {{"acks", "all"}, {"partitioner", "murmur2_random"}},
+                                  ClientKind::kProducer);
+  EXPECT_FALSE(producer.contains("group.id"));
+  EXPECT_EQ(producer.at("acks"), "1");
+  EXPECT_EQ(producer.at("partitioner"), "murmur2_random");
+  EXPECT_TRUE(producer.contains("typo.prop"));  // unknown: librdkafka will name it
+  auto consumer = MergeProperties(user, {}, ClientKind::kConsumer);
+  EXPECT_FALSE(consumer.contains("acks"));
+  EXPECT_EQ(consumer.at("group.id"), "g");
+}
+
+TEST(ClientId, AppendsTheRoleToTheUsersId) {
+  EXPECT_EQ(ClientId({}, "snowcar-source"), "snowcar-source");
+  EXPECT_EQ(ClientId({{"client.id", "app"}}, "snowcar-source"), "app-snowcar-source");
+  EXPECT_EQ(ClientId({{"client.id", ""}}, "snowcar"), "snowcar");
+}
+
+TEST(BuildConf, RequiresBootstrapServers) {
+  auto conf = BuildConf({{"linger.ms", "1"}});
+  ASSERT_FALSE(conf.ok());
+  EXPECT_EQ(conf.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(conf.status().message().find("bootstrap.servers"), std::string::npos);
+  EXPECT_TRUE(BuildConf({{"metadata.broker.list", "b:1"}}).ok());  // the alias counts
+}
+
+TEST(BuildConf, NamesTheRefusedProperty) {
+  auto conf = BuildConf({{"bootstrap.servers", "b:1"}, {"queue.buffering.max.messages", "-4"}});
+  ASSERT_FALSE(conf.ok());
+  EXPECT_EQ(conf.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(conf.status().message().find("queue.buffering.max.messages"), std::string::npos)
+      << conf.status().message();
+}
+
+TEST(BuildConf, NeverEchoesTheValueOfASecretProperty) {
+  redact::ClearForTest();
+  const std::string secret = "s3cr3t-value-0x51";
+  // librdkafka's own message for a refused enum value quotes the value.
+  auto plain = BuildConf({{"bootstrap.servers", "b:1"}, {"security.protocol", "bogus-proto"}});
+  ASSERT_FALSE(plain.ok());
+  EXPECT_NE(plain.status().message().find("bogus-proto"), std::string::npos)
+      << "precondition: librdkafka quotes refused values";
+  // So a secret-named property that is refused is reported by name only...
+  auto named = BuildConf({{"bootstrap.servers", "b:1"}, {"x.password", secret}});
+  ASSERT_FALSE(named.ok());
+  EXPECT_NE(named.status().message().find("x.password"), std::string::npos);
+  EXPECT_EQ(named.status().message().find(secret), std::string::npos) << named.status().message();
+  // ...and a secret's value quoted in another property's error is masked.
+  auto reused = BuildConf(
+      {{"bootstrap.servers", "b:1"}, {"sasl.password", secret}, {"security.protocol", secret}});
+  ASSERT_FALSE(reused.ok());
+  EXPECT_NE(reused.status().message().find("security.protocol"), std::string::npos);
+  EXPECT_EQ(reused.status().message().find(secret), std::string::npos) << reused.status().message();
+  redact::ClearForTest();
+}
+
+}  // namespace
+}  // namespace snowcar::kafka::internal

@@ -1,0 +1,36 @@
+#include "kafka/delivery_error.h"
+
+#include <gtest/gtest.h>
+
+namespace snowcar::kafka::internal {
+namespace {
+
+TEST(DeliveryError, ClassifiesRetriableCancelledAndPermanent) {
+  EXPECT_EQ(CodeForDeliveryError(RD_KAFKA_RESP_ERR_NO_ERROR), StatusCode::kOk);
+  EXPECT_EQ(CodeForDeliveryError(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT), StatusCode::kUnavailable);
+  EXPECT_EQ(CodeForDeliveryError(RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS), StatusCode::kUnavailable);
+  EXPECT_EQ(CodeForDeliveryError(RD_KAFKA_RESP_ERR__PURGE_QUEUE), StatusCode::kCancelled);
+  EXPECT_EQ(CodeForDeliveryError(RD_KAFKA_RESP_ERR__PURGE_INFLIGHT), StatusCode::kCancelled);
+  EXPECT_EQ(CodeForDeliveryError(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(CodeForDeliveryError(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED),
+            StatusCode::kPermissionDenied);
+  EXPECT_EQ(CodeForDeliveryError(RD_KAFKA_RESP_ERR__FATAL), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(CodeForDeliveryError(RD_KAFKA_RESP_ERR_UNSUPPORTED_VERSION), StatusCode::kInternal);
+}
+
+TEST(DeliveryError, MessageNamesTopicPartitionAndTheLibrdkafkaError) {
+  const Status s = DeliveryStatus(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT, "incident", 2);
+  EXPECT_TRUE(s.retriable());
+  EXPECT_NE(s.message().find("incident/2"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find(rd_kafka_err2str(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT)), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("_MSG_TIMED_OUT"), std::string::npos) << s.message();
+  const Status unplaced = DeliveryStatus(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE, "t", -1);
+  EXPECT_NE(unplaced.message().find("no partition"), std::string::npos) << unplaced.message();
+  EXPECT_TRUE(DeliveryStatus(RD_KAFKA_RESP_ERR_NO_ERROR, "t", 0).ok());
+  EXPECT_EQ(DeliveryStatus(RD_KAFKA_RESP_ERR__PURGE_QUEUE, "t", 1).code(), StatusCode::kCancelled);
+}
+
+}  // namespace
+}  // namespace snowcar::kafka::internal
