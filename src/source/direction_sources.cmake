@@ -1,4 +1,11 @@
 # The source's running parts (pollers, probe, direction, socket views, metrics).
 set(SNOWCAR_SOURCE_DIRECTION_SOURCES
+  poll_plan.cpp
+  page_request.cpp
+  startup_probe.cpp
+  table_poller.cpp
+  source_direction.cpp
+  source_routes.cpp
+  source_metrics.cpp
   source.cpp
 )

@@ -1,0 +1,314 @@
+#include "poll_plan.h"
+
+#include <algorithm>
+#include <string>
+
+#include "snowcar/common/time.h"
+
+namespace snowcar::source {
+namespace {
+
+__extension__ typedef unsigned __int128 u128;
+
+std::optional<u128> ParseHex128(std::string_view text) {
+  if (text.size() != 32) return std::nullopt;
+  u128 value = 0;
+  for (char c : text) {
+    int digit = 0;
+    if (c >= '0' && c <= '9') {
+      digit = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      digit = c - 'a' + 10;
+    } else {
+      return std::nullopt;
+    }
+    value = (value << 4) | static_cast<u128>(digit);
+  }
+  return value;
+}
+
+std::string FormatHex128(u128 value) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(32, '0');
+  for (int i = 31; i >= 0; --i) {
+    out[static_cast<size_t>(i)] = kDigits[static_cast<int>(value & 0xF)];
+    value >>= 4;
+  }
+  return out;
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+std::string Position(int64_t ts, std::string_view sys_id) {
+  return "(" + FormatSnowTimestamp(ts) + ", \"" + std::string(sys_id) + "\")";
+}
+
+}  // namespace
+
+std::optional<std::string> MiddleSysId(std::string_view after, std::string_view upto) {
+  u128 low = 0;  // smallest id that may lie in (after, upto]
+  if (!after.empty()) {
+    auto a = ParseHex128(after);
+    if (!a || *a == ~static_cast<u128>(0)) return std::nullopt;
+    low = *a + 1;
+  }
+  u128 high = ~static_cast<u128>(0);
+  if (!upto.empty()) {
+    auto u = ParseHex128(upto);
+    if (!u) return std::nullopt;
+    high = *u;
+  }
+  if (low >= high) return std::nullopt;
+  return FormatHex128(low + (high - low) / 2);
+}
+
+std::string DescribeQuery(const PlannedQuery& q) {
+  std::string out;
+  if (q.shape == QueryShape::kMoveOn) {
+    out = "moveon(" + FormatSnowTimestamp(q.after_ts) + "," + FormatSnowTimestamp(q.hi_ts) + "]";
+  } else {
+    out = "drain " + FormatSnowTimestamp(q.drain_ts) + " >\"" + q.after_sys_id + "\"";
+    if (!q.upto_sys_id.empty()) out += " <=\"" + q.upto_sys_id + "\"";
+  }
+  if (q.count) out += " count";
+  return out;
+}
+
+PollPlan::PollPlan(PlanSettings settings) : settings_(settings) {
+  if (settings_.limit < 1) settings_.limit = 1;
+  Restore(std::nullopt);
+}
+
+state::Cursor PollPlan::StartPoint() const {
+  return state::Cursor{settings_.start_ts - 1, "", state::Phase::kBackfill};
+}
+
+void PollPlan::StartMoveOnFrom(int64_t after_ts) {
+  shape_ = QueryShape::kMoveOn;
+  after_ts_ = std::max(after_ts, settings_.start_ts - 1);
+  hi_stack_.clear();
+  drain_after_.clear();
+  upto_stack_.clear();
+  counting_ = false;
+  count_first_ = false;
+  rereading_ = false;
+  page_open_ = false;
+  page_accepted_ = 0;
+}
+
+void PollPlan::Restore(const std::optional<state::Cursor>& cursor) {
+  in_sweep_ = false;
+  if (!cursor) {
+    last_row_ = StartPoint();
+    phase_ = state::Phase::kBackfill;
+    StartMoveOnFrom(settings_.start_ts - 1);
+    return;
+  }
+  last_row_ = *cursor;
+  phase_ = cursor->phase;
+  const int64_t start_point = settings_.start_ts - 1;
+  if (settings_.overlap_seconds > 0) {
+    // (X, "") with X = max(start point, T - overlap): nothing of second X read.
+    const int64_t x = std::max(start_point, cursor->ts - settings_.overlap_seconds);
+    StartMoveOnFrom(x - 1);
+    return;
+  }
+  if (!cursor->sys_id.empty() && cursor->ts > start_point) {
+    StartMoveOnFrom(cursor->ts - 1);  // resets the range state
+    shape_ = QueryShape::kDrain;
+    drain_ts_ = cursor->ts;
+    drain_after_ = cursor->sys_id;
+    return;
+  }
+  StartMoveOnFrom(cursor->ts - 1);
+}
+
+void PollPlan::RewindForIdleWake() {
+  if (in_sweep_ || settings_.overlap_seconds <= 0) return;  // overlap 0: nothing to re-read
+  const state::Phase phase = phase_;
+  Restore(last_row_);
+  phase_ = phase;
+}
+
+int64_t PollPlan::LaggedSecond(int64_t server_now_ms) const {
+  return FloorDiv(server_now_ms - settings_.safety_lag_seconds * 1000, 1000);
+}
+
+void PollPlan::BeginSweep(int64_t server_now_ms) {
+  hi_ = LaggedSecond(server_now_ms);
+  in_sweep_ = true;
+  counting_ = false;
+  count_first_ = false;
+  rereading_ = false;
+  page_open_ = false;
+  page_accepted_ = 0;
+  if (shape_ == QueryShape::kMoveOn) {
+    hi_stack_.clear();
+    if (after_ts_ >= hi_) in_sweep_ = false;
+  }
+}
+
+PlannedQuery PollPlan::Next() const {
+  PlannedQuery q;
+  q.shape = shape_;
+  q.count = counting_;
+  if (shape_ == QueryShape::kMoveOn) {
+    q.after_ts = after_ts_;
+    q.hi_ts = RangeHi();
+  } else {
+    q.drain_ts = drain_ts_;
+    q.after_sys_id = drain_after_;
+    q.upto_sys_id = DrainUpto();
+  }
+  return q;
+}
+
+Status PollPlan::Accept(int64_t ts, std::string_view sys_id) {
+  if (!page_open_) {
+    page_open_ = true;
+    page_accepted_ = 0;
+    if (shape_ == QueryShape::kMoveOn) {
+      check_ts_ = after_ts_ + 1;
+      check_sys_id_.clear();
+    } else {
+      check_ts_ = drain_ts_;
+      check_sys_id_ = drain_after_;
+    }
+  }
+  bool in_range = true;
+  if (shape_ == QueryShape::kMoveOn) {
+    in_range = ts > after_ts_ && ts <= RangeHi();
+  } else {
+    in_range = ts == drain_ts_ && (upto_stack_.empty() || sys_id <= upto_stack_.back());
+  }
+  const bool after = ts > check_ts_ || (ts == check_ts_ && sys_id > check_sys_id_);
+  if (!in_range || !after) {
+    return Status::FailedPrecondition(
+        "row " + Position(ts, sys_id) +
+        (in_range
+             ? " does not sort strictly after the position " + Position(check_ts_, check_sys_id_)
+             : " lies outside the range of the query") +
+        " of " + DescribeQuery(Next()) +
+        "; the instance did not honour the query's ORDERBY and range, or the integration "
+        "user's time zone is not UTC (timestamps are rendered in the user's zone): set the "
+        "user's time_zone to UTC, then restart");
+  }
+  check_ts_ = ts;
+  check_sys_id_.assign(sys_id);  // reuses its buffer: no allocation per row
+  ++page_accepted_;
+  return Status::Ok();
+}
+
+Status PollPlan::OnPage(size_t raw_rows) {
+  const size_t accepted = page_open_ ? page_accepted_ : 0;
+  page_open_ = false;
+  page_accepted_ = 0;
+  const bool full = raw_rows >= static_cast<size_t>(settings_.limit);
+  if (rereading_ && accepted == 0 && !full) {
+    rereading_ = false;
+    RangeDone();  // the rows the count saw were all on this page and all hidden
+    return Status::Ok();
+  }
+  rereading_ = false;
+  if (accepted > 0) {
+    last_row_ = state::Cursor{check_ts_, check_sys_id_, phase_};
+    // Full or short, continue from the last row: a full move-on page drains its last
+    // second; a short page may be short only because rows were hidden after the limit.
+    if (shape_ == QueryShape::kMoveOn) {
+      shape_ = QueryShape::kDrain;
+      drain_ts_ = last_row_.ts;
+      hi_stack_.clear();
+      upto_stack_.clear();
+    }
+    drain_after_ = last_row_.sys_id;
+    if (!full) {
+      counting_ = true;
+      count_first_ = true;
+    }
+    return Status::Ok();
+  }
+  if (full) {
+    return Status::FailedPrecondition(
+        "a full page of " + std::to_string(raw_rows) + " rows from " + DescribeQuery(Next()) +
+        " held no usable row, so the position cannot move; fix the rows or raise the page "
+        "size (batch.size)");
+  }
+  counting_ = true;
+  return Status::Ok();
+}
+
+Status PollPlan::OnCount(int64_t total) {
+  counting_ = false;
+  if (count_first_) {
+    // Counted before reading: 0 finishes the range, anything else means "read it".
+    count_first_ = false;
+    if (total <= 0) RangeDone();
+    return Status::Ok();
+  }
+  if (total <= 0) {
+    RangeDone();
+    return Status::Ok();
+  }
+  if (total <= settings_.limit) {
+    rereading_ = true;
+    return Status::Ok();
+  }
+  // More rows than a page, and the first page of them all hidden: narrow the range.
+  if (shape_ == QueryShape::kMoveOn) {
+    const int64_t range_hi = RangeHi();
+    if (range_hi - after_ts_ >= 2) {
+      hi_stack_.push_back(after_ts_ + (range_hi - after_ts_) / 2);
+      return Status::Ok();
+    }
+    // One second holds more rows than a page, and the first page of them is hidden: split
+    // the second by sys_id. Once it is read, the move-on range continues after it.
+    shape_ = QueryShape::kDrain;
+    drain_ts_ = range_hi;
+    drain_after_.clear();
+    upto_stack_.clear();
+    hi_stack_.clear();
+  }
+  if (auto mid = MiddleSysId(drain_after_, DrainUpto())) {
+    upto_stack_.push_back(*mid);
+    return Status::Ok();
+  }
+  return Status::FailedPrecondition(
+      "second " + FormatSnowTimestamp(drain_ts_) + " holds " + std::to_string(total) +
+      " rows after sys_id \"" + drain_after_ +
+      "\" but a whole page of them is hidden from the integration user (ACL), and these ids "
+      "are not 32 hex digits, so the range cannot be split; grant the user read access to "
+      "the rows or raise the page size (batch.size)");
+}
+
+void PollPlan::RangeDone() {
+  counting_ = false;
+  count_first_ = false;
+  rereading_ = false;
+  if (shape_ == QueryShape::kMoveOn) {
+    after_ts_ = RangeHi();
+    if (!hi_stack_.empty()) hi_stack_.pop_back();
+    if (after_ts_ >= hi_) in_sweep_ = false;
+    return;
+  }
+  if (!upto_stack_.empty()) {
+    drain_after_ = upto_stack_.back();
+    upto_stack_.pop_back();
+    return;
+  }
+  StartMoveOnFrom(drain_ts_);
+  if (after_ts_ >= hi_) in_sweep_ = false;
+}
+
+state::Phase PollPlan::FinishSweep(int64_t server_now_ms) {
+  const int64_t lagged_ms = server_now_ms - settings_.safety_lag_seconds * 1000;
+  const int64_t behind_ms = lagged_ms - (hi_ + 1) * 1000;
+  phase_ =
+      behind_ms <= settings_.poll_interval_ms ? state::Phase::kStream : state::Phase::kBackfill;
+  return phase_;
+}
+
+}  // namespace snowcar::source

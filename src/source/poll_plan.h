@@ -1,0 +1,144 @@
+// The keyset state machine of one table's poller (reference-behaviour section 2), free of
+// I/O so every transition is unit-testable: it says which query comes next and learns what
+// each page, or the count that confirms an empty page, showed.
+//
+// Positions. The plan reads in (ts, sys_id) order. It is always in one of two modes:
+//   move on   rows with after_ts < ts <= range_hi (every second <= after_ts is done);
+//   drain     rows of second drain_ts with sys_id > after_sys_id (and <= upto_sys_id while
+//             a hidden-row bisection narrows it); every second < drain_ts is done.
+// A cursor (X, "") means "nothing of second X read": move on with after_ts = X - 1, never
+// below the start point (start.timestamp - 1 s, ""), which reads second start.timestamp on.
+//
+// Pages. A full move-on page switches to draining the last row's second; any non-empty page
+// continues from its last row (a short page may be short only because an ACL hid rows after
+// sysparm_limit was applied, so it proves nothing). After a short page the rest of its
+// second is usually empty, so that continuation is counted first (one cheap count of one
+// second) and only read when the count says rows remain. Only an EMPTY page can finish a
+// range, and only after a count request confirms it: 0 rows -> done; 1..limit rows -> they
+// were all on the empty page and hidden, re-read once to be sure, then done; more than
+// limit -> bisect the range (time for move on, sys_id for a drain) until it fits a page.
+//
+// Sweeps. HI = second(server_now - safety_lag) is fixed when a sweep begins; the sweep ends
+// when the move-on range reaches HI. docs/source.md tells the same story for operators.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "snowcar/common/status.h"
+#include "snowcar/state/state_store.h"
+
+namespace snowcar::source {
+
+struct PlanSettings {
+  int64_t start_ts = 0;  // .start.timestamp, seconds
+  int64_t overlap_seconds = 2;
+  int64_t safety_lag_seconds = 1;
+  int limit = 5000;  // page size
+  int64_t poll_interval_ms = 5000;
+};
+
+enum class QueryShape { kMoveOn, kDrain };
+
+struct PlannedQuery {
+  QueryShape shape = QueryShape::kMoveOn;
+  int64_t after_ts = 0;      // move on: ts > after_ts ...
+  int64_t hi_ts = 0;         // ... and ts <= hi_ts
+  int64_t drain_ts = 0;      // drain: ts = drain_ts ...
+  std::string after_sys_id;  // ... and sys_id > after_sys_id ...
+  std::string upto_sys_id;   // ... and sys_id <= upto_sys_id when not empty (bisection)
+  bool count = false;        // a count request (limit 1, X-Total-Count) for this range
+  bool operator==(const PlannedQuery&) const = default;
+};
+
+// "moveon(A,HI]" / "drain T>S" / "... count": for logs and test failure messages.
+std::string DescribeQuery(const PlannedQuery& query);
+
+class PollPlan {
+ public:
+  explicit PollPlan(PlanSettings settings);
+
+  const PlanSettings& settings() const { return settings_; }
+  // The start point: (start_ts - 1, "").
+  state::Cursor StartPoint() const;
+
+  // Where to begin: a stored cursor, or the start point. With overlap > 0 the plan rewinds
+  // to (cursor.ts - overlap, ""); with overlap 0 it resumes exactly at the cursor (a stop in
+  // the middle of a second drains the rest of that second first).
+  void Restore(const std::optional<state::Cursor>& cursor);
+  // At an idle wake: the same rewind from the last row read. Only between sweeps.
+  void RewindForIdleWake();
+
+  // Begins a sweep with HI = second(server_now_ms - safety lag). Afterwards in_sweep() is
+  // false when there is nothing to read (the position is already at HI).
+  void BeginSweep(int64_t server_now_ms);
+  bool in_sweep() const { return in_sweep_; }
+  int64_t hi() const { return hi_; }
+
+  // The request to send next. REQUIRES: in_sweep().
+  PlannedQuery Next() const;
+
+  // Checks one row of the page answering Next(), in page order: it must lie in the query's
+  // range and sort strictly after the previous row. FailedPrecondition otherwise (the
+  // message names the row, the position and the likely causes, without the table: the
+  // caller adds it). An accepted row becomes the position.
+  Status Accept(int64_t ts, std::string_view sys_id);
+  // The page answering Next() ended after `raw_rows` rows (accepted or skipped as bad).
+  // FailedPrecondition when a full page moved nothing (every row bad).
+  Status OnPage(size_t raw_rows);
+  // The count answering a count request. FailedPrecondition when a second must be split
+  // but its ids are not 32 hex digits.
+  Status OnCount(int64_t total);
+
+  // When a sweep has ended (in_sweep() turned false after a page or count): whether the
+  // poller caught up. kStream: the sweep ended within one poll interval of the lagged server
+  // clock, wait the poll interval; kBackfill: sweep again at once.
+  state::Phase FinishSweep(int64_t server_now_ms);
+  state::Phase phase() const { return phase_; }
+
+  // The last row of the last page that had rows (or the restored / start point before any).
+  const state::Cursor& last_row() const { return last_row_; }
+
+ private:
+  void RangeDone();
+  void StartMoveOnFrom(int64_t after_ts);
+  int64_t LaggedSecond(int64_t server_now_ms) const;
+
+  PlanSettings settings_;
+  state::Phase phase_ = state::Phase::kBackfill;
+  state::Cursor last_row_;
+
+  int64_t RangeHi() const { return hi_stack_.empty() ? hi_ : hi_stack_.back(); }
+  std::string DrainUpto() const { return upto_stack_.empty() ? "" : upto_stack_.back(); }
+
+  QueryShape shape_ = QueryShape::kMoveOn;
+  int64_t after_ts_ = 0;
+  int64_t drain_ts_ = 0;
+  std::string drain_after_;
+  // Bisection: the upper bounds of the ranges still to read, innermost last. A finished
+  // range continues with the next bound out, so a block of hidden rows costs a logarithmic
+  // number of requests once, not once per page of it.
+  std::vector<int64_t> hi_stack_;
+  std::vector<std::string> upto_stack_;
+
+  bool in_sweep_ = false;
+  int64_t hi_ = 0;
+  bool counting_ = false;     // Next() is the count of the current range
+  bool count_first_ = false;  // ... asked before reading it (after a short page)
+  bool rereading_ = false;    // the count said "all hidden": one confirming re-read
+  size_t page_accepted_ = 0;  // rows accepted on the current page
+  // The position the current page's rows must sort after.
+  int64_t check_ts_ = 0;
+  std::string check_sys_id_;
+  bool page_open_ = false;
+};
+
+// The sys_id halfway between `after` (exclusive; "" = before every id) and `upto` ("" = the
+// largest 32-hex id), for bisecting a second. nullopt when the ids are not 32 hex digits or
+// no id lies strictly between.
+std::optional<std::string> MiddleSysId(std::string_view after, std::string_view upto);
+
+}  // namespace snowcar::source

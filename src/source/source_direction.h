@@ -1,0 +1,48 @@
+// The source as a runtime::Direction: one TablePoller per configured table on the shared
+// pool, the socket views (/v1/source/tables[/{alias}]), /metrics and the graceful stop.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "snowcar/kafka/producer.h"
+#include "snowcar/runtime/direction.h"
+#include "snowcar/source/source_settings.h"
+#include "table_poller.h"
+
+namespace snowcar::source {
+
+class SourceDirection final : public runtime::Direction {
+ public:
+  // `own_producer` is the KafkaProducer behind `producer` when the direction built it (it is
+  // closed at Stop); null when a test handed in its own.
+  SourceDirection(const runtime::DirectionContext& context, SourceSettings settings,
+                  std::shared_ptr<kafka::RecordProducer> producer,
+                  std::shared_ptr<kafka::KafkaProducer> own_producer, PollerOptions options);
+  ~SourceDirection() override;
+
+  std::string_view name() const override { return "source"; }
+  Status RegisterRoutes(api::Router& router) override;
+  Status Start() override;
+  void Stop(std::chrono::steady_clock::time_point deadline) override;
+  bool Started() const override;
+  void WriteMetrics(std::string& out) const override;
+
+  // The socket view of one table (also used by tests).
+  boost::json::object TableJson(const TablePoller& poller) const;
+  const std::vector<std::shared_ptr<TablePoller>>& pollers() const { return pollers_; }
+
+ private:
+  runtime::DirectionContext context_;
+  SourceSettings settings_;
+  std::shared_ptr<kafka::RecordProducer> producer_;
+  std::shared_ptr<kafka::KafkaProducer> own_producer_;
+  ProcessOnce once_;
+  std::vector<std::shared_ptr<TablePoller>> pollers_;
+  bool started_ = false;
+  bool stopped_ = false;
+};
+
+}  // namespace snowcar::source

@@ -1,0 +1,80 @@
+// The source's socket views: GET /v1/source/tables and /v1/source/tables/{alias}.
+#include <boost/json.hpp>
+
+#include "snowcar/api/router.h"
+#include "snowcar/common/time.h"
+#include "snowcar/servicenow/table_client.h"
+#include "source_direction.h"
+
+namespace snowcar::source {
+
+boost::json::object SourceDirection::TableJson(const TablePoller& poller) const {
+  const TableStatus& s = poller.status();
+  const TableStatus::View view = s.Read();
+  const TableSettings& table = poller.table();
+  boost::json::object out;
+  out["alias"] = table.alias;
+  out["table"] = table.name;
+  out["topic"] = table.topic;
+  out["state"] = std::string(TableStateName(view.state));
+  out["phase"] = std::string(state::PhaseName(view.phase));
+  boost::json::object cursor;
+  cursor["ts"] = FormatSnowTimestamp(view.cursor.ts);
+  cursor["sys_id"] = view.cursor.sys_id;
+  out["cursor"] = std::move(cursor);
+  const int64_t server_now_s = (context_.client != nullptr ? context_.client->ServerNowMillis()
+                                                           : SystemClock::Instance().NowMillis()) /
+                               1000;
+  out["lag_seconds"] = std::max<int64_t>(0, server_now_s - view.cursor.ts);
+  out["rows_emitted"] = s.rows_emitted.load();
+  out["pages_fetched"] = s.pages_fetched.load();
+  out["duplicates_suppressed"] = s.duplicates_suppressed.load();
+  out["rows_skipped"] = s.rows_skipped.load();
+  out["retries"] = s.retries.load();
+  out["throttled_ms"] = s.throttled_ms.load();
+  out["commits"] = s.commits.load();
+  if (view.last_request_at_ms > 0) {
+    out["last_request_at"] = FormatIso8601Millis(view.last_request_at_ms);
+  } else {
+    out["last_request_at"] = nullptr;
+  }
+  if (view.last_error.empty()) {
+    out["last_error"] = nullptr;
+  } else {
+    out["last_error"] = view.last_error;
+  }
+  return out;
+}
+
+Status SourceDirection::RegisterRoutes(api::Router& router) {
+  SNOWCAR_RETURN_IF_ERROR(
+      router.Add({.method = "GET",
+                  .pattern = "/v1/source/tables",
+                  .help = "every source table: state, phase, cursor, lag, counters, last error",
+                  .handler = [this](const api::Request&) {
+                    boost::json::array tables;
+                    for (const auto& poller : pollers_) tables.push_back(TableJson(*poller));
+                    boost::json::object body;
+                    body["tables"] = std::move(tables);
+                    return api::Response::Json(200, body);
+                  }}));
+  return router.Add({.method = "GET",
+                     .pattern = "/v1/source/tables/{alias}",
+                     .help = "one source table by alias (as in snow.tables)",
+                     .handler = [this](const api::Request& request) {
+                       const std::string& alias = request.Capture("alias");
+                       for (const auto& poller : pollers_) {
+                         if (poller->table().alias == alias)
+                           return api::Response::Json(200, TableJson(*poller));
+                       }
+                       std::string known;
+                       for (const auto& poller : pollers_) {
+                         known += (known.empty() ? "" : ", ") + poller->table().alias;
+                       }
+                       return api::Response::Error(
+                           404, "no source table with alias '" + alias + "'; configured: " + known,
+                           request.path);
+                     }});
+}
+
+}  // namespace snowcar::source

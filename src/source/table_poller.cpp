@@ -1,0 +1,531 @@
+#include "table_poller.h"
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/json.hpp>
+#include <utility>
+
+#include "page_request.h"
+#include "snowcar/api/readiness.h"
+#include "snowcar/common/log.h"
+#include "snowcar/common/time.h"
+#include "snowcar/source/keyset_query.h"
+#include "snowcar/source/record_builder.h"
+#include "snowcar/source/row.h"
+#include "startup_probe.h"
+
+namespace snowcar::source {
+namespace {
+
+PlanSettings PlanSettingsFor(const SourceSettings& source, const TableSettings& table) {
+  PlanSettings p;
+  p.start_ts = table.start_ts;
+  p.overlap_seconds = source.overlap_seconds;
+  p.safety_lag_seconds = source.safety_lag_seconds;
+  p.limit = table.batch_size;
+  p.poll_interval_ms = table.poll_interval_ms;
+  return p;
+}
+
+int64_t NowMs() { return SystemClock::Instance().NowMillis(); }
+
+bool SortsAfter(const state::Cursor& a, const state::Cursor& b) {
+  return a.ts > b.ts || (a.ts == b.ts && a.sys_id > b.sys_id);
+}
+
+bool IsRetryable(servicenow::OutcomeClass klass) {
+  using servicenow::OutcomeClass;
+  return klass == OutcomeClass::kRetryable || klass == OutcomeClass::kAmbiguous ||
+         klass == OutcomeClass::kConflict;
+}
+
+}  // namespace
+
+TablePoller::TablePoller(Deps deps)
+    : deps_(std::move(deps)),
+      strand_(boost::asio::make_strand(*deps_.io)),
+      timer_(strand_),
+      identity_(IdentityFor(*deps_.source, *deps_.table)),
+      plan_(PlanSettingsFor(*deps_.source, *deps_.table)) {
+  committed_ = plan_.StartPoint();
+  committable_ = committed_;
+  status_.SetCursor(committed_);
+}
+
+TablePoller::~TablePoller() = default;
+
+std::string TablePoller::Label() const { return "table " + deps_.table->alias; }
+
+void TablePoller::Start() {
+  boost::asio::post(strand_, [self = shared_from_this()] { self->Begin(); });
+}
+
+void TablePoller::Begin() {
+  if (stopping_) return;
+  status_.SetState(TableState::kStarting);
+  auto cursor = deps_.store->LoadCursor(identity_);
+  if (!cursor.ok()) {
+    Fail(Label() + ": " + cursor.status().message());
+    return;
+  }
+  state::DedupPolicy policy;
+  policy.overlap_seconds = deps_.source->overlap_seconds;
+  policy.window_records = deps_.source->dedup_window_records;
+  auto window = deps_.store->LoadDedupWindow(deps_.table->alias, policy);
+  if (!window.ok()) {
+    Fail(Label() + ": loading the dedup window: " + window.status().message());
+    return;
+  }
+  window_ = std::move(window).value();
+  plan_.Restore(*cursor);
+  if (cursor->has_value()) committed_ = **cursor;
+  committable_ = committed_;
+  status_.SetCursor(committed_);
+  status_.SetPhase(plan_.phase());
+  last_commit_ = std::chrono::steady_clock::now();
+  loaded_ = true;
+  SNOWCAR_LOG(kInfo, "source.table_starting",
+              {{"table", deps_.table->alias},
+               {"name", deps_.table->name},
+               {"topic", deps_.table->topic},
+               {"cursor_ts", FormatSnowTimestamp(committed_.ts)},
+               {"cursor_sys_id", committed_.sys_id},
+               {"stored_cursor", cursor->has_value()},
+               {"dedup_entries", static_cast<int64_t>(window_->size())}});
+  if (deps_.source->startup_probe) {
+    status_.SetState(TableState::kProbing);
+    SendProbe();
+    return;
+  }
+  MarkStarted();
+  status_.SetState(TableState::kRunning);
+  ReportHealth();
+  Pump();
+}
+
+void TablePoller::MarkStarted() { started_.store(true); }
+
+// ---- startup probe ---------------------------------------------------------------------
+
+void TablePoller::SendProbe() {
+  servicenow::HttpRequest request;
+  request.target = ProbeTarget(*deps_.table);
+  status_.SetLastRequestAt(NowMs());
+  deps_.client->Send(std::move(request), strand_,
+                     [self = shared_from_this()](servicenow::CallResult result) {
+                       self->OnProbe(std::move(result));
+                     });
+  http_busy_ = true;
+}
+
+void TablePoller::OnProbe(servicenow::CallResult result) {
+  http_busy_ = false;
+  if (stopping_ || failed_) {
+    if (stopping_) FinishStop();
+    return;
+  }
+  Status verdict = InterpretProbe(*deps_.table, result);
+  if (verdict.code() == StatusCode::kUnavailable) {
+    BackOff(verdict.message(), /*retry_probe=*/true);
+    return;
+  }
+  if (!verdict.ok()) {
+    Fail(verdict.message());
+    return;
+  }
+  consecutive_failures_ = 0;
+  SNOWCAR_LOG(kInfo, "source.probe_ok",
+              {{"table", deps_.table->alias},
+               {"rows_seen", static_cast<int64_t>(result.response.rows.size())}});
+  CheckTimeZone();
+  MarkStarted();
+  status_.SetState(TableState::kRunning);
+  status_.SetLastError("");
+  ReportHealth();
+  Pump();
+}
+
+void TablePoller::CheckTimeZone() {
+  if (deps_.options.username.empty() || deps_.once == nullptr) return;
+  if (deps_.once->time_zone_checked.exchange(true)) return;
+  if (deps_.options.username.find_first_of("^\r\n") != std::string::npos) {
+    // A '^' would change the meaning of the encoded query; never send such a value.
+    SNOWCAR_LOG(kInfo, "source.time_zone_unknown",
+                {{"why", "the user name holds a character that cannot go into a query"}});
+    return;
+  }
+  servicenow::HttpRequest request;
+  request.target = TimeZoneTarget(deps_.options.username);
+  const std::string user = deps_.options.username;
+  deps_.client->Send(std::move(request), strand_, [user](servicenow::CallResult result) {
+    if (!result.ok()) {
+      SNOWCAR_LOG(kInfo, "source.time_zone_unknown",
+                  {{"user", user}, {"error", result.ToStatus().message()}});
+      return;
+    }
+    auto zone = TimeZoneFrom(result);
+    if (zone && !IsUtcZone(*zone)) {
+      SNOWCAR_LOG(kWarn, "source.user_time_zone_not_utc",
+                  {{"user", user},
+                   {"time_zone", *zone},
+                   {"why",
+                    "the instance renders sys_updated_on in the user's zone; the source "
+                    "assumes UTC and will stop tables whose rows come out of order. "
+                    "Set the integration user's time zone to UTC"}});
+    }
+  });
+}
+
+// ---- the poll loop ---------------------------------------------------------------------
+
+void TablePoller::Pump() {
+  if (stopping_ || failed_ || !loaded_ || http_busy_ || timer_armed_) return;
+  if (produce_failed_) {
+    if (in_flight_ == 0) RecoverFromProduceFailure();
+    return;
+  }
+  if (!plan_.in_sweep()) {
+    if (idle_wait_) {
+      idle_wait_ = false;
+      timer_armed_ = true;
+      timer_.expires_after(std::chrono::milliseconds(deps_.table->poll_interval_ms));
+      timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+        self->timer_armed_ = false;
+        if (ec) return;
+        self->rewind_pending_ = true;
+        self->Pump();
+      });
+      return;
+    }
+    if (rewind_pending_) {
+      // Re-reading the overlap is only safe once every earlier row has its delivery
+      // report: an unacknowledged row is not in the dedup window yet.
+      if (in_flight_ > 0) return;
+      plan_.RewindForIdleWake();
+      rewind_pending_ = false;
+    }
+    plan_.BeginSweep(deps_.client->ServerNowMillis());
+    if (!plan_.in_sweep()) {
+      const state::Phase phase = plan_.FinishSweep(deps_.client->ServerNowMillis());
+      status_.SetPhase(phase);
+      idle_wait_ = true;  // nothing to read: caught up by definition
+      Pump();
+      return;
+    }
+  }
+  // Pipelining: the next page may be fetched while the last one's records are in flight,
+  // but no more than about one page of records waits for Kafka.
+  if (in_flight_ > static_cast<size_t>(deps_.table->batch_size)) return;
+  Issue(plan_.Next());
+}
+
+void TablePoller::Issue(const PlannedQuery& query) {
+  servicenow::HttpRequest request;
+  request.target = PageTargetFor(*deps_.table, query);
+  const int64_t now = NowMs();
+  status_.SetLastRequestAt(now);
+  http_busy_ = true;
+  SNOWCAR_LOG(kTrace, "source.request",
+              {{"table", deps_.table->alias}, {"query", DescribeQuery(query)}});
+  deps_.client->Send(std::move(request), strand_,
+                     [self = shared_from_this(), query, now](servicenow::CallResult result) {
+                       self->OnAnswer(query, now, std::move(result));
+                     });
+}
+
+void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
+                           servicenow::CallResult result) {
+  http_busy_ = false;
+  if (stopping_) {
+    FinishStop();
+    return;
+  }
+  if (failed_) return;
+  if (result.attempts > 1) {
+    // Time the client spent retrying (waits included) is what this table lost to throttling
+    // and errors, as far as the poller can see it.
+    status_.retries.fetch_add(result.attempts - 1);
+    status_.throttled_ms.fetch_add(std::max<int64_t>(0, NowMs() - sent_at_ms));
+  }
+  if (produce_failed_) {
+    Pump();  // stop reading: the page is dropped and re-read after recovery
+    return;
+  }
+  if (!result.ok()) {
+    if (IsRetryable(result.klass)) {
+      BackOff(Label() + ": " + result.ToStatus().message(), /*retry_probe=*/false);
+      return;
+    }
+    std::string cause;
+    switch (result.klass) {
+      case servicenow::OutcomeClass::kUnauthorized:
+        cause =
+            "the credentials were refused (HTTP 401 after a fresh login); check "
+            "snow.auth.username / snow.auth.password or the OAuth settings";
+        break;
+      case servicenow::OutcomeClass::kPermission:
+        cause = "the integration user may not read this table (HTTP 403); grant read access";
+        break;
+      case servicenow::OutcomeClass::kNotFound:
+        cause = "the table or view was not found (HTTP 404)";
+        break;
+      default:
+        cause = "the instance refused the query";
+        break;
+    }
+    Fail(Label() + " (" + deps_.table->name + "): " + cause + ": " + result.ToStatus().message());
+    return;
+  }
+  consecutive_failures_ = 0;
+  if (status_.Read().state == TableState::kBackingOff) {
+    status_.SetState(TableState::kRunning);
+    ReportHealth();
+  }
+  if (query.count) {
+    if (!result.response.total_count) {
+      Fail(Label() + ": the count request (" + DescribeQuery(query) +
+           ") came back without X-Total-Count, so hidden rows cannot be told from no rows; "
+           "a proxy between snowcar and the instance may strip the header");
+      return;
+    }
+    if (Status s = plan_.OnCount(*result.response.total_count); !s.ok()) {
+      Fail(Label() + ": " + s.message());
+      return;
+    }
+    if (*result.response.total_count > 0) {
+      SNOWCAR_LOG(kDebug, "source.range_count",
+                  {{"table", deps_.table->alias},
+                   {"query", DescribeQuery(query)},
+                   {"count", *result.response.total_count}});
+    }
+  } else {
+    status_.pages_fetched.fetch_add(1);
+    ProcessPage(result.response.rows);
+    if (failed_) return;
+  }
+  if (!plan_.in_sweep()) {
+    const state::Phase phase = plan_.FinishSweep(deps_.client->ServerNowMillis());
+    status_.SetPhase(phase);
+    idle_wait_ = phase == state::Phase::kStream;
+    SNOWCAR_LOG(kDebug, "source.sweep_done",
+                {{"table", deps_.table->alias},
+                 {"hi", FormatSnowTimestamp(plan_.hi())},
+                 {"phase", state::PhaseName(phase)}});
+  }
+  Pump();
+}
+
+void TablePoller::ProcessPage(const boost::json::array& rows) {
+  const int64_t extracted_at = NowMs();
+  for (const boost::json::value& value : rows) {
+    const boost::json::object* row = value.if_object();
+    Result<RowKey> key = row != nullptr
+                             ? ReadRowKey(*row, *deps_.table)
+                             : Result<RowKey>(Status::InvalidArgument(
+                                   Label() + ": a row of the page is not a JSON object"));
+    if (!key.ok()) {
+      if (deps_.source->bad_row == BadRowBehavior::kFail) {
+        Fail(key.status().message());
+        return;
+      }
+      status_.rows_skipped.fetch_add(1);
+      SNOWCAR_LOG(kWarn, "source.bad_row_skipped",
+                  {{"table", deps_.table->alias}, {"error", key.status().message()}});
+      continue;
+    }
+    if (Status s = plan_.Accept(key->ts, key->sys_id); !s.ok()) {
+      Fail(Label() + " (" + deps_.table->name + "): " + s.message());
+      return;
+    }
+    state::Cursor position{key->ts, std::string(key->sys_id), plan_.phase()};
+    if (window_->Contains(key->ts, key->sys_id, key->mod_count)) {
+      status_.duplicates_suppressed.fetch_add(1);
+      tracker_.Ack(tracker_.Add(std::move(position)));
+      continue;
+    }
+    kafka::OutRecord record = BuildRecord(*row, *key, *deps_.table, *deps_.source, extracted_at);
+    state::DedupKey dedup{key->ts, std::string(key->sys_id), key->mod_count};
+    const AckTracker::Ticket ticket = tracker_.Add(std::move(position));
+    ++in_flight_;
+    deps_.producer->Produce(std::move(record), strand_,
+                            [self = shared_from_this(), generation = generation_, ticket,
+                             dedup = std::move(dedup)](kafka::DeliveryReport report) mutable {
+                              self->OnDelivery(generation, ticket, std::move(dedup), report);
+                            });
+  }
+  if (Status s = plan_.OnPage(rows.size()); !s.ok()) {
+    Fail(Label() + ": " + s.message());
+    return;
+  }
+  MaybeCommit(false);
+}
+
+void TablePoller::OnDelivery(uint64_t generation, AckTracker::Ticket ticket, state::DedupKey key,
+                             const kafka::DeliveryReport& report) {
+  if (in_flight_ > 0) --in_flight_;
+  if (report.status.ok()) {
+    // Only now is the row in Kafka: from here on a re-read of it is a duplicate.
+    if (window_) window_->Insert(key);
+    status_.rows_emitted.fetch_add(1);
+    if (generation == generation_) tracker_.Ack(ticket);
+  } else {
+    if (generation == generation_) tracker_.Fail(ticket);
+    if (!produce_failed_ && !stopping_ && !failed_) {
+      produce_failed_ = true;
+      status_.retries.fetch_add(1);
+      status_.SetLastError(Label() + ": Kafka delivery failed: " + report.status.message());
+      SNOWCAR_LOG(kWarn, "source.produce_failed",
+                  {{"table", deps_.table->alias}, {"error", report.status.message()}});
+    }
+  }
+  if (window_) MaybeCommit(false);
+  if (stopping_) {
+    if (in_flight_ == 0) FinishStop();
+    return;
+  }
+  Pump();
+}
+
+void TablePoller::RecoverFromProduceFailure() {
+  MaybeCommit(true);  // the prefix acknowledged before the failed row
+  tracker_.Reset();
+  ++generation_;
+  produce_failed_ = false;
+  cursor_dirty_ = false;
+  committable_ = committed_;
+  plan_.Restore(committed_);  // rows acknowledged after it are in the window: suppressed
+  rewind_pending_ = false;
+  idle_wait_ = false;
+  BackOff(status_.Read().last_error, /*retry_probe=*/false);
+}
+
+void TablePoller::BackOff(std::string why, bool retry_probe) {
+  ++consecutive_failures_;
+  int64_t wait = deps_.options.initial_backoff_ms;
+  for (int i = 1; i < consecutive_failures_ && wait < deps_.options.max_backoff_ms; ++i) wait *= 2;
+  wait = std::min(wait, deps_.options.max_backoff_ms);
+  status_.retries.fetch_add(1);
+  status_.throttled_ms.fetch_add(wait);
+  status_.SetLastError(why);
+  status_.SetState(TableState::kBackingOff);
+  ReportHealth();
+  SNOWCAR_LOG(kWarn, "source.backing_off",
+              {{"table", deps_.table->alias}, {"wait_ms", wait}, {"error", why}});
+  timer_armed_ = true;
+  timer_.expires_after(std::chrono::milliseconds(wait));
+  timer_.async_wait([self = shared_from_this(), retry_probe](const boost::system::error_code& ec) {
+    self->timer_armed_ = false;
+    if (ec || self->stopping_ || self->failed_) return;
+    if (retry_probe) {
+      self->status_.SetState(TableState::kProbing);
+      self->SendProbe();
+      return;
+    }
+    // The state turns back to running (and health says so) with the next good answer.
+    self->Pump();
+  });
+}
+
+void TablePoller::MaybeCommit(bool force) {
+  if (!window_) return;
+  if (auto prefix = tracker_.TakeCommittable()) {
+    // After a rewind the re-read rows stand before the cursor already committed: the
+    // cursor never moves back.
+    if (SortsAfter(*prefix, committable_)) {
+      committable_ = std::move(*prefix);
+      cursor_dirty_ = true;
+    }
+  }
+  if (!cursor_dirty_ && window_->pending() == 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && in_flight_ > 0 && window_->pending() < deps_.options.commit_every_rows &&
+      now - last_commit_ < std::chrono::milliseconds(deps_.options.commit_interval_ms)) {
+    return;
+  }
+  state::Cursor cursor = committable_;
+  cursor.phase = plan_.phase();
+  if (Status s = deps_.store->Commit(identity_, cursor, *window_); !s.ok()) {
+    SNOWCAR_LOG(kWarn, "source.commit_failed",
+                {{"table", deps_.table->alias}, {"error", s.message()}});
+    return;  // the entries stay pending; the next commit retries
+  }
+  committed_ = cursor;
+  cursor_dirty_ = false;
+  last_commit_ = now;
+  status_.commits.fetch_add(1);
+  status_.SetCursor(committed_);
+}
+
+void TablePoller::Fail(std::string message) {
+  if (failed_) return;
+  failed_ = true;
+  failed_flag_.store(true);
+  timer_.cancel();
+  status_.SetLastError(message);
+  status_.SetState(TableState::kFailed);
+  SNOWCAR_LOG(kError, "source.table_failed", {{"table", deps_.table->alias}, {"error", message}});
+  if (deps_.health != nullptr) deps_.health->Report("source." + deps_.table->alias, false, message);
+  MaybeCommit(true);
+  MarkStarted();
+}
+
+void TablePoller::ReportHealth() {
+  if (deps_.health == nullptr || failed_) return;
+  // Backing off is not unhealthy: the table resumes by itself, and a liveness probe that
+  // restarted the process for a Kafka or instance outage would only add a restart to it.
+  // Only a failed table (Fail) reports not ok.
+  const TableStatus::View view = status_.Read();
+  std::string detail(TableStateName(view.state));
+  if (view.state == TableState::kBackingOff) detail += ": " + view.last_error;
+  deps_.health->Report("source." + deps_.table->alias, true, std::move(detail));
+}
+
+// ---- stopping --------------------------------------------------------------------------
+
+std::future<void> TablePoller::Stop() {
+  std::future<void> done = stop_promise_.get_future();
+  boost::asio::post(strand_, [self = shared_from_this()] {
+    if (self->stopping_) return;
+    self->stopping_ = true;
+    self->timer_.cancel();
+    if (self->in_flight_ == 0) self->FinishStop();
+  });
+  return done;
+}
+
+std::future<void> TablePoller::ForceFinish() {
+  auto promise = std::make_shared<std::promise<void>>();
+  std::future<void> done = promise->get_future();
+  boost::asio::post(strand_, [self = shared_from_this(), promise] {
+    self->stopping_ = true;
+    self->MaybeCommit(true);
+    if (!self->stop_done_) {
+      self->stop_done_ = true;
+      if (!self->failed_) self->status_.SetState(TableState::kStopped);
+      SNOWCAR_LOG(kWarn, "source.table_stop_deadline",
+                  {{"table", self->deps_.table->alias},
+                   {"in_flight", static_cast<int64_t>(self->in_flight_)}});
+      self->stop_promise_.set_value();
+    }
+    promise->set_value();
+  });
+  return done;
+}
+
+void TablePoller::FinishStop() {
+  if (stop_done_) return;
+  if (in_flight_ > 0) return;
+  stop_done_ = true;
+  MaybeCommit(true);
+  if (!failed_) status_.SetState(TableState::kStopped);
+  SNOWCAR_LOG(kInfo, "source.table_stopped",
+              {{"table", deps_.table->alias},
+               {"cursor_ts", FormatSnowTimestamp(committed_.ts)},
+               {"cursor_sys_id", committed_.sys_id},
+               {"in_flight", static_cast<int64_t>(in_flight_)}});
+  stop_promise_.set_value();
+}
+
+void TablePoller::ReleaseWindow() { window_.reset(); }
+
+}  // namespace snowcar::source

@@ -1,0 +1,146 @@
+// One table's poller: the keyset plan (poll_plan.h) driven on its own strand of the shared
+// io_context. It reads pages through the TableClient, produces each new row version through
+// the RecordProducer, records acknowledged versions in the table's DedupWindow, and commits
+// the acknowledged prefix (cursor + dedup entries, one WriteBatch). No handler ever waits on
+// the network or on Kafka: every step is a completion posted back to the strand.
+//
+// Failure handling, per table (other tables are unaffected):
+//   - permanent (credentials, ACL, no such table, bad query, out-of-order rows, bad rows
+//     under bad.row.behavior=fail, cursor identity mismatch): the table stops, shows
+//     state "failed" and the cause on the socket and in health, logs it once;
+//   - retryable (the client's retries ran out) and Kafka delivery errors: back off (doubling
+//     up to a cap) and try again; a delivery error first lets the in-flight reports arrive,
+//     then re-reads from the committed cursor (acknowledged rows are suppressed by dedup).
+#pragma once
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "poll_plan.h"
+#include "snowcar/kafka/producer.h"
+#include "snowcar/servicenow/table_client.h"
+#include "snowcar/source/ack_tracker.h"
+#include "snowcar/source/source_settings.h"
+#include "snowcar/state/state_store.h"
+#include "table_status.h"
+
+namespace snowcar::api {
+class HealthRegistry;
+}
+
+namespace snowcar::source {
+
+struct PollerOptions {
+  int64_t initial_backoff_ms = 500;
+  int64_t max_backoff_ms = 30000;
+  // Commit the acknowledged prefix when this many acknowledged row versions wait in the
+  // window, when nothing is in flight any more, or when this long passed since the last
+  // commit: the kill -9 duplicate bound (docs/semantics.md).
+  size_t commit_every_rows = 128;
+  int64_t commit_interval_ms = 50;
+  // The user whose time zone the probe checks (once per process); empty: no check.
+  std::string username;
+};
+
+// Shared by every poller of a process: the time-zone warning is checked once, not per table.
+struct ProcessOnce {
+  std::atomic<bool> time_zone_checked{false};
+};
+
+class TablePoller : public std::enable_shared_from_this<TablePoller> {
+ public:
+  struct Deps {
+    boost::asio::io_context* io = nullptr;
+    servicenow::TableClient* client = nullptr;
+    std::shared_ptr<kafka::RecordProducer> producer;
+    state::StateStore* store = nullptr;
+    api::HealthRegistry* health = nullptr;  // may be null
+    const SourceSettings* source = nullptr;
+    const TableSettings* table = nullptr;
+    PollerOptions options;
+    ProcessOnce* once = nullptr;  // may be null
+  };
+
+  explicit TablePoller(Deps deps);
+  ~TablePoller();
+
+  // Loads the cursor and dedup window, probes (if enabled) and starts polling, all on the
+  // strand. Returns at once.
+  void Start();
+  // Stops issuing requests; the future is ready once every in-flight produce was reported
+  // and the acknowledged prefix committed (or the table had already failed or stopped).
+  std::future<void> Stop();
+  // After Stop's deadline passed: commit whatever is acknowledged now and finish.
+  std::future<void> ForceFinish();
+  // Drops the dedup window; only once nothing runs any more (the pool is joined).
+  void ReleaseWindow();
+
+  // True once the table finished its startup probe (or needed none) or failed with a cause.
+  bool started() const { return started_.load(); }
+  bool failed() const { return failed_flag_.load(); }
+  const TableSettings& table() const { return *deps_.table; }
+  const TableStatus& status() const { return status_; }
+
+ private:
+  using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
+
+  void Begin();
+  void SendProbe();
+  void OnProbe(servicenow::CallResult result);
+  void CheckTimeZone();
+  void MarkStarted();
+
+  void Pump();
+  void Issue(const PlannedQuery& query);
+  void OnAnswer(const PlannedQuery& query, int64_t sent_at_ms, servicenow::CallResult result);
+  void ProcessPage(const boost::json::array& rows);
+  void OnDelivery(uint64_t generation, AckTracker::Ticket ticket, state::DedupKey key,
+                  const kafka::DeliveryReport& report);
+  void RecoverFromProduceFailure();
+  void BackOff(std::string why, bool retry_probe);
+  void MaybeCommit(bool force);
+  void Fail(std::string message);
+  void FinishStop();
+  void ReportHealth();
+  std::string Label() const;
+
+  Deps deps_;
+  Strand strand_;
+  boost::asio::steady_timer timer_;
+  state::CursorIdentity identity_;
+  PollPlan plan_;
+  AckTracker tracker_;
+  std::unique_ptr<state::DedupWindow> window_;
+  TableStatus status_;
+
+  // Strand-only state.
+  bool loaded_ = false;
+  bool http_busy_ = false;
+  bool timer_armed_ = false;
+  bool idle_wait_ = false;       // the next sweep waits for the poll interval
+  bool rewind_pending_ = false;  // rewind before the next sweep (idle wake)
+  bool produce_failed_ = false;
+  bool stopping_ = false;
+  bool stop_done_ = false;
+  bool failed_ = false;
+  uint64_t generation_ = 0;
+  size_t in_flight_ = 0;  // produced rows without a delivery report
+  int consecutive_failures_ = 0;
+  state::Cursor committed_;    // last cursor written (or loaded)
+  state::Cursor committable_;  // newest acknowledged prefix position, maybe not yet written
+  bool cursor_dirty_ = false;
+  std::chrono::steady_clock::time_point last_commit_;
+  std::promise<void> stop_promise_;
+
+  std::atomic<bool> started_{false};
+  std::atomic<bool> failed_flag_{false};
+};
+
+}  // namespace snowcar::source

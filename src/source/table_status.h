@@ -1,0 +1,84 @@
+// What one table's poller shows the outside world (socket, /metrics, health): counters as
+// atomics bumped on the poller's strand and read from socket handlers on other threads, and
+// a small mutex-guarded record of state, phase, cursor and the last error.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "snowcar/state/state_store.h"
+
+namespace snowcar::source {
+
+enum class TableState { kStarting, kProbing, kRunning, kBackingOff, kFailed, kStopped };
+
+inline std::string_view TableStateName(TableState state) {
+  switch (state) {
+    case TableState::kStarting:
+      return "starting";
+    case TableState::kProbing:
+      return "probing";
+    case TableState::kRunning:
+      return "running";
+    case TableState::kBackingOff:
+      return "backing_off";
+    case TableState::kFailed:
+      return "failed";
+    case TableState::kStopped:
+      return "stopped";
+  }
+  return "unknown";
+}
+
+class TableStatus {
+ public:
+  struct View {
+    TableState state = TableState::kStarting;
+    state::Phase phase = state::Phase::kBackfill;
+    state::Cursor cursor;            // the committed cursor
+    int64_t last_request_at_ms = 0;  // 0: none yet
+    std::string last_error;
+  };
+
+  std::atomic<int64_t> rows_emitted{0};
+  std::atomic<int64_t> pages_fetched{0};
+  std::atomic<int64_t> duplicates_suppressed{0};
+  std::atomic<int64_t> rows_skipped{0};
+  std::atomic<int64_t> retries{0};
+  std::atomic<int64_t> throttled_ms{0};
+  std::atomic<int64_t> commits{0};
+
+  View Read() const {
+    std::lock_guard lock(mu_);
+    return view_;
+  }
+  void SetState(TableState state) {
+    std::lock_guard lock(mu_);
+    view_.state = state;
+  }
+  void SetPhase(state::Phase phase) {
+    std::lock_guard lock(mu_);
+    view_.phase = phase;
+  }
+  void SetCursor(const state::Cursor& cursor) {
+    std::lock_guard lock(mu_);
+    view_.cursor = cursor;
+  }
+  void SetLastRequestAt(int64_t ms) {
+    std::lock_guard lock(mu_);
+    view_.last_request_at_ms = ms;
+  }
+  void SetLastError(std::string error) {
+    std::lock_guard lock(mu_);
+    view_.last_error = std::move(error);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  View view_;
+};
+
+}  // namespace snowcar::source

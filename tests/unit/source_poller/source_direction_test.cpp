@@ -1,0 +1,198 @@
+// The source as a Direction: built from configuration, its socket routes, /metrics, the
+// readiness gate and the graceful stop; with fakes for the Table API and Kafka.
+#include "source/source_direction.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/json.hpp>
+#include <thread>
+
+#include "sim_table.h"
+#include "snowcar/api/readiness.h"
+#include "snowcar/api/router.h"
+#include "snowcar/config/config.h"
+#include "snowcar/source/source.h"
+#include "support/fake_producer.h"
+#include "support/fake_table_client.h"
+#include "support/temp_dir.h"
+#include "support/wait.h"
+
+namespace snowcar::source {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+using testing::Id;
+using testing::SimTable;
+
+constexpr int64_t kT0 = 1767225600;
+
+class SourceDirectionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = state::StateStore::Open({.dir = dir_.File("state")});
+    ASSERT_TRUE(store.ok());
+    store_ = std::move(store).value();
+    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
+    sim_.rows = {{kT0 + 1, Id(1)}, {kT0 + 2, Id(2)}, {kT0 + 3, Id(3)}};
+    client_.set_server_now_ms((kT0 + 60) * 1000);
+    client_.set_handler([this](const servicenow::HttpRequest& r) {
+      if (r.target.find("/incident?") == std::string::npos &&
+          r.target.find("/sys_user?") == std::string::npos) {
+        return testsupport::FakeTableClient::Failure(servicenow::OutcomeClass::kPermanent, 400,
+                                                     "Invalid table");
+      }
+      return sim_.Answer(r.target);
+    });
+  }
+  void TearDown() override {
+    if (direction_) direction_->Stop(std::chrono::steady_clock::now() + 5s);
+    // Held delivery callbacks own their poller (as a real producer's pending reports do
+    // until Close cancels them): complete them so nothing stays alive in a cycle.
+    producer_->AckAll();
+    work_.reset();
+    io_.stop();
+    for (auto& t : threads_) t.join();
+    direction_.reset();
+  }
+
+  Status Make(std::map<std::string, std::string> extra = {}) {
+    std::map<std::string, std::string> values = {
+        {"source.enabled", "true"},
+        {"snow.url", "https://acme.service-now.com"},
+        {"snow.auth.username", "svc"},
+        {"snow.auth.password", "pw"},
+        {"snow.tables", "inc,bad"},
+        {"snow.table.inc.name", "incident"},
+        {"snow.table.inc.topic", "snow.incident"},
+        {"snow.table.inc.start.timestamp", "2026-01-01 00:00:00"},
+        {"snow.table.bad.name", "u_missing"},
+        {"snow.table.bad.topic", "snow.missing"},
+        {"snow.source.poll.interval.ms", "50"},
+        {"snow.source.batch.size", "2"},
+    };
+    for (auto& [k, v] : extra) {
+      if (v == "<unset>") {
+        values.erase(k);
+      } else {
+        values[k] = v;
+      }
+    }
+    auto config = config::Config::FromMap(values);
+    if (!config.ok()) return config.status();
+    config_ = std::make_unique<config::Config>(std::move(config).value());
+    runtime::DirectionContext context;
+    context.config = config_.get();
+    context.io = &io_;
+    context.store = store_.get();
+    context.client = &client_;
+    context.health = &health_;
+    auto direction = MakeSource(context, {.producer = producer_});
+    if (!direction.ok()) return direction.status();
+    direction_ = std::move(direction).value();
+    return direction_->RegisterRoutes(router_);
+  }
+  boost::json::value GetJson(const std::string& target, int expect = 200) {
+    api::Response r = router_.Handle("GET", target);
+    EXPECT_EQ(r.status, expect) << r.body;
+    return boost::json::parse(r.body);
+  }
+
+  testsupport::TempDir dir_{"source-direction"};
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_ =
+      boost::asio::make_work_guard(io_);
+  std::vector<std::thread> threads_;
+  std::unique_ptr<state::StateStore> store_;
+  testsupport::FakeTableClient client_;
+  std::shared_ptr<testsupport::FakeProducer> producer_ =
+      std::make_shared<testsupport::FakeProducer>();
+  api::HealthRegistry health_;
+  api::Router router_;
+  SimTable sim_;
+  std::unique_ptr<config::Config> config_;
+  std::unique_ptr<runtime::Direction> direction_;
+};
+
+TEST_F(SourceDirectionTest, RunsTablesAndShowsThemOnTheSocketAndInMetrics) {
+  ASSERT_TRUE(Make().ok());
+  EXPECT_EQ(direction_->name(), "source");
+  EXPECT_FALSE(direction_->Started());
+  ASSERT_TRUE(direction_->Start().ok());
+  ASSERT_TRUE(testsupport::WaitFor([&] { return direction_->Started(); }, 5s));
+  ASSERT_TRUE(testsupport::WaitFor([&] { return producer_->acknowledged().size() == 3; }, 5s));
+
+  auto inc = GetJson("/v1/source/tables/inc").as_object();
+  EXPECT_EQ(inc.at("alias").as_string(), "inc");
+  EXPECT_EQ(inc.at("table").as_string(), "incident");
+  EXPECT_EQ(inc.at("topic").as_string(), "snow.incident");
+  EXPECT_EQ(inc.at("state").as_string(), "running");
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        return GetJson("/v1/source/tables/inc").at("cursor").at("ts").as_string() ==
+               "2026-01-01 00:00:03";
+      },
+      5s));
+  EXPECT_EQ(GetJson("/v1/source/tables/inc").at("rows_emitted").as_int64(), 3);
+  EXPECT_EQ(GetJson("/v1/source/tables/inc").at("lag_seconds").as_int64(), 57);
+  for (const char* field : {"phase", "pages_fetched", "duplicates_suppressed", "rows_skipped",
+                            "retries", "throttled_ms", "last_request_at", "last_error"}) {
+    EXPECT_TRUE(inc.contains(field)) << field;
+  }
+
+  // The unknown table failed at its probe; the other one is unaffected.
+  auto bad = GetJson("/v1/source/tables/bad").as_object();
+  EXPECT_EQ(bad.at("state").as_string(), "failed");
+  EXPECT_THAT(std::string(bad.at("last_error").as_string()), HasSubstr("u_missing"));
+  EXPECT_FALSE(health_.Snapshot().at("source.bad").ok);
+  EXPECT_TRUE(health_.Snapshot().at("source.inc").ok);
+
+  EXPECT_EQ(GetJson("/v1/source/tables").at("tables").as_array().size(), 2u);
+  auto missing = GetJson("/v1/source/tables/nope", 404);
+  EXPECT_THAT(boost::json::serialize(missing), HasSubstr("nope"));
+
+  std::string metrics;
+  direction_->WriteMetrics(metrics);
+  EXPECT_THAT(metrics, HasSubstr("# TYPE snowcar_source_rows_emitted_total counter"));
+  EXPECT_THAT(metrics, HasSubstr("snowcar_source_rows_emitted_total{table=\"inc\"} 3"));
+  EXPECT_THAT(metrics, HasSubstr("snowcar_source_table_failed{table=\"bad\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr("snowcar_source_table_failed{table=\"inc\"} 0"));
+  EXPECT_THAT(metrics, HasSubstr("snowcar_source_lag_seconds{table=\"inc\"} 57"));
+  EXPECT_THAT(metrics, HasSubstr("snowcar_source_cursor_timestamp_seconds{table=\"inc\"} " +
+                                 std::to_string(kT0 + 3)));
+  for (const char* name :
+       {"snowcar_source_pages_fetched_total", "snowcar_source_duplicates_suppressed_total",
+        "snowcar_source_rows_skipped_total", "snowcar_source_retries_total"}) {
+    EXPECT_THAT(metrics, HasSubstr(std::string(name) + "{table=\"inc\"}"));
+  }
+
+  direction_->Stop(std::chrono::steady_clock::now() + 5s);
+  EXPECT_EQ(GetJson("/v1/source/tables/inc").at("state").as_string(), "stopped");
+}
+
+TEST_F(SourceDirectionTest, StopWaitsForDeliveriesUntilTheDeadline) {
+  producer_->set_mode(testsupport::FakeProducer::Mode::kHold);
+  ASSERT_TRUE(Make({{"snow.tables", "inc"},
+                    {"snow.table.bad.name", "<unset>"},
+                    {"snow.table.bad.topic", "<unset>"}})
+                  .ok());
+  ASSERT_TRUE(direction_->Start().ok());
+  ASSERT_TRUE(testsupport::WaitFor([&] { return producer_->held() >= 2; }, 5s));
+  const auto before = std::chrono::steady_clock::now();
+  direction_->Stop(before + 300ms);  // nothing is acknowledged: the deadline ends the wait
+  EXPECT_GE(std::chrono::steady_clock::now() - before, 300ms);
+  auto cursor = store_->CursorsForTable("inc");
+  ASSERT_TRUE(cursor.ok());
+  EXPECT_TRUE(cursor->empty());  // no acknowledgement, no cursor
+}
+
+TEST_F(SourceDirectionTest, BadSettingsAreRefusedByName) {
+  Status s = Make({{"snow.table.inc.topic", ""}});
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("snow.table.inc.topic"));
+}
+
+}  // namespace
+}  // namespace snowcar::source

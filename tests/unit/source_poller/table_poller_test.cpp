@@ -1,0 +1,429 @@
+// One table's poller on a small thread pool, with a fake Table API (a simulated table behind
+// FakeTableClient), a fake producer and a real state store in a temp dir.
+#include "source/table_poller.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <thread>
+
+#include "sim_table.h"
+#include "snowcar/api/readiness.h"
+#include "snowcar/source/keyset_query.h"
+#include "snowcar/source/record_builder.h"
+#include "support/fake_producer.h"
+#include "support/fake_table_client.h"
+#include "support/temp_dir.h"
+#include "support/wait.h"
+
+namespace snowcar::source {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Id;
+using testing::SimRow;
+using testing::SimTable;
+using testsupport::FakeProducer;
+using testsupport::FakeTableClient;
+using testsupport::WaitFor;
+
+constexpr int64_t kT0 = 1767225600;  // 2026-01-01 00:00:00
+
+class TablePollerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = state::StateStore::Open({.dir = dir_.File("state")});
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
+    client_.set_server_now_ms((kT0 + 100) * 1000);
+    client_.set_handler([this](const servicenow::HttpRequest& r) { return Answer(r); });
+    source_.instance = "acme.service-now.com";
+    source_.overlap_seconds = 2;
+    source_.safety_lag_seconds = 1;
+    source_.startup_probe = false;
+    table_.alias = "inc";
+    table_.name = "incident";
+    table_.topic = "snow.incident";
+    table_.start_ts = kT0;
+    table_.batch_size = 3;
+    table_.poll_interval_ms = 20;
+    options_.initial_backoff_ms = 10;
+    options_.max_backoff_ms = 40;
+    options_.commit_interval_ms = 0;
+  }
+  void TearDown() override {
+    for (auto& p : pollers_) {
+      auto done = p->Stop();
+      if (done.wait_for(5s) != std::future_status::ready) p->ForceFinish().wait_for(5s);
+    }
+    producer_->AckAll();  // held callbacks own their poller: let them go
+    work_.reset();
+    io_.stop();
+    for (auto& t : threads_) t.join();
+    for (auto& p : pollers_) p->ReleaseWindow();
+  }
+
+  servicenow::CallResult Answer(const servicenow::HttpRequest& r) {
+    std::lock_guard lock(mu_);
+    if (script_) {
+      if (auto scripted = script_(r)) return *scripted;
+    }
+    return sim_.Answer(r.target);
+  }
+
+  std::shared_ptr<TablePoller> MakePoller() {
+    TablePoller::Deps deps;
+    deps.io = &io_;
+    deps.client = &client_;
+    deps.producer = producer_;
+    deps.store = store_.get();
+    deps.health = &health_;
+    deps.source = &source_;
+    deps.table = &table_;
+    deps.options = options_;
+    deps.once = &once_;
+    auto poller = std::make_shared<TablePoller>(std::move(deps));
+    pollers_.push_back(poller);
+    return poller;
+  }
+  std::shared_ptr<TablePoller> StartPoller() {
+    auto p = MakePoller();
+    p->Start();
+    return p;
+  }
+  void StopPoller(const std::shared_ptr<TablePoller>& p) {
+    ASSERT_EQ(p->Stop().wait_for(5s), std::future_status::ready);
+    pollers_.erase(std::find(pollers_.begin(), pollers_.end(), p));
+    // Its handlers have all run once nothing is in flight; the window goes with it.
+  }
+  void AddRows(std::vector<SimRow> rows) {
+    std::lock_guard lock(mu_);
+    for (auto& r : rows) sim_.rows.push_back(std::move(r));
+  }
+  std::optional<state::Cursor> StoredCursor() {
+    auto c = store_->LoadCursor(IdentityFor(source_, table_));
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    return c.ok() ? *c : std::nullopt;
+  }
+  bool CursorIs(int64_t ts, const std::string& id) {
+    auto c = StoredCursor();
+    return c && c->ts == ts && c->sys_id == id;
+  }
+  uint64_t DedupCount() {
+    auto n = store_->DedupCount(table_.alias);
+    return n.ok() ? *n : 0;
+  }
+  static std::vector<std::string> Keys(const std::vector<kafka::OutRecord>& records) {
+    std::vector<std::string> out;
+    for (const auto& r : records) out.push_back(r.key.value_or(""));
+    return out;
+  }
+
+  testsupport::TempDir dir_{"source-poller"};
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_ =
+      boost::asio::make_work_guard(io_);
+  std::vector<std::thread> threads_;
+  std::unique_ptr<state::StateStore> store_;
+  FakeTableClient client_;
+  std::shared_ptr<FakeProducer> producer_ = std::make_shared<FakeProducer>();
+  api::HealthRegistry health_;
+  ProcessOnce once_;
+  SourceSettings source_;
+  TableSettings table_;
+  PollerOptions options_;
+  std::mutex mu_;
+  SimTable sim_;
+  std::function<std::optional<servicenow::CallResult>(const servicenow::HttpRequest&)> script_;
+  std::vector<std::shared_ptr<TablePoller>> pollers_;
+};
+
+TEST_F(TablePollerTest, EmitsEveryRowInOrderAndCommitsCursorWithDedupEntries) {
+  AddRows({{kT0 + 20, Id(5)},
+           {kT0 + 10, Id(1)},
+           {kT0 + 10, Id(2)},
+           {kT0 + 10, Id(3)},
+           {kT0 + 10, Id(4)},
+           {kT0 + 10, Id(9)},
+           {kT0 + 30, Id(1)}});
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 7; }, 5s));
+  const auto records = producer_->records();
+  ASSERT_EQ(records.size(), 7u);
+  EXPECT_THAT(Keys(records),
+              ::testing::ElementsAre(Id(1), Id(2), Id(3), Id(4), Id(9), Id(5), Id(1)));
+  EXPECT_EQ(records[0].topic, "snow.incident");
+  EXPECT_EQ(records[0].timestamp_ms, (kT0 + 10) * 1000);
+  const kafka::Header* op = kafka::FindHeader(records[0].headers, kOperationHeader);
+  ASSERT_NE(op, nullptr);
+  EXPECT_EQ(op->value, "UPSERT");
+  ASSERT_TRUE(WaitFor([&] { return CursorIs(kT0 + 30, Id(1)); }, 5s));
+  // Entries older than cursor - overlap are pruned by the commit: only second 30 remains.
+  EXPECT_EQ(DedupCount(), 1u);
+  EXPECT_TRUE(p->started());
+  EXPECT_EQ(p->status().Read().state, TableState::kRunning);
+  // Caught up: idle sweeps keep coming, but re-reading the overlap emits nothing new.
+  const auto pages = p->status().pages_fetched.load();
+  ASSERT_TRUE(WaitFor([&] { return p->status().pages_fetched.load() > pages + 3; }, 5s));
+  EXPECT_EQ(producer_->records().size(), 7u);
+  EXPECT_GT(p->status().duplicates_suppressed.load(), 0);
+  EXPECT_EQ(p->status().Read().phase, state::Phase::kStream);
+}
+
+TEST_F(TablePollerTest, QueriesFollowTheKeysetShapes) {
+  AddRows({{kT0 + 10, Id(1)}, {kT0 + 10, Id(2)}, {kT0 + 10, Id(3)}, {kT0 + 11, Id(1)}});
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 4; }, 5s));
+  const auto requests = client_.requests();
+  ASSERT_GE(requests.size(), 2u);
+  auto q0 = SimTable::Params(requests[0].target);
+  EXPECT_EQ(q0["sysparm_query"],
+            "sys_updated_on>2025-12-31 23:59:59^sys_updated_on<=2026-01-01 00:01:39"
+            "^ORDERBYsys_updated_on^ORDERBYsys_id");
+  EXPECT_EQ(q0["sysparm_limit"], "3");
+  EXPECT_EQ(q0["sysparm_no_count"], "true");
+  auto q1 = SimTable::Params(requests[1].target);  // the full page drains its last second
+  EXPECT_EQ(q1["sysparm_query"],
+            "sys_updated_on=2026-01-01 00:00:10^sys_id>" + Id(3) + "^ORDERBYsys_id");
+}
+
+TEST_F(TablePollerTest, RowsInsideTheSafetyLagWaitForTheServerClock) {
+  client_.set_server_now_ms((kT0 + 50) * 1000 + 300);
+  AddRows({{kT0 + 49, Id(1)}, {kT0 + 50, Id(2)}});
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 1; }, 5s));
+  const auto pages = p->status().pages_fetched.load();
+  ASSERT_TRUE(WaitFor([&] { return p->status().pages_fetched.load() > pages + 3; }, 5s));
+  EXPECT_EQ(p->status().rows_emitted.load(), 1);  // second 50 is not over on the server yet
+  client_.set_server_now_ms((kT0 + 51) * 1000 + 1);
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 2; }, 5s));
+}
+
+TEST_F(TablePollerTest, RestartSuppressesTheOverlapInsteadOfReEmittingIt) {
+  AddRows({{kT0 + 50, Id(1)}, {kT0 + 51, Id(2)}, {kT0 + 52, Id(3)}});
+  auto first = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return first->status().rows_emitted.load() == 3; }, 5s));
+  StopPoller(first);
+  ASSERT_TRUE(CursorIs(kT0 + 52, Id(3)));
+  producer_ = std::make_shared<FakeProducer>();
+  auto second = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return second->status().duplicates_suppressed.load() >= 3; }, 5s));
+  EXPECT_TRUE(producer_->records().empty());
+  // A new version of a row (higher mod count) is emitted.
+  AddRows({{kT0 + 60, Id(2), 1}});
+  ASSERT_TRUE(WaitFor([&] { return producer_->records().size() == 1; }, 5s));
+}
+
+TEST_F(TablePollerTest, DedupEntriesAreWrittenOnlyForAcknowledgedRows) {
+  producer_->set_mode(FakeProducer::Mode::kHold);
+  AddRows({{kT0 + 10, Id(1)}, {kT0 + 11, Id(2)}});
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return producer_->held() == 2; }, 5s));
+  EXPECT_EQ(DedupCount(), 0u);
+  EXPECT_FALSE(StoredCursor().has_value());
+  producer_->AckNext(1);
+  ASSERT_TRUE(WaitFor([&] { return CursorIs(kT0 + 10, Id(1)); }, 5s));
+  EXPECT_EQ(DedupCount(), 1u);
+  producer_->AckAll();
+  ASSERT_TRUE(WaitFor([&] { return CursorIs(kT0 + 11, Id(2)) && DedupCount() == 2; }, 5s));
+}
+
+TEST_F(TablePollerTest, ProduceFailureNeverAdvancesTheCursorAndReReads) {
+  source_.overlap_seconds = 0;
+  options_.initial_backoff_ms = 300;
+  producer_->set_mode(FakeProducer::Mode::kHold);
+  AddRows({{kT0 + 10, Id(1)},
+           {kT0 + 10, Id(2)},
+           {kT0 + 10, Id(3)},
+           {kT0 + 11, Id(4)},
+           {kT0 + 12, Id(5)}});
+  table_.batch_size = 10;
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return producer_->held() == 5; }, 5s));
+  producer_->AckNext(2);
+  ASSERT_TRUE(WaitFor([&] { return CursorIs(kT0 + 10, Id(2)); }, 5s));
+  producer_->FailNext(1);
+  producer_->AckAll();  // rows 4 and 5 reach Kafka after row 3 failed
+  ASSERT_TRUE(WaitFor([&] { return p->status().Read().state == TableState::kBackingOff; }, 5s));
+  EXPECT_TRUE(CursorIs(kT0 + 10, Id(2)));  // never past the failed row
+  EXPECT_THAT(p->status().Read().last_error, ::testing::HasSubstr("Kafka delivery failed"));
+  producer_->set_mode(FakeProducer::Mode::kAckImmediately);
+  ASSERT_TRUE(WaitFor([&] { return CursorIs(kT0 + 12, Id(5)); }, 5s));
+  // Row 3 was produced again; rows 4 and 5 were acknowledged already and are suppressed.
+  const auto keys = Keys(producer_->acknowledged());
+  EXPECT_THAT(keys, ::testing::ElementsAre(Id(1), Id(2), Id(4), Id(5), Id(3)));
+  EXPECT_GE(p->status().duplicates_suppressed.load(), 2);
+  EXPECT_GE(p->status().retries.load(), 1);
+}
+
+TEST_F(TablePollerTest, RowOutOfOrderFailsTheTableLoudly) {
+  AddRows({{kT0 + 10, Id(1)}, {kT0 + 10, Id(2)}});
+  script_ = [this](const servicenow::HttpRequest& r) -> std::optional<servicenow::CallResult> {
+    auto answer = sim_.Answer(r.target);
+    std::reverse(answer.response.rows.begin(), answer.response.rows.end());  // ORDERBY ignored
+    return answer;
+  };
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().Read().state == TableState::kFailed; }, 5s));
+  const std::string error = p->status().Read().last_error;
+  EXPECT_THAT(error, ::testing::HasSubstr("table inc"));
+  EXPECT_THAT(error, ::testing::HasSubstr("strictly after"));
+  EXPECT_THAT(error, ::testing::HasSubstr("ORDERBY"));
+  EXPECT_FALSE(health_.Snapshot().at("source.inc").ok);
+  EXPECT_TRUE(p->started());
+  const size_t requests = client_.request_count();
+  EXPECT_FALSE(WaitFor([&] { return client_.request_count() > requests; }, 200ms));
+}
+
+TEST_F(TablePollerTest, BadRowFailsTheTableNamingHowToSkip) {
+  AddRows({{kT0 + 10, Id(1)}, {kT0 + 11, Id(2)}});
+  script_ = [this](const servicenow::HttpRequest& r) -> std::optional<servicenow::CallResult> {
+    auto answer = sim_.Answer(r.target);
+    if (!answer.response.rows.empty()) {
+      answer.response.rows[0].as_object()["sys_updated_on"] = "yesterday";
+    }
+    return answer;
+  };
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().Read().state == TableState::kFailed; }, 5s));
+  const std::string error = p->status().Read().last_error;
+  EXPECT_THAT(error, ::testing::HasSubstr("yesterday"));
+  EXPECT_THAT(error, ::testing::HasSubstr("snow.source.bad.row.behavior=skip"));
+  EXPECT_TRUE(producer_->records().empty());
+}
+
+TEST_F(TablePollerTest, BadRowIsSkippedAndCountedUnderSkip) {
+  source_.bad_row = BadRowBehavior::kSkip;
+  AddRows({{kT0 + 10, Id(1)}, {kT0 + 11, Id(2)}, {kT0 + 12, Id(3)}});
+  script_ = [this](const servicenow::HttpRequest& r) -> std::optional<servicenow::CallResult> {
+    auto answer = sim_.Answer(r.target);
+    for (auto& row : answer.response.rows) {
+      if (row.as_object()["sys_id"].as_string() == Id(2)) row.as_object()["sys_id"] = "";
+    }
+    return answer;
+  };
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 2; }, 5s));
+  EXPECT_GE(p->status().rows_skipped.load(), 1);
+  EXPECT_THAT(Keys(producer_->records()), ::testing::ElementsAre(Id(1), Id(3)));
+  EXPECT_NE(p->status().Read().state, TableState::kFailed);
+}
+
+TEST_F(TablePollerTest, HiddenRowsNeverStallThePoller) {
+  table_.batch_size = 4;
+  std::vector<SimRow> rows;
+  for (int i = 0; i < 60; ++i) rows.push_back({kT0 + 10 + i / 7, Id(100 + i)});
+  AddRows(rows);
+  {
+    std::lock_guard lock(mu_);
+    sim_.hidden = [](const SimRow& r) { return r.sys_id < Id(112) || r.sys_id.back() == '3'; };
+  }
+  size_t visible = 0;
+  for (const auto& r : rows) visible += (r.sys_id < Id(112) || r.sys_id.back() == '3') ? 0 : 1;
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor(
+      [&] { return p->status().rows_emitted.load() == static_cast<int64_t>(visible); }, 5s));
+  ASSERT_TRUE(WaitFor([&] { return CursorIs(kT0 + 18, Id(159)); }, 5s));
+  const auto keys = Keys(producer_->records());
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+}
+
+TEST_F(TablePollerTest, RetryableErrorsBackOffAndRecover) {
+  AddRows({{kT0 + 10, Id(1)}});
+  std::atomic<int> failures{2};
+  script_ = [&](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+    if (failures.fetch_sub(1) > 0) {
+      return FakeTableClient::Failure(servicenow::OutcomeClass::kRetryable, 503, "busy");
+    }
+    return std::nullopt;
+  };
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 1; }, 5s));
+  EXPECT_GE(p->status().retries.load(), 2);
+  EXPECT_GT(p->status().throttled_ms.load(), 0);
+  EXPECT_EQ(p->status().Read().state, TableState::kRunning);
+}
+
+TEST_F(TablePollerTest, StopWaitsForInFlightRowsAndCommitsThem) {
+  producer_->set_mode(FakeProducer::Mode::kHold);
+  AddRows({{kT0 + 10, Id(1)}, {kT0 + 11, Id(2)}, {kT0 + 12, Id(3)}});
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return producer_->held() == 3; }, 5s));
+  auto done = p->Stop();
+  EXPECT_NE(done.wait_for(0ms), std::future_status::ready);
+  producer_->AckAll();
+  ASSERT_EQ(done.wait_for(5s), std::future_status::ready);
+  EXPECT_TRUE(CursorIs(kT0 + 12, Id(3)));
+  EXPECT_EQ(DedupCount(), 3u);
+  EXPECT_EQ(p->status().Read().state, TableState::kStopped);
+  pollers_.clear();
+}
+
+TEST_F(TablePollerTest, ProbeRefusedWithForbiddenFailsTheTable) {
+  source_.startup_probe = true;
+  script_ = [](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+    return FakeTableClient::Failure(servicenow::OutcomeClass::kPermission, 403,
+                                    "Insufficient rights to query records");
+  };
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().Read().state == TableState::kFailed; }, 5s));
+  EXPECT_THAT(p->status().Read().last_error, ::testing::HasSubstr("403"));
+  EXPECT_THAT(p->status().Read().last_error, ::testing::HasSubstr("incident"));
+  EXPECT_TRUE(p->started());
+  EXPECT_EQ(client_.request_count(), 1u);
+}
+
+TEST_F(TablePollerTest, ProbeSeeingNoTimestampFieldBlamesAnAcl) {
+  source_.startup_probe = true;
+  AddRows({{kT0 + 10, Id(1)}});
+  script_ = [this](const servicenow::HttpRequest& r) -> std::optional<servicenow::CallResult> {
+    auto answer = sim_.Answer(r.target);
+    for (auto& row : answer.response.rows) row.as_object().erase("sys_updated_on");
+    return answer;
+  };
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().Read().state == TableState::kFailed; }, 5s));
+  EXPECT_THAT(p->status().Read().last_error, ::testing::HasSubstr("ACL"));
+  EXPECT_THAT(p->status().Read().last_error, ::testing::HasSubstr("sys_updated_on"));
+}
+
+TEST_F(TablePollerTest, ProbeThenTimeZoneLookupThenPolling) {
+  source_.startup_probe = true;
+  options_.username = "svc.kafka";
+  AddRows({{kT0 + 10, Id(1)}});
+  script_ = [](const servicenow::HttpRequest& r) -> std::optional<servicenow::CallResult> {
+    if (r.target.starts_with("/api/now/table/sys_user")) {
+      boost::json::array rows;
+      rows.push_back(boost::json::object{{"time_zone", "Europe/Berlin"}});
+      return FakeTableClient::List(std::move(rows));
+    }
+    return std::nullopt;
+  };
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 1; }, 5s));
+  const auto requests = client_.requests();
+  ASSERT_GE(requests.size(), 3u);
+  EXPECT_THAT(requests[0].target, ::testing::HasSubstr("sysparm_limit=1&"));
+  EXPECT_THAT(requests[0].target,
+              ::testing::HasSubstr("sysparm_fields=sys_id%2Csys_updated_on%2Csys_mod_count"));
+  EXPECT_THAT(requests[1].target, ::testing::HasSubstr("/api/now/table/sys_user?"));
+  EXPECT_THAT(requests[1].target, ::testing::HasSubstr("svc.kafka"));
+}
+
+TEST_F(TablePollerTest, CursorOfAnotherQueryIsRefused) {
+  state::CursorIdentity other = IdentityFor(source_, table_);
+  other.query_fingerprint = "0000000000000000";
+  auto window = store_->LoadDedupWindow(table_.alias, {});
+  ASSERT_TRUE(window.ok());
+  ASSERT_TRUE(store_->Commit(other, state::Cursor{kT0, Id(1)}, **window).ok());
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().Read().state == TableState::kFailed; }, 5s));
+  EXPECT_THAT(p->status().Read().last_error, ::testing::HasSubstr("0000000000000000"));
+  EXPECT_EQ(client_.request_count(), 0u);
+}
+
+}  // namespace
+}  // namespace snowcar::source
