@@ -1,4 +1,16 @@
 # The sink's running parts (consumer loop, lanes, writer, field catalog, direction, views).
 set(SNOWCAR_SINK_DIRECTION_SOURCES
+  call_failure.cpp
+  consumer_loop.cpp
+  error_path.cpp
+  field_catalog.cpp
+  in_flight_limit.cpp
+  lane.cpp
+  lane_set.cpp
+  limited_client.cpp
   sink.cpp
+  sink_direction.cpp
+  sink_metrics.cpp
+  sink_routes.cpp
+  writer.cpp
 )

@@ -1,13 +1,33 @@
-// Stub until the sink direction lands.
+// MakeSink: settings from the config, then the direction (src/sink/sink_direction.h).
 #include "snowcar/sink/sink.h"
+
+#include <algorithm>
+
+#include "sink_direction.h"
+#include "snowcar/config/config.h"
 
 namespace snowcar::sink {
 
-Result<std::unique_ptr<runtime::Direction>> MakeSink(const runtime::DirectionContext& /*context*/,
-                                                     SinkSeams /*seams*/) {
-  return Status::FailedPrecondition(
-      "sink.enabled=true, but this build of snowcar has no sink yet; set source.enabled=false "
-      "and sink.enabled=false to run the state store and socket alone");
+Result<std::unique_ptr<runtime::Direction>> MakeSink(const runtime::DirectionContext& context,
+                                                     SinkSeams seams) {
+  if (context.config == nullptr || context.io == nullptr || context.client == nullptr) {
+    return Status::Internal("the sink needs a config, the pool and a ServiceNow client");
+  }
+  const config::Config& config = *context.config;
+  SNOWCAR_ASSIGN_OR_RETURN(SinkSettings settings, SinkSettings::FromConfig(config));
+
+  SinkRuntimeOptions options;
+  options.kafka = config.WithPrefix("kafka.");
+  options.lane.initial_backoff =
+      std::chrono::milliseconds(config.GetInt("snow.retry.initial.backoff.ms"));
+  options.lane.max_backoff = std::chrono::milliseconds(std::max(
+      config.GetInt("snow.retry.max.backoff.ms"), config.GetInt("snow.retry.initial.backoff.ms")));
+  // A revoke waits for records in flight at most this long: long enough for one request with
+  // its retries in most cases, short enough not to stall the group's rebalance.
+  options.revoke_wait = std::chrono::milliseconds(
+      std::clamp<int64_t>(config.GetInt("shutdown.timeout.ms"), 1000, 10000));
+  return std::unique_ptr<runtime::Direction>(std::make_unique<SinkDirection>(
+      context, std::move(settings), std::move(options), std::move(seams)));
 }
 
 }  // namespace snowcar::sink

@@ -1,0 +1,251 @@
+#include "consumer_loop.h"
+
+#include <algorithm>
+
+#include "snowcar/common/log.h"
+
+namespace snowcar::sink {
+namespace {
+
+std::string Names(const std::vector<kafka::TopicPartition>& tps) {
+  std::string out;
+  for (const auto& tp : tps) out += (out.empty() ? "" : ",") + tp.ToString();
+  return out;
+}
+
+}  // namespace
+
+ConsumerLoop::ConsumerLoop(ConsumerLoopOptions options, LaneFactory factory,
+                           api::HealthRegistry* health)
+    : options_(std::move(options)),
+      health_(health),
+      lanes_([this, factory = std::move(factory)](const kafka::TopicPartition& tp) {
+        return factory(tp, MakeEvents());
+      }) {}
+
+ConsumerLoop::~ConsumerLoop() { Stop(std::chrono::steady_clock::now()); }
+
+LaneEvents ConsumerLoop::MakeEvents() {
+  LaneEvents events;
+  events.completed = [this](const void* lane, const kafka::TopicPartition& tp, int64_t next) {
+    PostEvent(Event{Event::Kind::kCompleted, lane, tp, next});
+  };
+  events.pause = [this](const void* lane, const kafka::TopicPartition& tp, bool paused) {
+    PostEvent(Event{paused ? Event::Kind::kPause : Event::Kind::kResume, lane, tp, 0});
+  };
+  events.failed = [this](const void*, const kafka::TopicPartition& tp, const Failure& failure) {
+    if (health_ != nullptr) {
+      health_->Report("sink", false,
+                      "lane " + tp.ToString() + " stopped at a failed record (" +
+                          std::string(ErrorClassName(failure.klass)) + "): " + failure.message);
+    }
+  };
+  return events;
+}
+
+void ConsumerLoop::PostEvent(Event event) {
+  std::lock_guard lock(mu_);
+  events_.push_back(std::move(event));
+  cv_.notify_all();
+  if (wake_ != nullptr) wake_->Wake();
+}
+
+Status ConsumerLoop::Start() {
+  std::promise<Status> started;
+  auto result = started.get_future();
+  thread_ = std::thread([this, &started] { Run(&started); });
+  Status s = result.get();
+  if (!s.ok()) {
+    thread_.join();
+    std::lock_guard lock(mu_);
+    stopped_ = true;
+  }
+  return s;
+}
+
+void ConsumerLoop::Run(std::promise<Status>* started) {
+  kafka::ConsumerOptions o;
+  o.properties = options_.properties;
+  o.topics = options_.topics;
+  o.client_id = "snowcar-sink";
+  o.listener.on_assigned = [this](const auto& tps) { OnAssigned(tps); };
+  o.listener.on_revoked = [this](const auto& tps) { OnRevoked(tps); };
+  o.listener.on_lost = [this](const auto& tps) { OnLost(tps); };
+  auto created = kafka::KafkaConsumer::Create(std::move(o));
+  if (!created.ok()) {
+    started->set_value(created.status().WithContext("sink consumer"));
+    return;
+  }
+  consumer_ = std::move(created).value();
+  {
+    std::lock_guard lock(mu_);
+    wake_ = consumer_.get();
+  }
+  subscribed_ = true;
+  SNOWCAR_LOG(kInfo, "sink.subscribed", {{"topics", static_cast<int64_t>(options_.topics.size())}});
+  started->set_value(Status::Ok());
+
+  while (!stop_requested_.load()) {
+    DrainEvents();
+    RefreshCommitted(false);
+    auto polled = consumer_->Poll(options_.poll_timeout);
+    if (!polled.ok()) {
+      SNOWCAR_LOG(kError, "sink.consumer.fatal", {{"error", polled.status().message()}});
+      if (health_ != nullptr) {
+        health_->Report("sink", false, "Kafka consumer failed: " + polled.status().message());
+      }
+      break;
+    }
+    if (!polled->has_value()) continue;
+    kafka::InRecord record = std::move(**polled);
+    auto lane = lanes_.Find(kafka::TopicPartition{record.topic, record.partition});
+    if (lane == nullptr) {
+      SNOWCAR_LOG(kDebug, "sink.record.unassigned",
+                  {{"topic", record.topic}, {"partition", record.partition}});
+      continue;
+    }
+    lane->Enqueue(std::move(record));
+  }
+  Shutdown();
+}
+
+void ConsumerLoop::DrainEvents() {
+  std::deque<Event> events;
+  {
+    std::lock_guard lock(mu_);
+    events.swap(events_);
+  }
+  for (auto& e : events) {
+    auto lane = lanes_.Find(e.tp);
+    if (lane == nullptr || lane.get() != e.lane) continue;  // a lane that is gone
+    switch (e.kind) {
+      case Event::Kind::kCompleted: {
+        Status s = consumer_->StoreOffset(e.tp, e.offset);
+        if (s.ok()) {
+          lane->SetStored(e.offset);
+        } else {
+          SNOWCAR_LOG(kDebug, "sink.offset.store_failed",
+                      {{"partition", e.tp.ToString()}, {"error", s.message()}});
+        }
+        break;
+      }
+      case Event::Kind::kPause:
+      case Event::Kind::kResume: {
+        const bool pause = e.kind == Event::Kind::kPause;
+        Status s = pause ? consumer_->Pause({e.tp}) : consumer_->Resume({e.tp});
+        SNOWCAR_LOG(kDebug, pause ? "sink.partition.paused" : "sink.partition.resumed",
+                    {{"partition", e.tp.ToString()}, {"ok", s.ok()}});
+        break;
+      }
+    }
+  }
+}
+
+void ConsumerLoop::RefreshCommitted(bool force) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && now - last_refresh_ < options_.committed_refresh) return;
+  last_refresh_ = now;
+  auto tps = lanes_.Partitions();
+  if (tps.empty()) return;
+  auto committed = consumer_->Committed(tps, std::chrono::milliseconds(500));
+  if (!committed.ok()) return;
+  for (const auto& [tp, offset] : *committed) {
+    if (auto lane = lanes_.Find(tp)) lane->SetCommitted(offset >= 0 ? offset : -1);
+  }
+}
+
+void ConsumerLoop::OnAssigned(const std::vector<kafka::TopicPartition>& tps) {
+  auto created = lanes_.Add(tps);
+  SNOWCAR_LOG(kInfo, "sink.partitions.assigned",
+              {{"partitions", Names(tps)}, {"new_lanes", static_cast<int64_t>(created.size())}});
+  if (health_ != nullptr && !created.empty()) {
+    bool any_failed = false;
+    for (const auto& s : lanes_.Snapshot()) any_failed |= s.state == LaneState::kFailed;
+    if (!any_failed) health_->Report("sink", true, "consuming");
+  }
+}
+
+bool ConsumerLoop::WaitIdle(const std::vector<std::shared_ptr<Lane>>& lanes,
+                            std::chrono::steady_clock::time_point deadline) {
+  while (true) {
+    DrainEvents();
+    const bool busy =
+        std::any_of(lanes.begin(), lanes.end(), [](const auto& l) { return l->Busy(); });
+    if (!busy) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
+    std::unique_lock lock(mu_);
+    cv_.wait_until(lock, std::min(deadline, now + std::chrono::milliseconds(50)),
+                   [this] { return !events_.empty(); });
+  }
+}
+
+void ConsumerLoop::OnRevoked(const std::vector<kafka::TopicPartition>& tps) {
+  auto lanes = lanes_.Get(tps);
+  for (const auto& lane : lanes) lane->Stop();
+  auto deadline = std::chrono::steady_clock::now() + options_.revoke_wait;
+  {
+    std::lock_guard lock(mu_);
+    if (stop_requested_.load() && deadline_ < deadline) deadline = deadline_;
+  }
+  WaitIdle(lanes, deadline);
+  int abandoned = 0;
+  for (const auto& lane : lanes) {
+    if (lane->Busy()) {
+      lane->Abandon();
+      ++abandoned;
+    }
+  }
+  DrainEvents();
+  lanes_.Remove(tps);
+  SNOWCAR_LOG(kInfo, "sink.partitions.revoked",
+              {{"partitions", Names(tps)}, {"abandoned_in_flight", abandoned}});
+}
+
+void ConsumerLoop::OnLost(const std::vector<kafka::TopicPartition>& tps) {
+  auto lanes = lanes_.Get(tps);
+  for (const auto& lane : lanes) lane->Abandon();
+  lanes_.Remove(tps);
+  SNOWCAR_LOG(kWarn, "sink.partitions.lost", {{"partitions", Names(tps)}});
+}
+
+void ConsumerLoop::Shutdown() {
+  std::chrono::steady_clock::time_point deadline;
+  {
+    std::lock_guard lock(mu_);
+    deadline = deadline_;
+  }
+  auto lanes = lanes_.All();
+  for (const auto& lane : lanes) lane->Stop();
+  const bool idle = WaitIdle(lanes, deadline);
+  if (!idle) {
+    for (const auto& lane : lanes) {
+      if (lane->Busy()) lane->Abandon();
+    }
+  }
+  DrainEvents();
+  Status committed = consumer_->CommitSync();
+  SNOWCAR_LOG(kInfo, "sink.consumer.closing",
+              {{"drained", idle}, {"commit", committed.ok() ? "ok" : committed.message()}});
+  consumer_->Close();
+  {
+    std::lock_guard lock(mu_);
+    wake_ = nullptr;
+  }
+  consumer_.reset();
+  subscribed_ = false;
+}
+
+void ConsumerLoop::Stop(std::chrono::steady_clock::time_point deadline) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopped_) return;
+    stopped_ = true;
+    deadline_ = deadline;
+    stop_requested_ = true;
+    if (wake_ != nullptr) wake_->Wake();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace snowcar::sink

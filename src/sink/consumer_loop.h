@@ -1,0 +1,102 @@
+// The sink's consumer thread: a dedicated std::thread (never a pool thread: Poll blocks) that
+// owns the KafkaConsumer, hands each record to its partition's lane, and is the only place
+// that touches the consumer (librdkafka's consumer API is single-threaded here).
+//
+// Lanes finish records on pool threads; they report "offset done" and "pause / resume me"
+// through a small thread-safe event queue that this thread drains between polls (and wakes
+// Poll for), so StoreOffset, Pause and Resume always run on the consumer thread.
+//
+// Offsets: only stored offsets get committed, by librdkafka's auto commit on its interval,
+// and by the consumer itself when partitions are revoked or it closes.
+// Rebalance: revoked lanes stop taking records and get a bounded wait to finish the record in
+// flight; whatever finished is stored before the revoke returns; a record still in flight is
+// abandoned WITHOUT storing its offset (the next owner applies it again). Lost partitions
+// are abandoned at once.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lane_set.h"
+#include "snowcar/api/readiness.h"
+#include "snowcar/kafka/consumer.h"
+
+namespace snowcar::sink {
+
+struct ConsumerLoopOptions {
+  std::map<std::string, std::string> properties;  // the kafka.* keys, prefix stripped
+  std::vector<std::string> topics;
+  // How long a revoke waits for the lanes' records in flight.
+  std::chrono::milliseconds revoke_wait{10000};
+  // How often the committed offsets shown on the socket are refreshed.
+  std::chrono::milliseconds committed_refresh{1000};
+  std::chrono::milliseconds poll_timeout{200};
+};
+
+class ConsumerLoop {
+ public:
+  using LaneFactory =
+      std::function<std::shared_ptr<Lane>(const kafka::TopicPartition&, LaneEvents)>;
+
+  // `health` may be null.
+  ConsumerLoop(ConsumerLoopOptions options, LaneFactory factory, api::HealthRegistry* health);
+  ~ConsumerLoop();
+
+  // Creates the consumer (subscribing) on the consumer thread and starts polling. Fails when
+  // the consumer cannot be created (bad kafka.* property, no group.id).
+  Status Start();
+  // Stops polling, lets lanes finish their record until `deadline`, stores and commits what
+  // finished, closes the consumer, joins the thread. Idempotent.
+  void Stop(std::chrono::steady_clock::time_point deadline);
+
+  bool subscribed() const { return subscribed_.load(); }
+  const LaneSet& lanes() const { return lanes_; }
+
+ private:
+  struct Event {
+    enum class Kind { kCompleted, kPause, kResume } kind;
+    const void* lane;
+    kafka::TopicPartition tp;
+    int64_t offset = 0;
+  };
+
+  LaneEvents MakeEvents();
+  void PostEvent(Event event);  // any thread
+  void Run(std::promise<Status>* started);
+  void DrainEvents();  // consumer thread
+  void RefreshCommitted(bool force);
+  void OnAssigned(const std::vector<kafka::TopicPartition>& tps);
+  void OnRevoked(const std::vector<kafka::TopicPartition>& tps);
+  void OnLost(const std::vector<kafka::TopicPartition>& tps);
+  // Drains events until none of `lanes` is busy or `deadline` passes. True when idle.
+  bool WaitIdle(const std::vector<std::shared_ptr<Lane>>& lanes,
+                std::chrono::steady_clock::time_point deadline);
+  void Shutdown();
+
+  const ConsumerLoopOptions options_;
+  api::HealthRegistry* health_;
+  LaneSet lanes_;
+  std::unique_ptr<kafka::KafkaConsumer> consumer_;  // consumer thread only
+  std::thread thread_;
+  std::atomic<bool> subscribed_{false};
+  std::atomic<bool> stop_requested_{false};
+  std::chrono::steady_clock::time_point last_refresh_{};
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Event> events_;                          // guarded by mu_
+  kafka::KafkaConsumer* wake_ = nullptr;              // guarded by mu_
+  std::chrono::steady_clock::time_point deadline_{};  // guarded by mu_
+  bool stopped_ = false;                              // guarded by mu_
+};
+
+}  // namespace snowcar::sink

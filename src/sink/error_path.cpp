@@ -1,0 +1,107 @@
+#include "error_path.h"
+
+#include <boost/asio/post.hpp>
+
+#include "snowcar/common/log.h"
+
+namespace snowcar::sink {
+
+bool ErrorPath::NeedsProducer(const SinkSettings& settings) {
+  return !settings.dlq_topic.empty() || !settings.reporter_success_topic.empty() ||
+         !settings.reporter_error_topic.empty();
+}
+
+void ErrorPath::ProduceAll(std::vector<kafka::OutRecord> records, bool first_is_dlq,
+                           boost::asio::any_io_executor executor,
+                           std::function<void(Status)> done) {
+  if (records.empty()) {
+    boost::asio::post(executor, [done = std::move(done)]() { done(Status::Ok()); });
+    return;
+  }
+  if (producer_ == nullptr) {
+    boost::asio::post(executor, [done = std::move(done)]() {
+      done(Status::FailedPrecondition("no producer for the DLQ and reporter topics"));
+    });
+    return;
+  }
+  // Every report arrives on `executor` (the lane's strand), so this state needs no lock.
+  struct Pending {
+    size_t left = 0;
+    Status first_error;
+    std::function<void(Status)> done;
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->left = records.size();
+  pending->done = std::move(done);
+  for (size_t i = 0; i < records.size(); ++i) {
+    const bool is_dlq = first_is_dlq && i == 0;
+    const std::string topic = records[i].topic;
+    producer_->Produce(std::move(records[i]), executor,
+                       [this, pending, is_dlq, topic](kafka::DeliveryReport report) {
+                         if (report.status.ok()) {
+                           if (is_dlq) metrics_.CountDlq();
+                         } else if (pending->first_error.ok()) {
+                           pending->first_error =
+                               report.status.WithContext("producing to " + topic);
+                         }
+                         if (--pending->left == 0) pending->done(pending->first_error);
+                       });
+  }
+}
+
+void ErrorPath::OnFailure(const kafka::InRecord& record, const std::optional<Command>& command,
+                          const Failure& failure, boost::asio::any_io_executor executor,
+                          std::function<void(ErrorVerdict, Status)> done) {
+  std::vector<kafka::OutRecord> out;
+  const bool dlq = !settings_.dlq_topic.empty();
+  if (dlq) out.push_back(BuildDlqRecord(record, failure, settings_.dlq_topic));
+  if (!settings_.reporter_error_topic.empty()) {
+    out.push_back(BuildErrorReport(record, command, failure, settings_.reporter_error_topic));
+  }
+  const ApiErrorBehavior behavior = settings_.on_api_errors;
+  ProduceAll(std::move(out), dlq, executor,
+             [record_topic = record.topic, partition = record.partition, offset = record.offset,
+              failure, behavior, dlq, done = std::move(done)](Status produced) {
+               if (!produced.ok()) return done(ErrorVerdict::kRetryProduce, produced);
+               switch (behavior) {
+                 case ApiErrorBehavior::kFail:
+                   SNOWCAR_LOG(kError, "sink.record.failed",
+                               {{"topic", record_topic},
+                                {"partition", partition},
+                                {"offset", offset},
+                                {"class", ErrorClassName(failure.klass)},
+                                {"http_status", failure.http_status},
+                                {"dlq", dlq},
+                                {"error", failure.message}});
+                   return done(ErrorVerdict::kStop, Status::Ok());
+                 case ApiErrorBehavior::kLog:
+                   SNOWCAR_LOG(kWarn, "sink.record.failed_skipped",
+                               {{"topic", record_topic},
+                                {"partition", partition},
+                                {"offset", offset},
+                                {"class", ErrorClassName(failure.klass)},
+                                {"http_status", failure.http_status},
+                                {"dlq", dlq},
+                                {"error", failure.message}});
+                   return done(ErrorVerdict::kComplete, Status::Ok());
+                 case ApiErrorBehavior::kIgnore:
+                   SNOWCAR_LOG(kDebug, "sink.record.failed_ignored",
+                               {{"topic", record_topic},
+                                {"partition", partition},
+                                {"offset", offset},
+                                {"class", ErrorClassName(failure.klass)}});
+                   return done(ErrorVerdict::kComplete, Status::Ok());
+               }
+             });
+}
+
+void ErrorPath::OnSuccess(const kafka::InRecord& record, const Applied& applied,
+                          boost::asio::any_io_executor executor, std::function<void(Status)> done) {
+  std::vector<kafka::OutRecord> out;
+  if (!settings_.reporter_success_topic.empty()) {
+    out.push_back(BuildSuccessReport(record, applied, settings_.reporter_success_topic));
+  }
+  ProduceAll(std::move(out), false, executor, std::move(done));
+}
+
+}  // namespace snowcar::sink

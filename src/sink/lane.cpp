@@ -1,0 +1,343 @@
+#include "lane.h"
+
+#include <algorithm>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/post.hpp>
+
+#include "call_failure.h"
+#include "snowcar/common/log.h"
+
+namespace snowcar::sink {
+
+std::string_view LaneStateName(LaneState state) {
+  switch (state) {
+    case LaneState::kRunning:
+      return "running";
+    case LaneState::kBackingOff:
+      return "backing_off";
+    case LaneState::kFailed:
+      return "failed";
+    case LaneState::kStopping:
+      return "stopping";
+    case LaneState::kStopped:
+      return "stopped";
+  }
+  return "unknown";
+}
+
+Lane::Lane(kafka::TopicPartition tp, LaneDeps deps)
+    : tp_(std::move(tp)),
+      deps_(std::move(deps)),
+      strand_(boost::asio::make_strand(deps_.io->get_executor())),
+      timer_(strand_) {
+  status_.tp = tp_;
+}
+
+Lane::~Lane() = default;
+
+void Lane::Post(std::function<void()> fn) { boost::asio::post(strand_, std::move(fn)); }
+
+void Lane::Enqueue(kafka::InRecord record) {
+  bool start = false;
+  {
+    std::lock_guard lock(mu_);
+    if (abandoned_ || status_.state == LaneState::kStopping ||
+        status_.state == LaneState::kStopped || status_.state == LaneState::kFailed) {
+      return;
+    }
+    if (record.offset <= last_queued_) return;
+    last_queued_ = record.offset;
+    queue_.push_back(std::move(record));
+    status_.queue_depth = queue_.size();
+    if (!queue_full_ && queue_.size() >= deps_.options.pause_at) {
+      queue_full_ = true;
+      UpdatePauseLocked();
+    }
+    if (!processing_ && status_.state == LaneState::kRunning) {
+      processing_ = true;
+      start = true;
+    }
+  }
+  if (start) Post([self = shared_from_this()] { self->ProcessNext(); });
+}
+
+void Lane::ProcessNext() {
+  {
+    std::lock_guard lock(mu_);
+    if (status_.state != LaneState::kRunning || queue_.empty()) {
+      processing_ = false;
+      if (status_.state == LaneState::kStopping) status_.state = LaneState::kStopped;
+      if (queue_full_ && queue_.size() <= deps_.options.resume_at) {
+        queue_full_ = false;
+        UpdatePauseLocked();
+      }
+      return;
+    }
+    current_ = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    status_.in_flight_offset = current_->offset;
+    status_.queue_depth = queue_.size();
+    if (queue_full_ && queue_.size() <= deps_.options.resume_at) {
+      queue_full_ = false;
+      UpdatePauseLocked();
+    }
+  }
+  current_command_.reset();
+  current_applied_.reset();
+  current_failure_.reset();
+  Apply();
+}
+
+void Lane::Apply() {
+  Result<Command> decoded = DecodeCommand(*current_, *deps_.settings);
+  if (!decoded.ok()) {
+    return HandleFailure(std::nullopt,
+                         MakeFailure(ErrorClass::kRecordError, decoded.status().message()));
+  }
+  Command command = std::move(decoded).value();
+  const bool check_fields = deps_.settings->unknown_field != UnknownFieldBehavior::kPassthrough &&
+                            command.operation != Operation::kDelete && deps_.catalog != nullptr;
+  if (!check_fields) return Write(std::move(command));
+
+  const std::string table = command.table;
+  deps_.catalog->Columns(
+      table, strand_,
+      [self = shared_from_this(), command = std::move(command)](CatalogAnswer answer) mutable {
+        if (answer.failure) return self->HandleFailure(command, std::move(*answer.failure));
+        std::vector<std::string> reported;
+        Status s =
+            ApplyUnknownFieldPolicy(command, *answer.columns, *self->deps_.settings, &reported);
+        if (!s.ok()) {
+          return self->HandleFailure(command, MakeFailure(ErrorClass::kRecordError, s.message()));
+        }
+        if (!reported.empty()) {
+          std::string names;
+          for (const auto& n : reported) names += (names.empty() ? "" : ",") + n;
+          SNOWCAR_LOG(kWarn, "sink.fields.unknown_dropped",
+                      {{"topic", self->tp_.topic},
+                       {"partition", self->tp_.partition},
+                       {"offset", self->current_->offset},
+                       {"table", command.table},
+                       {"fields", names}});
+        }
+        self->Write(std::move(command));
+      });
+}
+
+void Lane::Write(Command command) {
+  current_command_ = command;
+  deps_.writer->Write(std::move(command), strand_,
+                      [self = shared_from_this()](WriteOutcome outcome) {
+                        self->OnWritten(self->current_command_, std::move(outcome));
+                      });
+}
+
+void Lane::OnWritten(std::optional<Command> command, WriteOutcome outcome) {
+  if (outcome.ok()) {
+    deps_.metrics->CountApplied(outcome.applied->operation, outcome.ignored);
+    if (outcome.ignored) {
+      SNOWCAR_LOG(kInfo, "sink.record.not_found_ignored",
+                  {{"topic", tp_.topic},
+                   {"partition", tp_.partition},
+                   {"offset", current_->offset},
+                   {"table", outcome.applied->table},
+                   {"sys_id", outcome.applied->sys_id}});
+    }
+    current_applied_ = std::move(outcome.applied);
+    return ReportSuccess();
+  }
+  HandleFailure(std::move(command), std::move(*outcome.failure));
+}
+
+void Lane::ReportSuccess() {
+  deps_.error_path->OnSuccess(*current_, *current_applied_, strand_,
+                              [self = shared_from_this()](Status produced) {
+                                if (produced.ok()) return self->Complete();
+                                self->Backoff(Stage::kReportSuccess, produced.message(), "PRODUCE");
+                              });
+}
+
+void Lane::HandleFailure(std::optional<Command> command, Failure failure) {
+  deps_.metrics->CountFailure(failure.klass);
+  if (failure.klass == ErrorClass::kRetriesExhausted) {
+    const std::string klass(ErrorClassName(failure.klass));
+    return Backoff(Stage::kApply, failure.message, klass);
+  }
+  current_command_ = std::move(command);
+  current_failure_ = std::move(failure);
+  RunErrorPath();
+}
+
+void Lane::RunErrorPath() {
+  deps_.error_path->OnFailure(*current_, current_command_, *current_failure_, strand_,
+                              [self = shared_from_this()](ErrorVerdict verdict, Status produced) {
+                                switch (verdict) {
+                                  case ErrorVerdict::kRetryProduce:
+                                    return self->Backoff(Stage::kErrorPath, produced.message(),
+                                                         "PRODUCE");
+                                  case ErrorVerdict::kStop:
+                                    return self->Failed(*self->current_failure_);
+                                  case ErrorVerdict::kComplete:
+                                    self->NoteError(*self->current_failure_);
+                                    return self->Complete();
+                                }
+                              });
+}
+
+void Lane::Backoff(Stage resume, const std::string& why, const std::string& klass) {
+  deps_.metrics->CountRetry();
+  ++consecutive_retries_;
+  const int shift = std::min(consecutive_retries_ - 1, 20);
+  const auto grown = deps_.options.initial_backoff * (int64_t{1} << shift);
+  const auto delay = std::min<std::chrono::milliseconds>(grown, deps_.options.max_backoff);
+  {
+    std::lock_guard lock(mu_);
+    status_.last_error = why;
+    status_.last_error_class = klass;
+    ++status_.retries;
+    busy_ = false;
+    if (abandoned_ || status_.state != LaneState::kRunning) {
+      // Stopping: the record is left undone; a later owner of the partition applies it.
+      processing_ = false;
+      if (status_.state == LaneState::kStopping) status_.state = LaneState::kStopped;
+      return;
+    }
+    status_.state = LaneState::kBackingOff;
+    UpdatePauseLocked();
+  }
+  SNOWCAR_LOG(kWarn, "sink.lane.backoff",
+              {{"topic", tp_.topic},
+               {"partition", tp_.partition},
+               {"offset", current_->offset},
+               {"class", klass},
+               {"retry", consecutive_retries_},
+               {"delay_ms", static_cast<int64_t>(delay.count())},
+               {"error", why}});
+  resume_stage_ = resume;
+  timer_.expires_after(delay);
+  timer_.async_wait(boost::asio::bind_executor(
+      strand_, [self = shared_from_this()](const boost::system::error_code&) { self->Resume(); }));
+}
+
+void Lane::Resume() {
+  {
+    std::lock_guard lock(mu_);
+    if (status_.state != LaneState::kBackingOff) {
+      // Stop() or Abandon() came during the wait.
+      processing_ = false;
+      return;
+    }
+    status_.state = LaneState::kRunning;
+    busy_ = true;
+    UpdatePauseLocked();
+  }
+  switch (resume_stage_) {
+    case Stage::kApply:
+      current_command_.reset();
+      return Apply();
+    case Stage::kReportSuccess:
+      return ReportSuccess();
+    case Stage::kErrorPath:
+      return RunErrorPath();
+  }
+}
+
+void Lane::Complete() {
+  consecutive_retries_ = 0;
+  {
+    std::lock_guard lock(mu_);
+    busy_ = false;
+    status_.in_flight_offset.reset();
+    ++status_.completed;
+    // Reported under mu_, so an Abandon() that returned has certainly silenced this lane.
+    if (!abandoned_ && deps_.events.completed) {
+      deps_.events.completed(this, tp_, current_->offset + 1);
+    }
+  }
+  current_.reset();
+  ProcessNext();
+}
+
+void Lane::Failed(const Failure& failure) {
+  std::lock_guard lock(mu_);
+  busy_ = false;
+  processing_ = false;
+  status_.last_error = failure.message;
+  status_.last_error_class = ErrorClassName(failure.klass);
+  queue_.clear();
+  status_.queue_depth = 0;
+  if (status_.state == LaneState::kRunning) {
+    status_.state = LaneState::kFailed;
+    UpdatePauseLocked();
+    if (!abandoned_ && deps_.events.failed) deps_.events.failed(this, tp_, failure);
+  } else if (status_.state == LaneState::kStopping) {
+    status_.state = LaneState::kStopped;
+  }
+}
+
+void Lane::Stop() {
+  std::lock_guard lock(mu_);
+  queue_.clear();
+  status_.queue_depth = 0;
+  switch (status_.state) {
+    case LaneState::kRunning:
+      status_.state = busy_ ? LaneState::kStopping : LaneState::kStopped;
+      break;
+    case LaneState::kBackingOff:
+      status_.state = LaneState::kStopped;
+      Post([self = shared_from_this()] { self->timer_.cancel(); });
+      break;
+    case LaneState::kFailed:
+    case LaneState::kStopping:
+    case LaneState::kStopped:
+      break;
+  }
+}
+
+void Lane::Abandon() {
+  {
+    std::lock_guard lock(mu_);
+    abandoned_ = true;
+  }
+  Stop();
+}
+
+void Lane::NoteError(const Failure& failure) {
+  std::lock_guard lock(mu_);
+  status_.last_error = failure.message;
+  status_.last_error_class = ErrorClassName(failure.klass);
+}
+
+bool Lane::Busy() const {
+  std::lock_guard lock(mu_);
+  return busy_;
+}
+
+LaneStatus Lane::Snapshot() const {
+  std::lock_guard lock(mu_);
+  LaneStatus s = status_;
+  s.queue_depth = queue_.size();
+  return s;
+}
+
+void Lane::SetCommitted(int64_t offset) {
+  std::lock_guard lock(mu_);
+  status_.committed_offset = offset;
+}
+
+void Lane::SetStored(int64_t offset) {
+  std::lock_guard lock(mu_);
+  status_.stored_offset = std::max(status_.stored_offset, offset);
+}
+
+void Lane::UpdatePauseLocked() {
+  const bool want =
+      queue_full_ || status_.state == LaneState::kBackingOff || status_.state == LaneState::kFailed;
+  if (want == paused_) return;
+  paused_ = want;
+  status_.paused = want;
+  if (!abandoned_ && deps_.events.pause) deps_.events.pause(this, tp_, want);
+}
+
+}  // namespace snowcar::sink

@@ -1,0 +1,164 @@
+// One lane per assigned partition: records applied strictly one at a time, in offset order,
+// on the lane's own strand of the shared pool.
+//
+// The lane knows nothing about the Kafka consumer. Records come in through Enqueue() (from
+// the consumer thread) and the lane reports back through LaneEvents: "this offset is done"
+// (store offset+1), "pause / resume my partition", "I stopped at a failed record". That seam
+// is what lets tests drive a lane with hand-made records and no broker.
+//
+// A record is done (completed) when it was applied, or when its permanent failure went
+// through the error path (DLQ and reporter records acknowledged) under log / ignore. A
+// RETRIES_EXHAUSTED failure is never done: the lane pauses its partition, waits (growing
+// backoff, capped) and tries the SAME record again; it never skips it. Under
+// behavior.on.api.errors=fail the lane stops at the failed record for good (until restart).
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "error_path.h"
+#include "field_catalog.h"
+#include "sink_metrics.h"
+#include "snowcar/kafka/record.h"
+#include "snowcar/sink/command.h"
+#include "snowcar/sink/failure.h"
+#include "snowcar/sink/sink_settings.h"
+#include "writer.h"
+
+namespace snowcar::sink {
+
+enum class LaneState {
+  kRunning,     // applying records, or idle waiting for some
+  kBackingOff,  // waiting to retry the current record
+  kFailed,      // stopped at a failed record (behavior.on.api.errors=fail)
+  kStopping,    // revoked or shutting down: finishing the current record, taking no more
+  kStopped,     // nothing in flight, taking nothing
+};
+std::string_view LaneStateName(LaneState state);
+
+// Thread-safe callbacks; each must be cheap and must not call back into the lane.
+struct LaneEvents {
+  // The record at `next_offset - 1` is done: store `next_offset`.
+  std::function<void(const void* lane, const kafka::TopicPartition&, int64_t next_offset)>
+      completed;
+  // The partition should be paused (true) or resumed (false).
+  std::function<void(const void* lane, const kafka::TopicPartition&, bool paused)> pause;
+  // The lane stopped at a failed record under behavior.on.api.errors=fail.
+  std::function<void(const void* lane, const kafka::TopicPartition&, const Failure&)> failed;
+};
+
+struct LaneOptions {
+  // Queue depth at which the lane asks for its partition to be paused, and the depth at
+  // which it asks to resume. Records keep being accepted past `pause_at` (a poll may already
+  // have fetched them); the bound is what librdkafka has in flight plus this.
+  size_t pause_at = 1000;
+  size_t resume_at = 100;
+  // Backoff before retrying a record: initial, doubled per consecutive retry, capped.
+  std::chrono::milliseconds initial_backoff{500};
+  std::chrono::milliseconds max_backoff{30000};
+};
+
+// Everything a lane borrows; all outlive it.
+struct LaneDeps {
+  boost::asio::io_context* io = nullptr;
+  const SinkSettings* settings = nullptr;
+  Writer* writer = nullptr;
+  FieldCatalog* catalog = nullptr;  // may be null when unknown_field is passthrough
+  ErrorPath* error_path = nullptr;
+  SinkMetrics* metrics = nullptr;
+  LaneEvents events;
+  LaneOptions options;
+};
+
+// What the socket view shows for a lane.
+struct LaneStatus {
+  kafka::TopicPartition tp;
+  LaneState state = LaneState::kRunning;
+  int64_t stored_offset = -1;     // the last offset reported done + 1; -1: none yet
+  int64_t committed_offset = -1;  // as last read from the group coordinator; -1: unknown
+  std::optional<int64_t> in_flight_offset;
+  size_t queue_depth = 0;
+  int64_t retries = 0;  // backoffs of this lane so far
+  std::string last_error;
+  std::string last_error_class;
+  bool paused = false;
+  int64_t completed = 0;
+};
+
+class Lane : public std::enable_shared_from_this<Lane> {
+ public:
+  Lane(kafka::TopicPartition tp, LaneDeps deps);
+  ~Lane();
+
+  const kafka::TopicPartition& tp() const { return tp_; }
+
+  // Consumer thread. Queues `record` (records at or below the last queued offset are
+  // dropped: a lane never applies an offset twice). Ignored once stopping.
+  void Enqueue(kafka::InRecord record);
+
+  // Any thread. Takes no more records and drops the queued ones; the record in flight, if
+  // any, is finished (its completion is still reported). A backoff wait is cut short.
+  void Stop();
+  // Any thread. Like Stop, and the record in flight will NOT be reported done (its partition
+  // was lost or the wait for it ran out): after this returns, the lane reports nothing more.
+  void Abandon();
+
+  // True while a record is being applied (not while backing off or idle).
+  bool Busy() const;
+  LaneStatus Snapshot() const;
+  void SetCommitted(int64_t offset);
+  void SetStored(int64_t offset);
+
+ private:
+  enum class Stage { kApply, kReportSuccess, kErrorPath };
+
+  void ProcessNext();  // strand
+  void Apply();        // strand
+  void Write(Command command);
+  void OnWritten(std::optional<Command> command, WriteOutcome outcome);
+  void ReportSuccess();
+  void HandleFailure(std::optional<Command> command, Failure failure);
+  void RunErrorPath();
+  void Backoff(Stage resume, const std::string& why, const std::string& klass);
+  void Resume();
+  void Complete();
+  void Failed(const Failure& failure);
+  void NoteError(const Failure& failure);
+  // REQUIRES: mu_ held. Tells the consumer when the wanted pause state changes.
+  void UpdatePauseLocked();
+  void Post(std::function<void()> fn);
+
+  const kafka::TopicPartition tp_;
+  LaneDeps deps_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  boost::asio::steady_timer timer_;
+
+  // Strand-only: the record being applied and where it got to.
+  std::optional<kafka::InRecord> current_;
+  std::optional<Command> current_command_;
+  std::optional<Applied> current_applied_;
+  std::optional<Failure> current_failure_;
+  int consecutive_retries_ = 0;
+  Stage resume_stage_ = Stage::kApply;
+
+  mutable std::mutex mu_;
+  std::deque<kafka::InRecord> queue_;  // guarded by mu_
+  int64_t last_queued_ = -1;           // guarded by mu_
+  bool processing_ = false;            // guarded by mu_: a ProcessNext chain is running
+  bool busy_ = false;                  // guarded by mu_: a record is being applied
+  bool abandoned_ = false;             // guarded by mu_
+  bool queue_full_ = false;            // guarded by mu_
+  bool paused_ = false;                // guarded by mu_: what we last asked for
+  LaneStatus status_;                  // guarded by mu_
+};
+
+}  // namespace snowcar::sink

@@ -1,0 +1,59 @@
+#include "lane_set.h"
+
+namespace snowcar::sink {
+
+std::vector<std::shared_ptr<Lane>> LaneSet::Add(const std::vector<kafka::TopicPartition>& tps) {
+  std::vector<std::shared_ptr<Lane>> created;
+  std::lock_guard lock(mu_);
+  for (const auto& tp : tps) {
+    if (lanes_.count(tp) != 0) continue;
+    auto lane = factory_(tp);
+    lanes_.emplace(tp, lane);
+    created.push_back(std::move(lane));
+  }
+  return created;
+}
+
+std::vector<std::shared_ptr<Lane>> LaneSet::Get(
+    const std::vector<kafka::TopicPartition>& tps) const {
+  std::vector<std::shared_ptr<Lane>> out;
+  std::lock_guard lock(mu_);
+  for (const auto& tp : tps) {
+    auto it = lanes_.find(tp);
+    if (it != lanes_.end()) out.push_back(it->second);
+  }
+  return out;
+}
+
+void LaneSet::Remove(const std::vector<kafka::TopicPartition>& tps) {
+  std::lock_guard lock(mu_);
+  for (const auto& tp : tps) lanes_.erase(tp);
+}
+
+std::shared_ptr<Lane> LaneSet::Find(const kafka::TopicPartition& tp) const {
+  std::lock_guard lock(mu_);
+  auto it = lanes_.find(tp);
+  return it == lanes_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<Lane>> LaneSet::All() const {
+  std::vector<std::shared_ptr<Lane>> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [tp, lane] : lanes_) out.push_back(lane);
+  return out;
+}
+
+std::vector<kafka::TopicPartition> LaneSet::Partitions() const {
+  std::vector<kafka::TopicPartition> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [tp, lane] : lanes_) out.push_back(tp);
+  return out;
+}
+
+std::vector<LaneStatus> LaneSet::Snapshot() const {
+  std::vector<LaneStatus> out;
+  for (const auto& lane : All()) out.push_back(lane->Snapshot());
+  return out;
+}
+
+}  // namespace snowcar::sink

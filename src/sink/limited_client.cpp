@@ -1,0 +1,20 @@
+#include "limited_client.h"
+
+#include <memory>
+
+namespace snowcar::sink {
+
+void LimitedClient::Send(servicenow::HttpRequest request, boost::asio::any_io_executor executor,
+                         servicenow::Completion done) {
+  auto shared_request = std::make_shared<servicenow::HttpRequest>(std::move(request));
+  auto shared_done = std::make_shared<servicenow::Completion>(std::move(done));
+  limit_.Acquire(executor, [this, executor, shared_request, shared_done]() {
+    client_.Send(std::move(*shared_request), executor,
+                 [this, shared_done](servicenow::CallResult result) {
+                   limit_.Release();
+                   (*shared_done)(std::move(result));
+                 });
+  });
+}
+
+}  // namespace snowcar::sink

@@ -1,0 +1,91 @@
+#include "sink_direction.h"
+
+#include "snowcar/api/readiness.h"
+#include "snowcar/common/log.h"
+
+namespace snowcar::sink {
+
+SinkDirection::SinkDirection(const runtime::DirectionContext& context, SinkSettings settings,
+                             SinkRuntimeOptions options, SinkSeams seams)
+    : context_(context),
+      settings_(std::move(settings)),
+      options_(std::move(options)),
+      seams_(std::move(seams)),
+      limit_(settings_.max_in_flight),
+      client_(*context.client, limit_),
+      catalog_(client_),
+      writer_(client_, context.store, settings_) {}
+
+SinkDirection::~SinkDirection() { Stop(std::chrono::steady_clock::now()); }
+
+std::shared_ptr<Lane> SinkDirection::MakeLane(const kafka::TopicPartition& tp, LaneEvents events) {
+  LaneDeps deps;
+  deps.io = context_.io;
+  deps.settings = &settings_;
+  deps.writer = &writer_;
+  deps.catalog = &catalog_;
+  deps.error_path = error_path_.get();
+  deps.metrics = &metrics_;
+  deps.events = std::move(events);
+  deps.options = options_.lane;
+  return std::make_shared<Lane>(tp, std::move(deps));
+}
+
+Status SinkDirection::Start() {
+  if (ErrorPath::NeedsProducer(settings_)) {
+    if (seams_.producer != nullptr) {
+      producer_ = seams_.producer;
+    } else {
+      kafka::ProducerOptions po;
+      po.properties = options_.kafka;
+      po.client_id = "snowcar-sink";
+      auto created = kafka::KafkaProducer::Create(std::move(po));
+      if (!created.ok()) return created.status().WithContext("sink DLQ/reporter producer");
+      owned_producer_ = created->get();
+      producer_ = std::shared_ptr<kafka::RecordProducer>(std::move(created).value());
+    }
+  }
+  error_path_ = std::make_unique<ErrorPath>(settings_, producer_, metrics_);
+
+  ConsumerLoopOptions lo;
+  lo.properties = options_.kafka;
+  lo.topics = settings_.topics;
+  lo.revoke_wait = options_.revoke_wait;
+  loop_ = std::make_unique<ConsumerLoop>(
+      std::move(lo),
+      [this](const kafka::TopicPartition& tp, LaneEvents events) {
+        return MakeLane(tp, std::move(events));
+      },
+      context_.health);
+  SNOWCAR_RETURN_IF_ERROR(loop_->Start());
+  if (context_.health != nullptr) context_.health->Report("sink", true, "subscribed");
+  return Status::Ok();
+}
+
+void SinkDirection::Stop(std::chrono::steady_clock::time_point deadline) {
+  if (stopped_.exchange(true)) return;
+  if (loop_) loop_->Stop(deadline);
+  if (producer_ != nullptr) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    Status flushed = producer_->Flush(std::max(left, std::chrono::milliseconds(100)));
+    if (!flushed.ok()) {
+      SNOWCAR_LOG(kWarn, "sink.producer.flush_failed", {{"error", flushed.message()}});
+    }
+    if (owned_producer_ != nullptr) owned_producer_->Close(std::chrono::milliseconds(0));
+  }
+}
+
+bool SinkDirection::Started() const { return loop_ != nullptr && loop_->subscribed(); }
+
+void SinkDirection::WriteMetrics(std::string& out) const {
+  std::vector<SinkMetrics::LaneGauge> gauges;
+  if (loop_) {
+    for (const auto& s : loop_->lanes().Snapshot()) {
+      gauges.push_back({s.tp.topic, s.tp.partition, s.state == LaneState::kFailed});
+    }
+  }
+  metrics_.Write(out, limit_.in_flight(), limit_.max_observed(), gauges);
+}
+
+}  // namespace snowcar::sink

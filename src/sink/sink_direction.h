@@ -1,0 +1,61 @@
+// The sink as a runtime::Direction: wires the pieces (in-flight limit, writer, field
+// catalog, error path, lanes, consumer loop) and exposes them to the socket and /metrics.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "consumer_loop.h"
+#include "error_path.h"
+#include "field_catalog.h"
+#include "in_flight_limit.h"
+#include "limited_client.h"
+#include "sink_metrics.h"
+#include "snowcar/runtime/direction.h"
+#include "snowcar/sink/sink.h"
+#include "snowcar/sink/sink_settings.h"
+#include "writer.h"
+
+namespace snowcar::sink {
+
+// What MakeSink reads besides SinkSettings.
+struct SinkRuntimeOptions {
+  std::map<std::string, std::string> kafka;  // the kafka.* keys, prefix stripped
+  LaneOptions lane;
+  std::chrono::milliseconds revoke_wait{10000};
+};
+
+class SinkDirection final : public runtime::Direction {
+ public:
+  SinkDirection(const runtime::DirectionContext& context, SinkSettings settings,
+                SinkRuntimeOptions options, SinkSeams seams);
+  ~SinkDirection() override;
+
+  std::string_view name() const override { return "sink"; }
+  Status RegisterRoutes(api::Router& router) override;
+  Status Start() override;
+  void Stop(std::chrono::steady_clock::time_point deadline) override;
+  bool Started() const override;
+  void WriteMetrics(std::string& out) const override;
+
+ private:
+  std::shared_ptr<Lane> MakeLane(const kafka::TopicPartition& tp, LaneEvents events);
+
+  runtime::DirectionContext context_;
+  const SinkSettings settings_;
+  const SinkRuntimeOptions options_;
+  SinkSeams seams_;
+
+  SinkMetrics metrics_;
+  InFlightLimit limit_;
+  LimitedClient client_;
+  FieldCatalog catalog_;
+  Writer writer_;
+  std::shared_ptr<kafka::RecordProducer> producer_;
+  kafka::KafkaProducer* owned_producer_ = nullptr;  // when we created it (to close it)
+  std::unique_ptr<ErrorPath> error_path_;
+  std::unique_ptr<ConsumerLoop> loop_;
+  std::atomic<bool> stopped_{false};
+};
+
+}  // namespace snowcar::sink

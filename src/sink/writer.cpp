@@ -1,0 +1,348 @@
+#include "writer.h"
+
+#include <boost/json/serialize.hpp>
+#include <memory>
+
+#include "call_failure.h"
+#include "snowcar/common/log.h"
+#include "snowcar/common/text.h"
+
+namespace snowcar::sink {
+namespace {
+
+using servicenow::CallResult;
+using servicenow::HttpRequest;
+using servicenow::Method;
+using servicenow::OutcomeClass;
+
+// Bounds on the loops a command can go through (lookup -> PATCH 404 -> lookup ..., lost
+// answers resent). Past them the instance is behaving too strangely to guess: the record
+// fails as AMBIGUOUS (or RETRIES_EXHAUSTED for plain resends, which the lane retries later).
+constexpr int kMaxRounds = 5;
+
+std::string TablePath(const std::string& table) { return "/api/now/table/" + table; }
+
+std::string RecordPath(const std::string& table, const std::string& sys_id) {
+  return TablePath(table) + "/" + sys_id;
+}
+
+std::string SysIdOf(const CallResult& result) {
+  const boost::json::value* v = result.response.record.if_contains("sys_id");
+  if (v != nullptr && v->is_string()) return std::string(v->as_string());
+  return {};
+}
+
+}  // namespace
+
+struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
+  Writer* writer = nullptr;
+  Command command;
+  boost::asio::any_io_executor executor;
+  Done done;
+  bool finished = false;
+  int posts = 0;
+  int lookups = 0;
+  int deletes = 0;
+
+  const SinkSettings& settings() const { return writer->settings_; }
+
+  void Send(Method method, std::string target, std::string body,
+            std::function<void(CallResult)> next) {
+    HttpRequest r;
+    r.method = method;
+    r.target = std::move(target);
+    r.body = std::move(body);
+    writer->client_.Send(std::move(r), executor, std::move(next));
+  }
+
+  std::string What(Method method, const std::string& sys_id) const {
+    std::string w(servicenow::MethodName(method));
+    w += " " + command.table;
+    if (!sys_id.empty()) w += "/" + sys_id;
+    return w;
+  }
+
+  // ---- outcomes ----------------------------------------------------------------------------
+  void Succeed(Operation op, std::string sys_id, const CallResult& result, bool ignored = false,
+               std::string body = {}) {
+    if (finished) return;
+    finished = true;
+    WriteOutcome out;
+    Applied a;
+    a.operation = op;
+    a.table = command.table;
+    a.sys_id = std::move(sys_id);
+    a.http_status = result.http_status;
+    a.request_id = result.request_id;
+    if (settings().reporter_include_request_body) a.request_body = std::move(body);
+    out.applied = std::move(a);
+    out.ignored = ignored;
+    done(std::move(out));
+  }
+
+  void Fail(Failure failure) {
+    if (finished) return;
+    finished = true;
+    WriteOutcome out;
+    out.failure = std::move(failure);
+    done(std::move(out));
+  }
+
+  // ---- entry -----------------------------------------------------------------------------
+  void Run() {
+    switch (command.operation) {
+      case Operation::kCreate:
+        return Create();
+      case Operation::kPatch:
+      case Operation::kPut:
+        return Update();
+      case Operation::kDelete:
+        return Delete();
+    }
+  }
+
+  bool Correlating() const {
+    return settings().ambiguous_create == AmbiguousCreateBehavior::kCorrelationLookup &&
+           writer->store_ != nullptr;
+  }
+
+  void Create() {
+    if (settings().ambiguous_create == AmbiguousCreateBehavior::kCorrelationLookup) {
+      if (command.correlation_value.empty()) {
+        return Fail(MakeFailure(ErrorClass::kRecordError,
+                                "snow.sink.create.ambiguous.behavior=correlation_lookup needs the "
+                                "correlation field '" +
+                                    settings().correlation_field +
+                                    "' in every CREATE, and this record has none"));
+      }
+      if (Correlating()) return FromCache();
+    }
+    Post();
+  }
+
+  // ---- CREATE ----------------------------------------------------------------------------
+  std::string CreateBody() const {
+    boost::json::object body = command.fields;
+    if (!command.sys_id.empty()) body["sys_id"] = command.sys_id;
+    return boost::json::serialize(body);
+  }
+
+  void Post() {
+    if (++posts > kMaxRounds) {
+      return Fail(
+          MakeFailure(ErrorClass::kRetriesExhausted,
+                      "POST " + command.table + ": no answer after " + std::to_string(kMaxRounds) +
+                          " tries (each may have created a row); the record will be tried again"));
+    }
+    std::string body = CreateBody();
+    auto self = shared_from_this();
+    Send(Method::kPost, TablePath(command.table), body,
+         [self, body](CallResult result) { self->OnPost(std::move(result), body); });
+  }
+
+  void OnPost(CallResult result, const std::string& body) {
+    if (result.ok()) {
+      std::string sys_id = SysIdOf(result);
+      if (sys_id.empty()) sys_id = command.sys_id;
+      Remember(sys_id);
+      return Succeed(Operation::kCreate, std::move(sys_id), result, false, body);
+    }
+    if (result.klass != OutcomeClass::kAmbiguous) {
+      return Fail(FailureFromCall(result, What(Method::kPost, command.sys_id)));
+    }
+    // The POST may or may not have created the row.
+    switch (settings().ambiguous_create) {
+      case AmbiguousCreateBehavior::kFailAmbiguous: {
+        Failure f = FailureFromCall(result, What(Method::kPost, command.sys_id));
+        f.message +=
+            " (snow.sink.create.ambiguous.behavior=fail_ambiguous: the row may or may "
+            "not exist)";
+        return Fail(std::move(f));
+      }
+      case AmbiguousCreateBehavior::kRetry:
+        if (!command.sys_id.empty()) return Verify();
+        SNOWCAR_LOG(kWarn, "sink.create.ambiguous_retry",
+                    {{"table", command.table}, {"request_id", result.request_id}});
+        return Post();
+      case AmbiguousCreateBehavior::kCorrelationLookup:
+        if (!command.sys_id.empty()) return Verify();
+        return Lookup();
+    }
+  }
+
+  // A create with a known sys_id after a lost answer: the row either exists or not.
+  void Verify() {
+    auto self = shared_from_this();
+    Send(Method::kGet, RecordPath(command.table, command.sys_id) + "?sysparm_fields=sys_id", {},
+         [self](CallResult result) {
+           if (result.ok()) {
+             self->Remember(self->command.sys_id);
+             return self->Succeed(Operation::kCreate, self->command.sys_id, result);
+           }
+           if (result.klass == OutcomeClass::kNotFound) return self->Post();
+           self->Fail(FailureFromCall(result, self->What(Method::kGet, self->command.sys_id)));
+         });
+  }
+
+  // ---- correlation -----------------------------------------------------------------------
+  void Remember(const std::string& sys_id) {
+    if (!Correlating() || command.correlation_value.empty() || sys_id.empty()) return;
+    Status s = writer->store_->PutCorrelation(command.table, settings().correlation_field,
+                                              command.correlation_value, sys_id);
+    if (!s.ok()) {
+      SNOWCAR_LOG(kWarn, "sink.correlation.put_failed",
+                  {{"table", command.table}, {"error", s.message()}});
+    }
+  }
+
+  void FromCache() {
+    auto cached = writer->store_->GetCorrelation(command.table, settings().correlation_field,
+                                                 command.correlation_value);
+    if (!cached.ok()) {
+      SNOWCAR_LOG(kWarn, "sink.correlation.get_failed",
+                  {{"table", command.table}, {"error", cached.status().message()}});
+      return Lookup();
+    }
+    if (!cached->has_value()) return Lookup();
+    PatchRow(**cached, /*from_cache=*/true);
+  }
+
+  void Lookup() {
+    if (++lookups > kMaxRounds) {
+      return Fail(MakeFailure(ErrorClass::kAmbiguous,
+                              "correlation lookup of " + command.table + "." +
+                                  settings().correlation_field + " did not settle after " +
+                                  std::to_string(kMaxRounds) + " rounds; nothing more written"));
+    }
+    const std::string query = settings().correlation_field + "=" + command.correlation_value;
+    std::string target = TablePath(command.table) + "?sysparm_query=" + PercentEncode(query) +
+                         "&sysparm_fields=sys_id&sysparm_limit=2";
+    auto self = shared_from_this();
+    Send(Method::kGet, std::move(target), {},
+         [self](CallResult result) { self->OnLookup(std::move(result)); });
+  }
+
+  void OnLookup(CallResult result) {
+    if (!result.ok()) {
+      return Fail(FailureFromCall(result, "correlation lookup GET " + command.table + "?" +
+                                              settings().correlation_field + "=..."));
+    }
+    const auto& rows = result.response.rows;
+    if (rows.empty()) return Post();
+    if (rows.size() >= 2) {
+      Failure f = MakeFailure(ErrorClass::kAmbiguous,
+                              "correlation lookup: 2 or more rows of " + command.table + " have " +
+                                  settings().correlation_field + "=" + command.correlation_value +
+                                  "; nothing written");
+      f.http_status = result.http_status;
+      f.request_id = result.request_id;
+      f.attempts = result.attempts;
+      return Fail(std::move(f));
+    }
+    std::string sys_id;
+    if (rows[0].is_object()) {
+      const boost::json::value* v = rows[0].as_object().if_contains("sys_id");
+      if (v != nullptr && v->is_string()) sys_id = std::string(v->as_string());
+    }
+    if (sys_id.empty()) {
+      return Fail(MakeFailure(ErrorClass::kRecordError, "correlation lookup on " + command.table +
+                                                            " answered a row without a sys_id"));
+    }
+    Remember(sys_id);
+    PatchRow(sys_id, /*from_cache=*/false);
+  }
+
+  void PatchRow(const std::string& sys_id, bool from_cache) {
+    std::string body = boost::json::serialize(command.fields);
+    auto self = shared_from_this();
+    Send(Method::kPatch, RecordPath(command.table, sys_id), body,
+         [self, sys_id, from_cache, body](CallResult result) {
+           if (result.ok()) return self->Succeed(Operation::kPatch, sys_id, result, false, body);
+           if (result.klass == OutcomeClass::kNotFound) {
+             // The row the cache (or a lookup a moment ago) named is gone.
+             if (from_cache) {
+               Status s = self->writer->store_->EraseCorrelation(self->command.table,
+                                                                 self->settings().correlation_field,
+                                                                 self->command.correlation_value);
+               if (!s.ok()) {
+                 SNOWCAR_LOG(kWarn, "sink.correlation.erase_failed",
+                             {{"table", self->command.table}, {"error", s.message()}});
+               }
+             }
+             return self->Lookup();
+           }
+           self->Fail(FailureFromCall(result, self->What(Method::kPatch, sys_id)));
+         });
+  }
+
+  // ---- PATCH / PUT -------------------------------------------------------------------------
+  void Update() {
+    const Method method = command.operation == Operation::kPut ? Method::kPut : Method::kPatch;
+    std::string body = boost::json::serialize(command.fields);
+    auto self = shared_from_this();
+    Send(method, RecordPath(command.table, command.sys_id), body,
+         [self, method, body](CallResult result) {
+           if (result.ok()) {
+             return self->Succeed(self->command.operation, self->command.sys_id, result, false,
+                                  body);
+           }
+           if (result.klass == OutcomeClass::kNotFound) return self->NotFound(result, method);
+           self->Fail(FailureFromCall(result, self->What(method, self->command.sys_id)));
+         });
+  }
+
+  void NotFound(const CallResult& result, Method method) {
+    switch (settings().not_found) {
+      case NotFoundBehavior::kFail: {
+        Failure f = FailureFromCall(result, What(method, command.sys_id));
+        f.klass = ErrorClass::kNotFound;
+        f.message += " (snow.sink.not.found.behavior=fail)";
+        return Fail(std::move(f));
+      }
+      case NotFoundBehavior::kIgnore:
+        return Succeed(command.operation, command.sys_id, result, /*ignored=*/true);
+      case NotFoundBehavior::kCreate:
+        if (command.operation == Operation::kDelete) {
+          return Succeed(command.operation, command.sys_id, result, /*ignored=*/true);
+        }
+        // The row does not exist: create it under the addressed sys_id.
+        return Post();
+    }
+  }
+
+  // ---- DELETE ------------------------------------------------------------------------------
+  void Delete() {
+    auto self = shared_from_this();
+    ++deletes;
+    Send(Method::kDelete, RecordPath(command.table, command.sys_id), {}, [self](CallResult result) {
+      if (result.ok()) {
+        return self->Succeed(Operation::kDelete, self->command.sys_id, result);
+      }
+      if (result.klass == OutcomeClass::kNotFound) {
+        // After a lost answer the first DELETE may have removed the row already.
+        if (self->deletes > 1) {
+          return self->Succeed(Operation::kDelete, self->command.sys_id, result);
+        }
+        return self->NotFound(result, Method::kDelete);
+      }
+      if (result.klass == OutcomeClass::kAmbiguous) {
+        if (self->deletes < kMaxRounds) return self->Delete();
+        Failure f = FailureFromCall(result, self->What(Method::kDelete, self->command.sys_id));
+        f.klass = ErrorClass::kRetriesExhausted;
+        return self->Fail(std::move(f));
+      }
+      self->Fail(FailureFromCall(result, self->What(Method::kDelete, self->command.sys_id)));
+    });
+  }
+};
+
+void Writer::Write(Command command, boost::asio::any_io_executor executor, Done done) {
+  auto op = std::make_shared<Op>();
+  op->writer = this;
+  op->command = std::move(command);
+  op->executor = std::move(executor);
+  op->done = std::move(done);
+  op->Run();
+}
+
+}  // namespace snowcar::sink

@@ -1,0 +1,64 @@
+// One command -> the REST calls that apply it (reference behaviour section 3).
+//
+//   CREATE        POST /api/now/table/<t> (the command's sys_id in the body when it has one)
+//   PATCH / PUT   PATCH|PUT /api/now/table/<t>/<sys_id>
+//   DELETE        DELETE /api/now/table/<t>/<sys_id>
+//
+// and what the answers lead to:
+//   - a first-try 404 on PATCH/PUT/DELETE follows snow.sink.not.found.behavior: fail
+//     (NOT_FOUND), ignore (done, nothing written), create (POST with the sys_id; for a
+//     DELETE there is nothing to create, so it reads as ignore);
+//   - a DELETE whose answer was lost is sent again, and a 404 on that resend is success
+//     (the first one deleted the row);
+//   - a CREATE whose answer was lost follows snow.sink.create.ambiguous.behavior: retry
+//     (POST again: may duplicate), fail_ambiguous (AMBIGUOUS), correlation_lookup (look the
+//     correlation value up again, then 0 rows -> POST, 1 -> PATCH it, 2+ -> AMBIGUOUS). A
+//     CREATE that carries its own sys_id is settled by a GET of that sys_id instead, under
+//     retry and correlation_lookup: such a create can never duplicate.
+//   - under correlation_lookup every CREATE first consults the correlation cache in the
+//     state store, then the instance (GET ...?sysparm_query=<field>=<value>&sysparm_limit=2).
+//     The cache is written after every successful create or lookup; a cached sys_id whose
+//     PATCH answers 404 is erased and looked up again.
+//
+// Runs on the caller's strand: every completion is posted back to the executor given.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <functional>
+#include <optional>
+
+#include "limited_client.h"
+#include "snowcar/sink/command.h"
+#include "snowcar/sink/failure.h"
+#include "snowcar/sink/sink_settings.h"
+#include "snowcar/state/state_store.h"
+
+namespace snowcar::sink {
+
+struct WriteOutcome {
+  std::optional<Applied> applied;  // set on success (including an ignored not-found)
+  std::optional<Failure> failure;  // set otherwise
+  bool ignored = false;            // success because not.found.behavior=ignore said so
+  bool ok() const { return applied.has_value(); }
+};
+
+class Writer {
+ public:
+  using Done = std::function<void(WriteOutcome)>;
+
+  // `store` may be null when the correlation cache is not used (tests of other paths).
+  Writer(LimitedClient& client, state::StateStore* store, const SinkSettings& settings)
+      : client_(client), store_(store), settings_(settings) {}
+
+  // Applies `command`; `done` runs once, posted to `executor`.
+  void Write(Command command, boost::asio::any_io_executor executor, Done done);
+
+ private:
+  struct Op;
+
+  LimitedClient& client_;
+  state::StateStore* store_;
+  const SinkSettings& settings_;
+};
+
+}  // namespace snowcar::sink

@@ -1,0 +1,372 @@
+// The writer: one command -> the REST calls, for every operation and policy.
+#include "sink/writer.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+
+#include "sink/in_flight_limit.h"
+#include "sink/limited_client.h"
+#include "sink_lanes_util.h"
+#include "snowcar/state/state_store.h"
+#include "support/fake_table_client.h"
+#include "support/temp_dir.h"
+
+namespace snowcar::sink {
+namespace {
+
+using servicenow::CallResult;
+using servicenow::HttpRequest;
+using servicenow::Method;
+using servicenow::OutcomeClass;
+using sinktest::BodyField;
+using sinktest::BodyOf;
+using sinktest::Fail;
+using sinktest::Ok;
+using sinktest::Rows;
+using sinktest::SysId;
+using testsupport::FakeTableClient;
+
+class WriterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = state::StateStore::Open({.dir = dir_.File("state")});
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+    settings_.table = "incident";
+  }
+
+  WriteOutcome Run(Command command) {
+    LimitedClient client(fake_, limit_);
+    Writer writer(client, store_.get(), settings_);
+    std::promise<WriteOutcome> p;
+    io_.restart();
+    writer.Write(std::move(command), io_.get_executor(),
+                 [&p](WriteOutcome o) { p.set_value(std::move(o)); });
+    auto f = p.get_future();
+    while (f.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready) {
+      if (io_.run_one_for(std::chrono::seconds(5)) == 0) break;
+    }
+    EXPECT_EQ(limit_.in_flight(), 0) << "every permit is given back";
+    return f.get();
+  }
+
+  static Command Cmd(Operation op, std::string sys_id = {}) {
+    Command c;
+    c.table = "incident";
+    c.operation = op;
+    c.sys_id = std::move(sys_id);
+    if (op != Operation::kDelete) c.fields["short_description"] = "printer on fire";
+    return c;
+  }
+
+  std::vector<HttpRequest> Requests() const { return fake_.requests(); }
+
+  testsupport::TempDir dir_{"sink-writer"};
+  std::unique_ptr<state::StateStore> store_;
+  boost::asio::io_context io_;
+  FakeTableClient fake_;
+  InFlightLimit limit_{4};
+  SinkSettings settings_;
+};
+
+TEST_F(WriterTest, CreatePostsTheFieldsAndReportsTheNewSysId) {
+  fake_.set_handler([](const HttpRequest&) { return Ok({{"sys_id", SysId(7)}}, 201); });
+  WriteOutcome out = Run(Cmd(Operation::kCreate));
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out.applied->operation, Operation::kCreate);
+  EXPECT_EQ(out.applied->sys_id, SysId(7));
+  EXPECT_EQ(out.applied->http_status, 201);
+  auto r = Requests();
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].method, Method::kPost);
+  EXPECT_EQ(r[0].target, "/api/now/table/incident");
+  EXPECT_EQ(BodyField(r[0], "short_description"), "printer on fire");
+  EXPECT_FALSE(BodyOf(r[0]).contains("sys_id"));
+}
+
+TEST_F(WriterTest, CreateWithASysIdPostsItInTheBody) {
+  fake_.set_handler([](const HttpRequest&) { return Ok({{"sys_id", SysId(9)}}, 201); });
+  WriteOutcome out = Run(Cmd(Operation::kCreate, SysId(9)));
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(BodyField(Requests()[0], "sys_id"), SysId(9));
+}
+
+TEST_F(WriterTest, PatchAndPutAddressTheRowBySysId) {
+  fake_.set_handler([](const HttpRequest&) { return Ok({{"sys_id", SysId(1)}}); });
+  ASSERT_TRUE(Run(Cmd(Operation::kPatch, SysId(1))).ok());
+  ASSERT_TRUE(Run(Cmd(Operation::kPut, SysId(1))).ok());
+  auto r = Requests();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].method, Method::kPatch);
+  EXPECT_EQ(r[1].method, Method::kPut);
+  EXPECT_EQ(r[0].target, "/api/now/table/incident/" + SysId(1));
+  EXPECT_EQ(r[1].target, "/api/now/table/incident/" + SysId(1));
+  EXPECT_EQ(BodyField(r[1], "short_description"), "printer on fire");
+}
+
+TEST_F(WriterTest, DeleteSendsADeleteWithoutBody) {
+  fake_.set_handler([](const HttpRequest&) { return Ok({}, 204); });
+  WriteOutcome out = Run(Cmd(Operation::kDelete, SysId(3)));
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out.applied->operation, Operation::kDelete);
+  auto r = Requests();
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].method, Method::kDelete);
+  EXPECT_EQ(r[0].target, "/api/now/table/incident/" + SysId(3));
+  EXPECT_TRUE(r[0].body.empty());
+}
+
+TEST_F(WriterTest, NotFoundUnderFailIsANotFoundFailure) {
+  settings_.not_found = NotFoundBehavior::kFail;
+  fake_.set_handler(
+      [](const HttpRequest&) { return Fail(OutcomeClass::kNotFound, 404, "No Record found"); });
+  WriteOutcome out = Run(Cmd(Operation::kPatch, SysId(4)));
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.failure->klass, ErrorClass::kNotFound);
+  EXPECT_EQ(out.failure->http_status, 404);
+  EXPECT_NE(out.failure->message.find("not.found.behavior=fail"), std::string::npos);
+  EXPECT_NE(out.failure->message.find("PATCH incident/" + SysId(4)), std::string::npos);
+  EXPECT_EQ(Requests().size(), 1u);
+}
+
+TEST_F(WriterTest, NotFoundUnderIgnoreCompletesWithoutWriting) {
+  settings_.not_found = NotFoundBehavior::kIgnore;
+  fake_.set_handler([](const HttpRequest&) { return Fail(OutcomeClass::kNotFound, 404); });
+  WriteOutcome out = Run(Cmd(Operation::kPut, SysId(4)));
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(out.ignored);
+  EXPECT_EQ(Requests().size(), 1u);
+}
+
+TEST_F(WriterTest, NotFoundUnderCreatePostsWithTheAddressedSysId) {
+  settings_.not_found = NotFoundBehavior::kCreate;
+  fake_.set_handler([](const HttpRequest& r) {
+    if (r.method == Method::kPatch) return Fail(OutcomeClass::kNotFound, 404);
+    return Ok({{"sys_id", SysId(5)}}, 201);
+  });
+  WriteOutcome out = Run(Cmd(Operation::kPatch, SysId(5)));
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out.applied->operation, Operation::kCreate);
+  EXPECT_EQ(out.applied->sys_id, SysId(5));
+  auto r = Requests();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[1].method, Method::kPost);
+  EXPECT_EQ(r[1].target, "/api/now/table/incident");
+  EXPECT_EQ(BodyField(r[1], "sys_id"), SysId(5));
+  EXPECT_EQ(BodyField(r[1], "short_description"), "printer on fire");
+}
+
+TEST_F(WriterTest, DeleteNotFoundOnTheFirstTryFollowsThePolicy) {
+  settings_.not_found = NotFoundBehavior::kFail;
+  fake_.set_handler([](const HttpRequest&) { return Fail(OutcomeClass::kNotFound, 404); });
+  WriteOutcome out = Run(Cmd(Operation::kDelete, SysId(6)));
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.failure->klass, ErrorClass::kNotFound);
+
+  settings_.not_found = NotFoundBehavior::kCreate;  // nothing to create for a delete
+  out = Run(Cmd(Operation::kDelete, SysId(6)));
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(out.ignored);
+  EXPECT_EQ(Requests().size(), 2u) << "no POST for a delete";
+}
+
+TEST_F(WriterTest, DeleteNotFoundAfterAnAmbiguousFirstTryIsSuccess) {
+  settings_.not_found = NotFoundBehavior::kFail;
+  int calls = 0;
+  fake_.set_handler([&calls](const HttpRequest&) {
+    return ++calls == 1 ? Fail(OutcomeClass::kAmbiguous, 0, "connection closed")
+                        : Fail(OutcomeClass::kNotFound, 404);
+  });
+  WriteOutcome out = Run(Cmd(Operation::kDelete, SysId(6)));
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out.ignored);
+  EXPECT_EQ(out.applied->operation, Operation::kDelete);
+  EXPECT_EQ(Requests().size(), 2u);
+}
+
+TEST_F(WriterTest, AmbiguousCreateUnderRetryPostsAgain) {
+  settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
+  int calls = 0;
+  fake_.set_handler([&calls](const HttpRequest&) {
+    return ++calls == 1 ? Fail(OutcomeClass::kAmbiguous, 0) : Ok({{"sys_id", SysId(8)}}, 201);
+  });
+  WriteOutcome out = Run(Cmd(Operation::kCreate));
+  ASSERT_TRUE(out.ok());
+  auto r = Requests();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].method, Method::kPost);
+  EXPECT_EQ(r[1].method, Method::kPost);
+}
+
+TEST_F(WriterTest, AmbiguousCreateUnderFailAmbiguousFails) {
+  settings_.ambiguous_create = AmbiguousCreateBehavior::kFailAmbiguous;
+  fake_.set_handler([](const HttpRequest&) { return Fail(OutcomeClass::kAmbiguous, 0, "EOF"); });
+  WriteOutcome out = Run(Cmd(Operation::kCreate));
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.failure->klass, ErrorClass::kAmbiguous);
+  EXPECT_NE(out.failure->message.find("fail_ambiguous"), std::string::npos);
+  EXPECT_EQ(Requests().size(), 1u);
+}
+
+TEST_F(WriterTest, AmbiguousCreateWithAKnownSysIdIsSettledByAGet) {
+  settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
+  fake_.set_handler([](const HttpRequest& r) {
+    if (r.method == Method::kPost) return Fail(OutcomeClass::kAmbiguous, 0);
+    return Ok({{"sys_id", SysId(2)}});  // the GET finds the row: the POST did apply
+  });
+  WriteOutcome out = Run(Cmd(Operation::kCreate, SysId(2)));
+  ASSERT_TRUE(out.ok());
+  auto r = Requests();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[1].method, Method::kGet);
+  EXPECT_EQ(r[1].target, "/api/now/table/incident/" + SysId(2) + "?sysparm_fields=sys_id");
+}
+
+class CorrelationTest : public WriterTest {
+ protected:
+  void SetUp() override {
+    WriterTest::SetUp();
+    settings_.ambiguous_create = AmbiguousCreateBehavior::kCorrelationLookup;
+    settings_.correlation_field = "correlation_id";
+  }
+  static Command Create(std::string value) {
+    Command c = Cmd(Operation::kCreate);
+    c.fields["correlation_id"] = value;
+    c.correlation_value = std::move(value);
+    return c;
+  }
+  std::optional<std::string> Cached(const std::string& value) {
+    auto got = store_->GetCorrelation("incident", "correlation_id", value);
+    EXPECT_TRUE(got.ok());
+    return got.ok() ? *got : std::nullopt;
+  }
+};
+
+TEST_F(CorrelationTest, NoMatchPostsAndCachesTheNewRow) {
+  fake_.set_handler([](const HttpRequest& r) {
+    if (r.method == Method::kGet) return Rows({});
+    return Ok({{"sys_id", SysId(11)}}, 201);
+  });
+  WriteOutcome out = Run(Create("ext 1/a&b"));
+  ASSERT_TRUE(out.ok());
+  auto r = Requests();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].method, Method::kGet);
+  EXPECT_EQ(r[0].target,
+            "/api/now/table/incident?sysparm_query=correlation_id%3Dext%201%2Fa%26b"
+            "&sysparm_fields=sys_id&sysparm_limit=2");
+  EXPECT_EQ(r[1].method, Method::kPost);
+  EXPECT_EQ(Cached("ext 1/a&b"), SysId(11));
+}
+
+TEST_F(CorrelationTest, OneMatchPatchesThatRow) {
+  fake_.set_handler([](const HttpRequest& r) {
+    if (r.method == Method::kGet) return Rows({boost::json::object{{"sys_id", SysId(12)}}});
+    return Ok({{"sys_id", SysId(12)}});
+  });
+  WriteOutcome out = Run(Create("ext-2"));
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out.applied->operation, Operation::kPatch);
+  EXPECT_EQ(out.applied->sys_id, SysId(12));
+  auto r = Requests();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[1].method, Method::kPatch);
+  EXPECT_EQ(r[1].target, "/api/now/table/incident/" + SysId(12));
+  EXPECT_EQ(Cached("ext-2"), SysId(12));
+}
+
+TEST_F(CorrelationTest, TwoMatchesAreAmbiguousAndNothingIsWritten) {
+  fake_.set_handler([](const HttpRequest&) {
+    return Rows(
+        {boost::json::object{{"sys_id", SysId(1)}}, boost::json::object{{"sys_id", SysId(2)}}});
+  });
+  WriteOutcome out = Run(Create("dup"));
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.failure->klass, ErrorClass::kAmbiguous);
+  EXPECT_NE(out.failure->message.find("2 or more rows"), std::string::npos);
+  EXPECT_EQ(Requests().size(), 1u);
+  EXPECT_EQ(Cached("dup"), std::nullopt);
+}
+
+TEST_F(CorrelationTest, CacheHitPatchesWithoutALookup) {
+  ASSERT_TRUE(store_->PutCorrelation("incident", "correlation_id", "ext-3", SysId(13)).ok());
+  fake_.set_handler([](const HttpRequest&) { return Ok({{"sys_id", SysId(13)}}); });
+  WriteOutcome out = Run(Create("ext-3"));
+  ASSERT_TRUE(out.ok());
+  auto r = Requests();
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].method, Method::kPatch);
+  EXPECT_EQ(r[0].target, "/api/now/table/incident/" + SysId(13));
+}
+
+TEST_F(CorrelationTest, CachedRowAnswering404IsDroppedAndLookedUpAgain) {
+  ASSERT_TRUE(store_->PutCorrelation("incident", "correlation_id", "ext-4", SysId(14)).ok());
+  fake_.set_handler([](const HttpRequest& r) {
+    if (r.method == Method::kPatch) return Fail(OutcomeClass::kNotFound, 404);
+    if (r.method == Method::kGet) return Rows({});
+    return Ok({{"sys_id", SysId(15)}}, 201);
+  });
+  WriteOutcome out = Run(Create("ext-4"));
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out.applied->sys_id, SysId(15));
+  auto r = Requests();
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].method, Method::kPatch);
+  EXPECT_EQ(r[1].method, Method::kGet);
+  EXPECT_EQ(r[2].method, Method::kPost);
+  EXPECT_EQ(Cached("ext-4"), SysId(15));
+}
+
+TEST_F(CorrelationTest, AmbiguousPostIsFollowedByAnotherLookup) {
+  int gets = 0;
+  fake_.set_handler([&gets](const HttpRequest& r) {
+    if (r.method == Method::kGet) {
+      // Before the POST nothing matches; after it, the row it created does.
+      return ++gets == 1 ? Rows({}) : Rows({boost::json::object{{"sys_id", SysId(16)}}});
+    }
+    if (r.method == Method::kPost) return Fail(OutcomeClass::kAmbiguous, 0, "connection closed");
+    return Ok({{"sys_id", SysId(16)}});
+  });
+  WriteOutcome out = Run(Create("ext-5"));
+  ASSERT_TRUE(out.ok());
+  auto r = Requests();
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0].method, Method::kGet);
+  EXPECT_EQ(r[1].method, Method::kPost);
+  EXPECT_EQ(r[2].method, Method::kGet);
+  EXPECT_EQ(r[3].method, Method::kPatch);
+  EXPECT_EQ(Cached("ext-5"), SysId(16));
+}
+
+TEST_F(CorrelationTest, MissingCorrelationValueIsARecordErrorBeforeAnyRequest) {
+  WriteOutcome out = Run(Cmd(Operation::kCreate));
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.failure->klass, ErrorClass::kRecordError);
+  EXPECT_NE(out.failure->message.find("correlation_id"), std::string::npos);
+  EXPECT_EQ(Requests().size(), 0u);
+}
+
+TEST_F(WriterTest, ErrorsMapToTheirClasses) {
+  struct Case {
+    OutcomeClass outcome;
+    int status;
+    ErrorClass expected;
+  };
+  for (const Case& c : {Case{OutcomeClass::kPermission, 403, ErrorClass::kPermission},
+                        Case{OutcomeClass::kConflict, 409, ErrorClass::kConflict},
+                        Case{OutcomeClass::kPermanent, 400, ErrorClass::kRecordError},
+                        Case{OutcomeClass::kUnauthorized, 401, ErrorClass::kRecordError},
+                        Case{OutcomeClass::kRetryable, 503, ErrorClass::kRetriesExhausted}}) {
+    fake_.set_handler([c](const HttpRequest&) { return Fail(c.outcome, c.status, "refused"); });
+    WriteOutcome out = Run(Cmd(Operation::kPatch, SysId(1)));
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.failure->klass, c.expected) << c.status;
+    EXPECT_EQ(out.failure->http_status, c.status);
+    EXPECT_EQ(out.failure->response_excerpt, "refused");
+    EXPECT_NE(out.failure->message.find("HTTP " + std::to_string(c.status)), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace snowcar::sink
