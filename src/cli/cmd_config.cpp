@@ -11,6 +11,7 @@
 #include "snowcar/config/config.h"
 #include "snowcar/config/options.h"
 #include "snowcar/config/properties.h"
+#include "snowcar/runtime/sidecar.h"
 
 namespace snowcar::cli {
 namespace {
@@ -76,6 +77,10 @@ int Check(const Args& args) {
   auto cfg = LoadFor(args);
   if (!cfg.ok()) {
     std::fprintf(stderr, "%s\n", cfg.status().message().c_str());
+    return 2;
+  }
+  if (Status s = runtime::CheckDirectionSettings(*cfg); !s.ok()) {
+    std::fprintf(stderr, "%s\n", s.message().c_str());
     return 2;
   }
   size_t given = 0;

@@ -55,6 +55,10 @@ int RunMain(int argc, char** argv) {
     return 2;
   }
   const config::Config& cfg = *loaded;
+  if (Status s = runtime::CheckDirectionSettings(cfg); !s.ok()) {
+    std::fprintf(stderr, "snowcar run: configuration is not valid:\n%s\n", s.message().c_str());
+    return 2;
+  }
 
   // Both were validated by the option table, so these parses cannot fail.
   if (auto level = log::ParseLevel(cfg.GetString("log.level")); level.ok()) {

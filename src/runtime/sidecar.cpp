@@ -9,7 +9,9 @@
 #include "snowcar/servicenow/client_options.h"
 #include "snowcar/servicenow/curl_table_client.h"
 #include "snowcar/sink/sink.h"
+#include "snowcar/sink/sink_settings.h"
 #include "snowcar/source/source.h"
+#include "snowcar/source/source_settings.h"
 
 namespace snowcar::runtime {
 
@@ -22,6 +24,23 @@ SidecarSettings SidecarSettings::FromConfig(const config::Config& config) {
   s.source_enabled = config.GetBool("source.enabled");
   s.sink_enabled = config.GetBool("sink.enabled");
   return s;
+}
+
+Status CheckDirectionSettings(const config::Config& config) {
+  std::string problems;
+  if (config.GetBool("source.enabled")) {
+    if (auto s = source::SourceSettings::FromConfig(config); !s.ok()) {
+      problems += s.status().message();
+    }
+  }
+  if (config.GetBool("sink.enabled")) {
+    if (auto s = sink::SinkSettings::FromConfig(config); !s.ok()) {
+      if (!problems.empty()) problems += "\n";
+      problems += s.status().message();
+    }
+  }
+  if (problems.empty()) return Status::Ok();
+  return Status::InvalidArgument(problems);
 }
 
 struct Sidecar::Signals {

@@ -85,6 +85,15 @@ Result<std::unique_ptr<Transfer>> NewTransfer(const TransferSpec& spec, const Cl
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->error);
   curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
 
+  // libcurl re-sends a request once, silently, when it went out on a reused keep-alive
+  // connection and the answer never started (it takes that for a connection the server had
+  // already closed). For POST and DELETE that hides an ambiguous outcome and may apply a
+  // create twice, so they always get a connection of their own: the lost answer then reaches
+  // classify.h as AMBIGUOUS and the caller's policy decides.
+  if (spec.method == Method::kPost || spec.method == Method::kDelete) {
+    curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+  }
+
   switch (spec.method) {
     case Method::kGet:
       curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);

@@ -75,3 +75,19 @@ void SourceDirection::Stop(std::chrono::steady_clock::time_point deadline) {
 }
 
 }  // namespace snowcar::source
+
+namespace snowcar::source {
+
+Status SourceDirection::BeforeStateReset(std::string_view table) {
+  for (const auto& poller : pollers_) {
+    if (poller->table().alias != table || poller->failed()) continue;
+    return Status::FailedPrecondition(
+        "table '" + std::string(table) +
+        "' is being polled by this sidecar, which would write its cursor back at its next "
+        "commit; stop the sidecar and run `snowcar state reset-cursor " +
+        std::string(table) + " --state-dir DIR`, or reset it while the table is failed");
+  }
+  return Status::Ok();
+}
+
+}  // namespace snowcar::source

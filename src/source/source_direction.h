@@ -29,6 +29,9 @@ class SourceDirection final : public runtime::Direction {
   void Stop(std::chrono::steady_clock::time_point deadline) override;
   bool Started() const override;
   void WriteMetrics(std::string& out) const override;
+  // A running poller would write its own cursor and dedup entries back at its next commit,
+  // undoing the reset: only a failed table (or a stopped sidecar) may be reset.
+  Status BeforeStateReset(std::string_view table) override;
 
   // The socket view of one table (also used by tests).
   boost::json::object TableJson(const TablePoller& poller) const;

@@ -44,6 +44,11 @@ struct SidecarSettings {
   static SidecarSettings FromConfig(const config::Config& config);
 };
 
+// Checks the settings of every enabled direction (source tables, sink routing and policies)
+// without starting anything: what `snowcar config check` and `snowcar run` do before start,
+// so a bad direction key is a configuration error (exit 2), not a start-up failure.
+Status CheckDirectionSettings(const config::Config& config);
+
 class Sidecar {
  public:
   // `config` is needed (and must outlive the Sidecar) when a direction is enabled: the

@@ -235,17 +235,31 @@ TEST_F(SidecarProcessTest, BadConfigFailsStartupNamingTheKey) {
   EXPECT_FALSE(std::filesystem::exists(socket_path_));
 }
 
-TEST_F(SidecarProcessTest, DirectionsThisBuildLacksAreRefusedNotSkipped) {
+// An enabled direction whose own keys are incomplete is a configuration error found before
+// anything starts: exit 2, the key named, no socket. `config check` says the same.
+TEST_F(SidecarProcessTest, EnabledDirectionWithIncompleteKeysIsAConfigError) {
   ChildOptions opts;
   opts.args = RunArgs(state_dir_, socket_path_);
-  opts.args.insert(opts.args.end(),
-                   {"--set", "source.enabled=true", "--set", "snow.url=https://x.example", "--set",
-                    "snow.auth.username=svc", "--set", "snow.auth.password=pw-123456"});
+  const std::vector<std::string> sets = {
+      "--set", "source.enabled=true",         "--set", "sink.enabled=true",
+      "--set", "snow.url=https://x.example",  "--set", "snow.auth.username=svc",
+      "--set", "snow.auth.password=pw-123456"};
+  opts.args.insert(opts.args.end(), sets.begin(), sets.end());
   auto r = RunToCompletion(SNOWCAR_BINARY, opts, 20s);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->status.code, 1) << r->status.ToString();
-  EXPECT_NE(r->err.find("source.enabled"), std::string::npos) << r->err;
+  EXPECT_EQ(r->status.code, 2) << r->status.ToString();
+  EXPECT_NE(r->err.find("snow.tables"), std::string::npos) << r->err;
+  EXPECT_NE(r->err.find("snow.sink.topics"), std::string::npos) << r->err;
+  EXPECT_EQ(r->err.find("pw-123456"), std::string::npos) << r->err;
   EXPECT_FALSE(std::filesystem::exists(socket_path_));
+
+  ChildOptions check;
+  check.args = {"config", "check"};
+  check.args.insert(check.args.end(), sets.begin(), sets.end());
+  auto c = RunToCompletion(SNOWCAR_BINARY, check, 20s);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->status.code, 2) << c->status.ToString();
+  EXPECT_NE(c->err.find("snow.tables"), std::string::npos) << c->err;
 }
 
 }  // namespace

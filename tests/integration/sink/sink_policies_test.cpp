@@ -80,7 +80,7 @@ TEST_F(SinkIntegrationTest, NotFoundCreateMakesTheRowUnderItsSysId) {
 
 // The next POST is applied and its answer lost: the status line and half the body arrive,
 // then the connection closes. (The emulator's apply_then_drop, which sends nothing at all, is
-// used by DISABLED_CorrelationLookupAfterASilentlyDroppedPost below: see there why.)
+// used by CorrelationLookupAfterASilentlyDroppedPost below: see there why.)
 void DropNextPostAnswer(emulator::EmulatorServer& emulator,
                         emulator::FaultKind kind = emulator::FaultKind::kDropMidResponse) {
   emulator.faults().AddRule(
@@ -230,13 +230,10 @@ TEST_F(SinkIntegrationTest, UnknownFieldsAreCheckedAlongTheSuperClassChain) {
 }
 
 // correlation_lookup after a POST whose answer never started: the emulator applies the POST
-// and closes the connection without a byte. DISABLED because it fails for a reason outside
-// the sink: libcurl silently re-sends a request whose answer never started when it went out
-// on a reused keep-alive connection (it takes the silence for a stale connection), POST
-// included, so the instance gets two POSTs and the sink never sees the ambiguity (two rows).
-// The fix belongs in the ServiceNow client (e.g. CURLOPT_FRESH_CONNECT for POST); see
-// docs/sink.md, "Known limits". Enable this test with that fix.
-TEST_F(SinkIntegrationTest, DISABLED_CorrelationLookupAfterASilentlyDroppedPost) {
+// and closes the connection without a byte. libcurl would silently re-send such a request when
+// it went out on a reused keep-alive connection, so the client gives POSTs a fresh connection
+// (src/servicenow/curl_transfer.cpp); the sink then sees the ambiguity and looks the row up.
+TEST_F(SinkIntegrationTest, CorrelationLookupAfterASilentlyDroppedPost) {
   const std::string topic = NewTopic(1);
   DropNextPostAnswer(emulator(), emulator::FaultKind::kApplyThenDrop);
   auto sink = StartSink(topic, NewGroup(),

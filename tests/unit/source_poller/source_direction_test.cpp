@@ -172,6 +172,21 @@ TEST_F(SourceDirectionTest, RunsTablesAndShowsThemOnTheSocketAndInMetrics) {
   EXPECT_EQ(GetJson("/v1/source/tables/inc").at("state").as_string(), "stopped");
 }
 
+TEST_F(SourceDirectionTest, ResetOfARunningTableIsRefusedButAFailedOneIsAllowed) {
+  ASSERT_TRUE(Make().ok());
+  ASSERT_TRUE(direction_->Start().ok());
+  ASSERT_TRUE(testsupport::WaitFor([&] { return direction_->Started(); }, 5s));
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] { return GetJson("/v1/source/tables/bad").at("state").as_string() == "failed"; }, 5s));
+
+  const Status running = direction_->BeforeStateReset("inc");
+  EXPECT_EQ(running.code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(running.message(), HasSubstr("reset-cursor inc --state-dir"));
+  EXPECT_TRUE(direction_->BeforeStateReset("bad").ok());
+  EXPECT_TRUE(direction_->BeforeStateReset("not_configured").ok());
+  direction_->Stop(std::chrono::steady_clock::now() + 5s);
+}
+
 TEST_F(SourceDirectionTest, StopWaitsForDeliveriesUntilTheDeadline) {
   producer_->set_mode(testsupport::FakeProducer::Mode::kHold);
   ASSERT_TRUE(Make({{"snow.tables", "inc"},
