@@ -213,8 +213,11 @@ void TablePoller::Pump() {
       return;
     }
   }
-  // Pipelining: the next page may be fetched while the last one's records are in flight,
-  // but no more than about one page of records waits for Kafka.
+  // Pipelining: the next page is fetched while the last one's records are in flight, but it
+  // is produced only once all of them are acknowledged and committed (OnDelivery). So the
+  // records Kafka may hold without RocksDB knowing never span more than one page: that is
+  // the duplicate bound after kill -9 (docs/semantics.md).
+  if (waiting_page_) return;
   if (in_flight_ > static_cast<size_t>(deps_.table->batch_size)) return;
   Issue(plan_.Next());
 }
@@ -300,9 +303,18 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
     }
   } else {
     status_.pages_fetched.fetch_add(1);
+    if (in_flight_ > 0) {
+      // The previous page is not fully acknowledged yet: hold this one (see Pump).
+      waiting_page_.emplace(WaitingPage{query, std::move(result.response.rows)});
+      return;
+    }
     ProcessPage(result.response.rows);
     if (failed_) return;
   }
+  AfterPage();
+}
+
+void TablePoller::AfterPage() {
   if (!plan_.in_sweep()) {
     const state::Phase phase = plan_.FinishSweep(deps_.client->ServerNowMillis());
     status_.SetPhase(phase);
@@ -383,11 +395,21 @@ void TablePoller::OnDelivery(uint64_t generation, AckTracker::Ticket ticket, sta
     if (in_flight_ == 0) FinishStop();
     return;
   }
+  if (in_flight_ == 0 && waiting_page_ && !produce_failed_ && !failed_) {
+    // Everything before the held page is acknowledged and (MaybeCommit above) committed.
+    WaitingPage page = std::move(*waiting_page_);
+    waiting_page_.reset();
+    ProcessPage(page.rows);
+    if (failed_) return;
+    AfterPage();
+    return;
+  }
   Pump();
 }
 
 void TablePoller::RecoverFromProduceFailure() {
-  MaybeCommit(true);  // the prefix acknowledged before the failed row
+  MaybeCommit(true);      // the prefix acknowledged before the failed row
+  waiting_page_.reset();  // re-read after the back-off, from the committed cursor
   tracker_.Reset();
   ++generation_;
   produce_failed_ = false;

@@ -101,6 +101,8 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void Issue(const PlannedQuery& query);
   void OnAnswer(const PlannedQuery& query, int64_t sent_at_ms, servicenow::CallResult result);
   void ProcessPage(const boost::json::array& rows);
+  // What follows a processed page or count: end the sweep when the plan says so, then Pump.
+  void AfterPage();
   void OnDelivery(uint64_t generation, AckTracker::Ticket ticket, state::DedupKey key,
                   const kafka::DeliveryReport& report);
   void RecoverFromProduceFailure();
@@ -136,6 +138,12 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   state::Cursor committed_;    // last cursor written (or loaded)
   state::Cursor committable_;  // newest acknowledged prefix position, maybe not yet written
   bool cursor_dirty_ = false;
+  // A fetched page held until the previous page's records are all acknowledged (Pump).
+  struct WaitingPage {
+    PlannedQuery query;
+    boost::json::array rows;
+  };
+  std::optional<WaitingPage> waiting_page_;
   std::chrono::steady_clock::time_point last_commit_;
   std::promise<void> stop_promise_;
 

@@ -1,0 +1,79 @@
+#include "e2e_processes.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "snowcar/api/client.h"
+
+namespace snowcar::bench {
+
+Started StartSnowcar(const std::vector<std::string>& args) {
+  testsupport::ChildOptions options;
+  options.args = args;
+  auto child = testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, options);
+  if (!child.ok()) {
+    std::fprintf(stderr, "cannot start snowcar %s: %s\n", args.front().c_str(),
+                 child.status().message().c_str());
+    std::exit(1);
+  }
+  auto line = (*child)->ReadLine(std::chrono::seconds(120));
+  if (!line.ok()) {
+    std::fprintf(stderr, "snowcar %s printed no first line: %s\n", args.front().c_str(),
+                 line.status().message().c_str());
+    std::exit(1);
+  }
+  return Started{std::move(child).value(), *line};
+}
+
+double ProcessCpuSeconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Fields after the command name (which may contain spaces) start after the last ')'.
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(text.substr(close + 2));
+  std::string field;
+  unsigned long long utime = 0;
+  unsigned long long stime = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double PeakRssMiB(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  }
+  return 0;
+}
+
+double SelfCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+std::string SocketGet(const std::string& socket, const std::string& target) {
+  api::Client client;
+  auto result = client.Get(socket, target);
+  if (!result.ok() || result->status != 200) return "{}";
+  return result->body;
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace snowcar::bench

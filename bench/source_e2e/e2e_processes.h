@@ -1,0 +1,36 @@
+// Helpers the end-to-end benches share: starting the emulator, the broker and the sidecar as
+// real processes, and reading a process's CPU time and peak memory from /proc.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "support/child_process.h"
+
+namespace snowcar::bench {
+
+struct Started {
+  std::unique_ptr<testsupport::ChildProcess> process;
+  std::string first_line;  // the emulator's base URL or the broker's bootstrap
+};
+
+// Runs `snowcar <args...>` and waits for its first stdout line. Exits the bench on failure.
+Started StartSnowcar(const std::vector<std::string>& args);
+
+// utime + stime of `pid` in seconds (all its threads), from /proc/<pid>/stat.
+double ProcessCpuSeconds(pid_t pid);
+// VmHWM of `pid` in MiB, from /proc/<pid>/status.
+double PeakRssMiB(pid_t pid);
+// CPU seconds of this process so far (getrusage).
+double SelfCpuSeconds();
+
+// GET target on the sidecar's socket, parsed as JSON; empty object on any failure.
+std::string SocketGet(const std::string& socket, const std::string& target);
+
+double SecondsSince(std::chrono::steady_clock::time_point start);
+
+}  // namespace snowcar::bench

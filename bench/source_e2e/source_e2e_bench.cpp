@@ -1,0 +1,287 @@
+// Source end to end, measured side by side in one run (issue #4, design section 9):
+//
+//   floor    a bare loop in this process: Boost.JSON parses the same pages the emulator
+//            serves, every row becomes the same Kafka record (key, value, four headers,
+//            timestamp) produced with the same producer settings to the same broker.
+//            No HTTP, no dedup, no state: what Boost.JSON + librdkafka cost on this machine.
+//   sidecar  `snowcar run` with the source on, polling the emulator over HTTP with the
+//            same page size, producing to the same broker, committing to RocksDB.
+//
+// Reported: rows/s (wall) and CPU per row of each, and their ratios; then a large backfill
+// with the sidecar's peak RSS. Targets: CPU/row <= 1.5x the floor's, rows/s >= 70 %.
+//
+//   source_e2e_bench [--rows 200000] [--page 5000] [--backfill-rows 1000000]
+#include <curl/curl.h>
+#include <librdkafka/rdkafka.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "e2e_processes.h"
+#include "support/temp_dir.h"
+
+namespace {
+
+using snowcar::bench::PeakRssMiB;
+using snowcar::bench::ProcessCpuSeconds;
+using snowcar::bench::SecondsSince;
+using snowcar::bench::SelfCpuSeconds;
+using snowcar::bench::StartSnowcar;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kUser = "admin";
+constexpr const char* kPassword = "admin-emulator";
+
+size_t AppendBody(char* data, size_t size, size_t count, void* out) {
+  static_cast<std::string*>(out)->append(data, size * count);
+  return size * count;
+}
+
+std::string HttpGet(const std::string& url) {
+  CURL* curl = curl_easy_init();
+  std::string body;
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_USERNAME, kUser);
+  curl_easy_setopt(curl, CURLOPT_PASSWORD, kPassword);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+  const CURLcode rc = curl_easy_perform(curl);
+  curl_easy_cleanup(curl);
+  if (rc != CURLE_OK) {
+    std::fprintf(stderr, "GET %s: %s\n", url.c_str(), curl_easy_strerror(rc));
+    std::exit(1);
+  }
+  return body;
+}
+
+// The pages the sidecar will read, fetched once before timing (offset paging is fine here:
+// the data does not change during the bench).
+std::vector<std::string> FetchPages(const std::string& base, int rows, int page) {
+  std::vector<std::string> pages;
+  for (int offset = 0; offset < rows; offset += page) {
+    pages.push_back(HttpGet(base +
+                            "/api/now/table/incident?sysparm_query=ORDERBYsys_updated_on%5E"
+                            "ORDERBYsys_id&sysparm_exclude_reference_link=true&sysparm_limit=" +
+                            std::to_string(page) + "&sysparm_offset=" + std::to_string(offset)));
+  }
+  return pages;
+}
+
+rd_kafka_t* MakeProducer(const std::string& bootstrap) {
+  char err[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  const std::pair<const char*, const char*> props[] = {{"bootstrap.servers", bootstrap.c_str()},
+                                                       {"enable.idempotence", "true"},
+                                                       {"acks", "all"},
+                                                       {"partitioner", "murmur2_random"},
+                                                       {"client.id", "bench-floor"}};
+  for (const auto& [k, v] : props) {
+    if (rd_kafka_conf_set(conf, k, v, err, sizeof err) != RD_KAFKA_CONF_OK) {
+      std::fprintf(stderr, "%s: %s\n", k, err);
+      std::exit(1);
+    }
+  }
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+  if (rk == nullptr) {
+    std::fprintf(stderr, "rd_kafka_new: %s\n", err);
+    std::exit(1);
+  }
+  return rk;
+}
+
+int64_t ParseTsMillis(const std::string& text) {
+  std::tm tm{};
+  if (strptime(text.c_str(), "%Y-%m-%d %H:%M:%S", &tm) == nullptr) return 0;
+  return static_cast<int64_t>(timegm(&tm)) * 1000;
+}
+
+struct Measured {
+  double wall_s = 0;
+  double cpu_s = 0;
+  int64_t rows = 0;
+  double peak_rss_mib = 0;
+};
+
+// The floor: parse + build + produce + wait for every acknowledgement.
+Measured RunFloor(const std::vector<std::string>& pages, const std::string& bootstrap,
+                  const std::string& topic) {
+  rd_kafka_t* rk = MakeProducer(bootstrap);
+  const auto start = Clock::now();
+  const double cpu0 = SelfCpuSeconds();
+  int64_t rows = 0;
+  for (const auto& body : pages) {
+    boost::json::value page = boost::json::parse(body);
+    for (const auto& row_value : page.as_object().at("result").as_array()) {
+      const auto& row = row_value.as_object();
+      const std::string sys_id(row.at("sys_id").as_string());
+      const std::string value = boost::json::serialize(row);
+      const int64_t ts = ParseTsMillis(std::string(row.at("sys_updated_on").as_string()));
+      const std::string extracted = std::to_string(ts);
+      for (;;) {
+        const rd_kafka_resp_err_t err = rd_kafka_producev(
+            rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+            RD_KAFKA_V_KEY(sys_id.data(), sys_id.size()),
+            RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+            RD_KAFKA_V_HEADER("snow.source.operation", "UPSERT", 6),
+            RD_KAFKA_V_HEADER("snow.table", "incident", 8),
+            RD_KAFKA_V_HEADER("snow.instance", "127.0.0.1", 9),
+            RD_KAFKA_V_HEADER("snow.extracted_at", extracted.data(),
+                              static_cast<ssize_t>(extracted.size())),
+            RD_KAFKA_V_TIMESTAMP(ts), RD_KAFKA_V_END);
+        if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+          rd_kafka_poll(rk, 10);
+          continue;
+        }
+        if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+          std::fprintf(stderr, "produce: %s\n", rd_kafka_err2str(err));
+          std::exit(1);
+        }
+        break;
+      }
+      rd_kafka_poll(rk, 0);
+      ++rows;
+    }
+  }
+  if (rd_kafka_flush(rk, 60000) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    std::fprintf(stderr, "flush timed out\n");
+    std::exit(1);
+  }
+  Measured m;
+  m.wall_s = SecondsSince(start);
+  m.cpu_s = SelfCpuSeconds() - cpu0;
+  m.rows = rows;
+  rd_kafka_destroy(rk);
+  return m;
+}
+
+int64_t RowsEmitted(const std::string& socket) {
+  const std::string body = snowcar::bench::SocketGet(socket, "/v1/source/tables/incident");
+  boost::system::error_code ec;
+  boost::json::value v = boost::json::parse(body, ec);
+  if (ec || !v.is_object()) return 0;
+  const auto* n = v.as_object().if_contains("rows_emitted");
+  return (n != nullptr && n->is_int64()) ? n->as_int64() : 0;
+}
+
+Measured RunSidecar(const std::string& base, const std::string& bootstrap, const std::string& topic,
+                    int rows, int page) {
+  snowcar::testsupport::TempDir dir("source-bench");
+  const std::string socket = dir.File("snowcar.sock");
+  const std::string config_path = dir.File("bench.properties");
+  {
+    std::ofstream cfg(config_path);
+    cfg << "snow.url=" << base << "\n"
+        << "snow.auth.username=" << kUser << "\nsnow.auth.password=" << kPassword << "\n"
+        << "source.enabled=true\nsink.enabled=false\n"
+        << "snow.tables=incident\nsnow.table.incident.name=incident\n"
+        << "snow.table.incident.topic=" << topic << "\n"
+        << "snow.source.batch.size=" << page << "\n"
+        << "snow.source.startup.probe=false\n"
+        << "state.dir=" << dir.File("state") << "\nsocket.path=" << socket << "\n"
+        << "log.level=warn\nkafka.bootstrap.servers=" << bootstrap << "\n";
+  }
+  const auto start = Clock::now();
+  snowcar::testsupport::ChildOptions options;
+  options.args = {"run", "--config", config_path};
+  auto child = snowcar::testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, options);
+  if (!child.ok()) {
+    std::fprintf(stderr, "snowcar run: %s\n", child.status().message().c_str());
+    std::exit(1);
+  }
+  const pid_t pid = (*child)->pid();
+  Measured m;
+  int64_t emitted = 0;
+  while ((emitted = RowsEmitted(socket)) < rows) {
+    if (SecondsSince(start) > 600) {
+      std::fprintf(stderr, "sidecar emitted %lld of %d rows in 600 s\n",
+                   static_cast<long long>(emitted), rows);
+      std::exit(1);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  m.wall_s = SecondsSince(start);
+  m.cpu_s = ProcessCpuSeconds(pid);
+  m.rows = emitted;
+  m.peak_rss_mib = PeakRssMiB(pid);
+  (void)(*child)->Signal(SIGTERM);
+  (void)(*child)->Wait(std::chrono::seconds(60));
+  return m;
+}
+
+void PrintRow(const char* name, const Measured& m) {
+  std::printf("| %-28s | %9lld | %8.2f | %10.0f | %8.2f | %8s |\n", name,
+              static_cast<long long>(m.rows), m.wall_s, static_cast<double>(m.rows) / m.wall_s,
+              m.cpu_s * 1e6 / static_cast<double>(m.rows),
+              m.peak_rss_mib > 0 ? std::to_string(static_cast<int>(m.peak_rss_mib)).c_str() : "-");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rows = 200000;
+  int page = 5000;
+  int backfill_rows = 1000000;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--rows" && i + 1 < argc)
+      rows = std::atoi(argv[++i]);
+    else if (arg == "--page" && i + 1 < argc)
+      page = std::atoi(argv[++i]);
+    else if (arg == "--backfill-rows" && i + 1 < argc)
+      backfill_rows = std::atoi(argv[++i]);
+    // Other flags (e.g. --benchmark_counters_tabular from scripts/run-benchmarks) are ignored.
+  }
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+
+  auto broker = StartSnowcar(
+      {"broker", "--brokers", "1", "--topics", "bench.floor:4,bench.sidecar:4,bench.backfill:4"});
+  auto emulator =
+      StartSnowcar({"emulate", "--port", "0", "--tables", "incident:" + std::to_string(rows)});
+  std::printf("source end to end: %d rows of `incident`, page %d, broker %s\n", rows, page,
+              broker.first_line.c_str());
+  const auto pages = FetchPages(emulator.first_line, rows, page);
+  const Measured floor = RunFloor(pages, broker.first_line, "bench.floor");
+  const Measured sidecar =
+      RunSidecar(emulator.first_line, broker.first_line, "bench.sidecar", rows, page);
+
+  std::printf("\n| %-28s | %9s | %8s | %10s | %8s | %8s |\n", "run", "rows", "wall s", "rows/s",
+              "CPU us/row", "peak MiB");
+  std::printf(
+      "|------------------------------|-----------|----------|------------|----------|----------|"
+      "\n");
+  PrintRow("floor (parse+produce)", floor);
+  PrintRow("sidecar (HTTP+dedup+state)", sidecar);
+  const double cpu_ratio = (sidecar.cpu_s / static_cast<double>(sidecar.rows)) /
+                           (floor.cpu_s / static_cast<double>(floor.rows));
+  const double rate_ratio = (static_cast<double>(sidecar.rows) / sidecar.wall_s) /
+                            (static_cast<double>(floor.rows) / floor.wall_s);
+  std::printf("\nsidecar CPU/row = %.2fx the floor's (target <= 1.5x): %s\n", cpu_ratio,
+              cpu_ratio <= 1.5 ? "met" : "NOT met");
+  std::printf("sidecar rows/s  = %.0f%% of the floor's (target >= 70%%): %s\n", rate_ratio * 100,
+              rate_ratio >= 0.7 ? "met" : "NOT met");
+  (void)emulator.process->Signal(SIGTERM);
+  (void)emulator.process->Wait(std::chrono::seconds(30));
+
+  if (backfill_rows > 0) {
+    auto big = StartSnowcar(
+        {"emulate", "--port", "0", "--tables", "incident:" + std::to_string(backfill_rows)});
+    const Measured backfill =
+        RunSidecar(big.first_line, broker.first_line, "bench.backfill", backfill_rows, page);
+    std::printf("\nbackfill: %lld rows in %.1f s (%.0f rows/s), sidecar peak RSS %.1f MiB\n",
+                static_cast<long long>(backfill.rows), backfill.wall_s,
+                static_cast<double>(backfill.rows) / backfill.wall_s, backfill.peak_rss_mib);
+    (void)big.process->Signal(SIGTERM);
+    (void)big.process->Wait(std::chrono::seconds(60));
+  }
+  (void)broker.process->Signal(SIGTERM);
+  (void)broker.process->Wait(std::chrono::seconds(30));
+  return 0;
+}
