@@ -329,6 +329,17 @@ void TablePoller::AfterPage() {
 
 void TablePoller::ProcessPage(const boost::json::array& rows) {
   const int64_t extracted_at = NowMs();
+  // Pass 1: check every row and move the plan over the whole page, so the next page can be
+  // requested before this one is produced (its answer is held until this page is
+  // acknowledged: see Pump and OnDelivery). The keys view into `rows`, which outlives both
+  // passes.
+  struct Accepted {
+    const boost::json::object* row;
+    RowKey key;
+    state::Phase phase;
+  };
+  std::vector<Accepted> accepted;
+  accepted.reserve(rows.size());
   for (const boost::json::value& value : rows) {
     const boost::json::object* row = value.if_object();
     Result<RowKey> key = row != nullptr
@@ -349,14 +360,27 @@ void TablePoller::ProcessPage(const boost::json::array& rows) {
       Fail(Label() + " (" + deps_.table->name + "): " + s.message());
       return;
     }
-    state::Cursor position{key->ts, std::string(key->sys_id), plan_.phase()};
-    if (window_->Contains(key->ts, key->sys_id, key->mod_count)) {
+    accepted.push_back(Accepted{row, *key, plan_.phase()});
+  }
+  if (Status s = plan_.OnPage(rows.size()); !s.ok()) {
+    Fail(Label() + ": " + s.message());
+    return;
+  }
+  if (!stopping_ && !timer_armed_ && !http_busy_ && !produce_failed_ && !waiting_page_ &&
+      plan_.in_sweep()) {
+    Issue(plan_.Next());
+  }
+
+  // Pass 2: suppress what was emitted before, produce the rest in read order.
+  for (Accepted& a : accepted) {
+    state::Cursor position{a.key.ts, std::string(a.key.sys_id), a.phase};
+    if (window_->Contains(a.key.ts, a.key.sys_id, a.key.mod_count)) {
       status_.duplicates_suppressed.fetch_add(1);
       tracker_.Ack(tracker_.Add(std::move(position)));
       continue;
     }
-    kafka::OutRecord record = BuildRecord(*row, *key, *deps_.table, *deps_.source, extracted_at);
-    state::DedupKey dedup{key->ts, std::string(key->sys_id), key->mod_count};
+    kafka::OutRecord record = BuildRecord(*a.row, a.key, *deps_.table, *deps_.source, extracted_at);
+    state::DedupKey dedup{a.key.ts, std::string(a.key.sys_id), a.key.mod_count};
     const AckTracker::Ticket ticket = tracker_.Add(std::move(position));
     ++in_flight_;
     deps_.producer->Produce(std::move(record), strand_,
@@ -364,10 +388,6 @@ void TablePoller::ProcessPage(const boost::json::array& rows) {
                              dedup = std::move(dedup)](kafka::DeliveryReport report) mutable {
                               self->OnDelivery(generation, ticket, std::move(dedup), report);
                             });
-  }
-  if (Status s = plan_.OnPage(rows.size()); !s.ok()) {
-    Fail(Label() + ": " + s.message());
-    return;
   }
   MaybeCommit(false);
 }
