@@ -238,7 +238,7 @@ Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(ConsumerOptions opt
   if (impl->rk == nullptr) {
     return Status::InvalidArgument("cannot create the kafka consumer: " + internal::Clean(errstr));
   }
-  conf.release();  // rd_kafka_new took it
+  (void)conf.release();  // rd_kafka_new took it
   // Every event (errors, rebalances, records) then comes through rd_kafka_consumer_poll.
   rd_kafka_poll_set_consumer(impl->rk);
   impl->queue = rd_kafka_queue_get_consumer(impl->rk);

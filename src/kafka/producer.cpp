@@ -206,7 +206,7 @@ struct KafkaProducer::Impl {
   }
 };
 
-Result<std::unique_ptr<KafkaProducer>> KafkaProducer::Create(ProducerOptions options) {
+Result<std::unique_ptr<KafkaProducer>> KafkaProducer::Create(const ProducerOptions& options) {
   const auto& user = options.properties;
   if (user.contains("transactional.id")) {
     return Status::InvalidArgument(
@@ -236,7 +236,7 @@ Result<std::unique_ptr<KafkaProducer>> KafkaProducer::Create(ProducerOptions opt
   if (impl->rk == nullptr) {
     return Status::InvalidArgument("cannot create the kafka producer: " + internal::Clean(errstr));
   }
-  conf.release();  // rd_kafka_new took it
+  (void)conf.release();  // rd_kafka_new took it
   impl->events = rd_kafka_queue_get_main(impl->rk);
   Impl* raw = impl.get();
   impl->poller = std::thread([raw] { raw->PollLoop(); });

@@ -61,7 +61,7 @@ Failure FailureFromCall(const servicenow::CallResult& result, std::string_view w
   return f;
 }
 
-Failure MakeFailure(ErrorClass klass, std::string message) {
+Failure MakeFailure(ErrorClass klass, const std::string& message) {
   Failure f;
   f.klass = klass;
   f.message = redact::Mask(message);

@@ -15,7 +15,7 @@ namespace snowcar::sink {
 Failure FailureFromCall(const servicenow::CallResult& result, std::string_view what);
 
 // A failure that did not come from a call (e.g. a lookup that matched two rows).
-Failure MakeFailure(ErrorClass klass, std::string message);
+Failure MakeFailure(ErrorClass klass, const std::string& message);
 
 // At most 500 characters of the instance's error message and detail, masked.
 std::string ResponseExcerpt(const servicenow::CallResult& result);

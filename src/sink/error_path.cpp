@@ -12,7 +12,7 @@ bool ErrorPath::NeedsProducer(const SinkSettings& settings) {
 }
 
 void ErrorPath::ProduceAll(std::vector<kafka::OutRecord> records, bool first_is_dlq,
-                           boost::asio::any_io_executor executor,
+                           const boost::asio::any_io_executor& executor,
                            std::function<void(Status)> done) {
   if (records.empty()) {
     boost::asio::post(executor, [done = std::move(done)]() { done(Status::Ok()); });
@@ -37,7 +37,7 @@ void ErrorPath::ProduceAll(std::vector<kafka::OutRecord> records, bool first_is_
     const bool is_dlq = first_is_dlq && i == 0;
     const std::string topic = records[i].topic;
     producer_->Produce(std::move(records[i]), executor,
-                       [this, pending, is_dlq, topic](kafka::DeliveryReport report) {
+                       [this, pending, is_dlq, topic](const kafka::DeliveryReport& report) {
                          if (report.status.ok()) {
                            if (is_dlq) metrics_.CountDlq();
                          } else if (pending->first_error.ok()) {
@@ -50,7 +50,7 @@ void ErrorPath::ProduceAll(std::vector<kafka::OutRecord> records, bool first_is_
 }
 
 void ErrorPath::OnFailure(const kafka::InRecord& record, const std::optional<Command>& command,
-                          const Failure& failure, boost::asio::any_io_executor executor,
+                          const Failure& failure, const boost::asio::any_io_executor& executor,
                           std::function<void(ErrorVerdict, Status)> done) {
   std::vector<kafka::OutRecord> out;
   const bool dlq = !settings_.dlq_topic.empty();
@@ -61,7 +61,7 @@ void ErrorPath::OnFailure(const kafka::InRecord& record, const std::optional<Com
   const ApiErrorBehavior behavior = settings_.on_api_errors;
   ProduceAll(std::move(out), dlq, executor,
              [record_topic = record.topic, partition = record.partition, offset = record.offset,
-              failure, behavior, dlq, done = std::move(done)](Status produced) {
+              failure, behavior, dlq, done = std::move(done)](const Status& produced) {
                if (!produced.ok()) return done(ErrorVerdict::kRetryProduce, produced);
                switch (behavior) {
                  case ApiErrorBehavior::kFail:
@@ -96,7 +96,8 @@ void ErrorPath::OnFailure(const kafka::InRecord& record, const std::optional<Com
 }
 
 void ErrorPath::OnSuccess(const kafka::InRecord& record, const Applied& applied,
-                          boost::asio::any_io_executor executor, std::function<void(Status)> done) {
+                          const boost::asio::any_io_executor& executor,
+                          std::function<void(Status)> done) {
   std::vector<kafka::OutRecord> out;
   if (!settings_.reporter_success_topic.empty()) {
     out.push_back(BuildSuccessReport(record, applied, settings_.reporter_success_topic));

@@ -41,17 +41,17 @@ class ErrorPath {
   // configured), their delivery reports awaited, then the verdict. `done` runs on `executor`.
   // `status` says why a kRetryProduce happened.
   void OnFailure(const kafka::InRecord& record, const std::optional<Command>& command,
-                 const Failure& failure, boost::asio::any_io_executor executor,
+                 const Failure& failure, const boost::asio::any_io_executor& executor,
                  std::function<void(ErrorVerdict, Status)> done);
 
   // After a success: the success report (when configured), acknowledged. `done` gets OK, or
   // the produce error (the lane then produces the report again, never rewrites the row).
   void OnSuccess(const kafka::InRecord& record, const Applied& applied,
-                 boost::asio::any_io_executor executor, std::function<void(Status)> done);
+                 const boost::asio::any_io_executor& executor, std::function<void(Status)> done);
 
  private:
   void ProduceAll(std::vector<kafka::OutRecord> records, bool first_is_dlq,
-                  boost::asio::any_io_executor executor, std::function<void(Status)> done);
+                  const boost::asio::any_io_executor& executor, std::function<void(Status)> done);
 
   const SinkSettings& settings_;
   std::shared_ptr<kafka::RecordProducer> producer_;

@@ -76,7 +76,7 @@ struct FieldCatalog::Lookup : std::enable_shared_from_this<FieldCatalog::Lookup>
     r.target = "/api/now/table/sys_db_object/" + PercentEncode(super_sys_id) +
                "?sysparm_fields=sys_id%2Cname%2Csuper_class&sysparm_exclude_reference_link=true";
     auto self = shared_from_this();
-    catalog->client_.Send(std::move(r), executor, [self](servicenow::CallResult result) {
+    catalog->client_.Send(std::move(r), executor, [self](const servicenow::CallResult& result) {
       if (!result.ok()) {
         return self->Fail(FailureFromCall(
             result, "reading the super-class chain of " + self->table + " in sys_db_object"));
@@ -103,7 +103,7 @@ struct FieldCatalog::Lookup : std::enable_shared_from_this<FieldCatalog::Lookup>
                "&sysparm_fields=element&sysparm_limit=" + std::to_string(kColumnPageLimit) +
                "&sysparm_no_count=true";
     auto self = shared_from_this();
-    catalog->client_.Send(std::move(r), executor, [self](servicenow::CallResult result) {
+    catalog->client_.Send(std::move(r), executor, [self](const servicenow::CallResult& result) {
       if (!result.ok()) {
         return self->Fail(FailureFromCall(
             result, "reading the columns of " + self->table + " in sys_dictionary"));
@@ -140,7 +140,7 @@ struct FieldCatalog::Lookup : std::enable_shared_from_this<FieldCatalog::Lookup>
   void Fail(Failure failure) { done(CatalogAnswer{nullptr, std::move(failure)}); }
 };
 
-void FieldCatalog::Columns(const std::string& table, boost::asio::any_io_executor executor,
+void FieldCatalog::Columns(const std::string& table, const boost::asio::any_io_executor& executor,
                            Done done) {
   if (auto cached = Cached(table)) {
     boost::asio::post(executor, [done = std::move(done), cached]() mutable {

@@ -36,7 +36,7 @@ class FieldCatalog {
 
   // The columns of `table` (from the cache, or looked up). `done` is posted to `executor`.
   // Thread-safe; two lanes asking for an uncached table at once may both look it up.
-  void Columns(const std::string& table, boost::asio::any_io_executor executor, Done done);
+  void Columns(const std::string& table, const boost::asio::any_io_executor& executor, Done done);
 
   // The cached columns, or nullptr.
   std::shared_ptr<const ColumnSet> Cached(const std::string& table) const;

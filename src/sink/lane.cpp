@@ -152,7 +152,7 @@ void Lane::OnWritten(std::optional<Command> command, WriteOutcome outcome) {
 
 void Lane::ReportSuccess() {
   deps_.error_path->OnSuccess(*current_, *current_applied_, strand_,
-                              [self = shared_from_this()](Status produced) {
+                              [self = shared_from_this()](const Status& produced) {
                                 if (produced.ok()) return self->Complete();
                                 self->Backoff(Stage::kReportSuccess, produced.message(), "PRODUCE");
                               });
@@ -170,19 +170,19 @@ void Lane::HandleFailure(std::optional<Command> command, Failure failure) {
 }
 
 void Lane::RunErrorPath() {
-  deps_.error_path->OnFailure(*current_, current_command_, *current_failure_, strand_,
-                              [self = shared_from_this()](ErrorVerdict verdict, Status produced) {
-                                switch (verdict) {
-                                  case ErrorVerdict::kRetryProduce:
-                                    return self->Backoff(Stage::kErrorPath, produced.message(),
-                                                         "PRODUCE");
-                                  case ErrorVerdict::kStop:
-                                    return self->Failed(*self->current_failure_);
-                                  case ErrorVerdict::kComplete:
-                                    self->NoteError(*self->current_failure_);
-                                    return self->Complete();
-                                }
-                              });
+  deps_.error_path->OnFailure(
+      *current_, current_command_, *current_failure_, strand_,
+      [self = shared_from_this()](ErrorVerdict verdict, const Status& produced) {
+        switch (verdict) {
+          case ErrorVerdict::kRetryProduce:
+            return self->Backoff(Stage::kErrorPath, produced.message(), "PRODUCE");
+          case ErrorVerdict::kStop:
+            return self->Failed(*self->current_failure_);
+          case ErrorVerdict::kComplete:
+            self->NoteError(*self->current_failure_);
+            return self->Complete();
+        }
+      });
 }
 
 void Lane::Backoff(Stage resume, const std::string& why, const std::string& klass) {

@@ -4,6 +4,7 @@
 
 namespace snowcar::sink {
 
+// NOLINTNEXTLINE(performance-unnecessary-value-param): the TableClient interface fixes it.
 void LimitedClient::Send(servicenow::HttpRequest request, boost::asio::any_io_executor executor,
                          servicenow::Completion done) {
   auto shared_request = std::make_shared<servicenow::HttpRequest>(std::move(request));

@@ -39,7 +39,7 @@ Status SinkDirection::Start() {
       kafka::ProducerOptions po;
       po.properties = options_.kafka;
       po.client_id = "snowcar-sink";
-      auto created = kafka::KafkaProducer::Create(std::move(po));
+      auto created = kafka::KafkaProducer::Create(po);
       if (!created.ok()) return created.status().WithContext("sink DLQ/reporter producer");
       owned_producer_ = created->get();
       producer_ = std::shared_ptr<kafka::RecordProducer>(std::move(created).value());

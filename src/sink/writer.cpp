@@ -174,7 +174,7 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
   void Verify() {
     auto self = shared_from_this();
     Send(Method::kGet, RecordPath(command.table, command.sys_id) + "?sysparm_fields=sys_id", {},
-         [self](CallResult result) {
+         [self](const CallResult& result) {
            if (result.ok()) {
              self->Remember(self->command.sys_id);
              return self->Succeed(Operation::kCreate, self->command.sys_id, result);
@@ -219,10 +219,10 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
                          "&sysparm_fields=sys_id&sysparm_limit=2";
     auto self = shared_from_this();
     Send(Method::kGet, std::move(target), {},
-         [self](CallResult result) { self->OnLookup(std::move(result)); });
+         [self](const CallResult& result) { self->OnLookup(result); });
   }
 
-  void OnLookup(CallResult result) {
+  void OnLookup(const CallResult& result) {
     if (!result.ok()) {
       return Fail(FailureFromCall(result, "correlation lookup GET " + command.table + "?" +
                                               settings().correlation_field + "=..."));
@@ -256,7 +256,7 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
     std::string body = boost::json::serialize(command.fields);
     auto self = shared_from_this();
     Send(Method::kPatch, RecordPath(command.table, sys_id), body,
-         [self, sys_id, from_cache, body](CallResult result) {
+         [self, sys_id, from_cache, body](const CallResult& result) {
            if (result.ok()) return self->Succeed(Operation::kPatch, sys_id, result, false, body);
            if (result.klass == OutcomeClass::kNotFound) {
              // The row the cache (or a lookup a moment ago) named is gone.
@@ -281,7 +281,7 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
     std::string body = boost::json::serialize(command.fields);
     auto self = shared_from_this();
     Send(method, RecordPath(command.table, command.sys_id), body,
-         [self, method, body](CallResult result) {
+         [self, method, body](const CallResult& result) {
            if (result.ok()) {
              return self->Succeed(self->command.operation, self->command.sys_id, result, false,
                                   body);
@@ -314,25 +314,26 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
   void Delete() {
     auto self = shared_from_this();
     ++deletes;
-    Send(Method::kDelete, RecordPath(command.table, command.sys_id), {}, [self](CallResult result) {
-      if (result.ok()) {
-        return self->Succeed(Operation::kDelete, self->command.sys_id, result);
-      }
-      if (result.klass == OutcomeClass::kNotFound) {
-        // After a lost answer the first DELETE may have removed the row already.
-        if (self->deletes > 1) {
-          return self->Succeed(Operation::kDelete, self->command.sys_id, result);
-        }
-        return self->NotFound(result, Method::kDelete);
-      }
-      if (result.klass == OutcomeClass::kAmbiguous) {
-        if (self->deletes < kMaxRounds) return self->Delete();
-        Failure f = FailureFromCall(result, self->What(Method::kDelete, self->command.sys_id));
-        f.klass = ErrorClass::kRetriesExhausted;
-        return self->Fail(std::move(f));
-      }
-      self->Fail(FailureFromCall(result, self->What(Method::kDelete, self->command.sys_id)));
-    });
+    Send(Method::kDelete, RecordPath(command.table, command.sys_id), {},
+         [self](const CallResult& result) {
+           if (result.ok()) {
+             return self->Succeed(Operation::kDelete, self->command.sys_id, result);
+           }
+           if (result.klass == OutcomeClass::kNotFound) {
+             // After a lost answer the first DELETE may have removed the row already.
+             if (self->deletes > 1) {
+               return self->Succeed(Operation::kDelete, self->command.sys_id, result);
+             }
+             return self->NotFound(result, Method::kDelete);
+           }
+           if (result.klass == OutcomeClass::kAmbiguous) {
+             if (self->deletes < kMaxRounds) return self->Delete();
+             Failure f = FailureFromCall(result, self->What(Method::kDelete, self->command.sys_id));
+             f.klass = ErrorClass::kRetriesExhausted;
+             return self->Fail(std::move(f));
+           }
+           self->Fail(FailureFromCall(result, self->What(Method::kDelete, self->command.sys_id)));
+         });
   }
 };
 

@@ -6,7 +6,7 @@
 namespace snowcar::source {
 
 Result<std::unique_ptr<runtime::Direction>> MakeSource(const runtime::DirectionContext& context,
-                                                       SourceSeams seams) {
+                                                       const SourceSeams& seams) {
   if (context.config == nullptr || context.io == nullptr || context.store == nullptr ||
       context.client == nullptr) {
     return Status::Internal("the source needs config, io_context, state store and client");
@@ -20,7 +20,7 @@ Result<std::unique_ptr<runtime::Direction>> MakeSource(const runtime::DirectionC
     kafka::ProducerOptions options;
     options.properties = config.WithPrefix("kafka.");
     options.client_id = "snowcar-source";
-    auto created = kafka::KafkaProducer::Create(std::move(options));
+    auto created = kafka::KafkaProducer::Create(options);
     if (!created.ok()) return created.status().WithContext("source Kafka producer");
     own = std::shared_ptr<kafka::KafkaProducer>(std::move(created).value());
     producer = own;

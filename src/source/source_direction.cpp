@@ -9,7 +9,7 @@ namespace snowcar::source {
 SourceDirection::SourceDirection(const runtime::DirectionContext& context, SourceSettings settings,
                                  std::shared_ptr<kafka::RecordProducer> producer,
                                  std::shared_ptr<kafka::KafkaProducer> own_producer,
-                                 PollerOptions options)
+                                 const PollerOptions& options)
     : context_(context),
       settings_(std::move(settings)),
       producer_(std::move(producer)),

@@ -20,7 +20,7 @@ class SourceDirection final : public runtime::Direction {
   // closed at Stop); null when a test handed in its own.
   SourceDirection(const runtime::DirectionContext& context, SourceSettings settings,
                   std::shared_ptr<kafka::RecordProducer> producer,
-                  std::shared_ptr<kafka::KafkaProducer> own_producer, PollerOptions options);
+                  std::shared_ptr<kafka::KafkaProducer> own_producer, const PollerOptions& options);
   ~SourceDirection() override;
 
   std::string_view name() const override { return "source"; }

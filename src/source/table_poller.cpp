@@ -111,14 +111,13 @@ void TablePoller::SendProbe() {
   servicenow::HttpRequest request;
   request.target = ProbeTarget(*deps_.table);
   status_.SetLastRequestAt(NowMs());
-  deps_.client->Send(std::move(request), strand_,
-                     [self = shared_from_this()](servicenow::CallResult result) {
-                       self->OnProbe(std::move(result));
-                     });
+  deps_.client->Send(
+      std::move(request), strand_,
+      [self = shared_from_this()](const servicenow::CallResult& result) { self->OnProbe(result); });
   http_busy_ = true;
 }
 
-void TablePoller::OnProbe(servicenow::CallResult result) {
+void TablePoller::OnProbe(const servicenow::CallResult& result) {
   http_busy_ = false;
   if (stopping_ || failed_) {
     if (stopping_) FinishStop();
@@ -157,7 +156,7 @@ void TablePoller::CheckTimeZone() {
   servicenow::HttpRequest request;
   request.target = TimeZoneTarget(deps_.options.username);
   const std::string user = deps_.options.username;
-  deps_.client->Send(std::move(request), strand_, [user](servicenow::CallResult result) {
+  deps_.client->Send(std::move(request), strand_, [user](const servicenow::CallResult& result) {
     if (!result.ok()) {
       SNOWCAR_LOG(kInfo, "source.time_zone_unknown",
                   {{"user", user}, {"error", result.ToStatus().message()}});
@@ -385,15 +384,15 @@ void TablePoller::ProcessPage(const boost::json::array& rows) {
     ++in_flight_;
     deps_.producer->Produce(std::move(record), strand_,
                             [self = shared_from_this(), generation = generation_, ticket,
-                             dedup = std::move(dedup)](kafka::DeliveryReport report) mutable {
-                              self->OnDelivery(generation, ticket, std::move(dedup), report);
+                             dedup = std::move(dedup)](const kafka::DeliveryReport& report) {
+                              self->OnDelivery(generation, ticket, dedup, report);
                             });
   }
   MaybeCommit(false);
 }
 
-void TablePoller::OnDelivery(uint64_t generation, AckTracker::Ticket ticket, state::DedupKey key,
-                             const kafka::DeliveryReport& report) {
+void TablePoller::OnDelivery(uint64_t generation, AckTracker::Ticket ticket,
+                             const state::DedupKey& key, const kafka::DeliveryReport& report) {
   if (in_flight_ > 0) --in_flight_;
   if (report.status.ok()) {
     // Only now is the row in Kafka: from here on a re-read of it is a duplicate.

@@ -93,7 +93,7 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
 
   void Begin();
   void SendProbe();
-  void OnProbe(servicenow::CallResult result);
+  void OnProbe(const servicenow::CallResult& result);
   void CheckTimeZone();
   void MarkStarted();
 
@@ -103,7 +103,7 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void ProcessPage(const boost::json::array& rows);
   // What follows a processed page or count: end the sweep when the plan says so, then Pump.
   void AfterPage();
-  void OnDelivery(uint64_t generation, AckTracker::Ticket ticket, state::DedupKey key,
+  void OnDelivery(uint64_t generation, AckTracker::Ticket ticket, const state::DedupKey& key,
                   const kafka::DeliveryReport& report);
   void RecoverFromProduceFailure();
   void BackOff(std::string why, bool retry_probe);

@@ -76,7 +76,7 @@ class KafkaProducer final : public RecordProducer {
   // Fails with kInvalidArgument naming the property librdkafka refused (its value redacted
   // when the name says password/secret), or when bootstrap.servers is missing.
   // transactional.id is refused: this producer is idempotent, not transactional.
-  static Result<std::unique_ptr<KafkaProducer>> Create(ProducerOptions options);
+  static Result<std::unique_ptr<KafkaProducer>> Create(const ProducerOptions& options);
   ~KafkaProducer() override;  // Close(0): pending callbacks get kCancelled
 
   void Produce(OutRecord record, boost::asio::any_io_executor executor,

@@ -48,6 +48,7 @@ struct TopicPartition {
   std::string topic;
   int32_t partition = 0;
 
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy misreads the defaulted comparison.
   auto operator<=>(const TopicPartition&) const = default;
   std::string ToString() const;  // "topic/3"
 };

@@ -20,6 +20,6 @@ struct SourceSeams {
 // Reads SourceSettings from context.config (InvalidArgument lists every problem) and builds
 // the direction. Nothing runs until Start().
 Result<std::unique_ptr<runtime::Direction>> MakeSource(const runtime::DirectionContext& context,
-                                                       SourceSeams seams = {});
+                                                       const SourceSeams& seams = {});
 
 }  // namespace snowcar::source
