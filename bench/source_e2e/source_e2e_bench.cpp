@@ -248,9 +248,17 @@ int main(int argc, char** argv) {
   std::printf("source end to end: %d rows of `incident`, page %d, broker %s\n", rows, page,
               broker.first_line.c_str());
   const auto pages = FetchPages(emulator.first_line, rows, page);
+  // The broker and the emulator share the 2 cores: their CPU during each run is part of the
+  // picture (the floor's run leaves the emulator idle, the sidecar's run makes it serve HTTP).
+  const double broker_cpu0 = ProcessCpuSeconds(broker.process->pid());
+  const double emulator_cpu0 = ProcessCpuSeconds(emulator.process->pid());
   const Measured floor = RunFloor(pages, broker.first_line, "bench.floor");
+  const double broker_cpu1 = ProcessCpuSeconds(broker.process->pid());
+  const double emulator_cpu1 = ProcessCpuSeconds(emulator.process->pid());
   const Measured sidecar =
       RunSidecar(emulator.first_line, broker.first_line, "bench.sidecar", rows, page);
+  const double broker_cpu2 = ProcessCpuSeconds(broker.process->pid());
+  const double emulator_cpu2 = ProcessCpuSeconds(emulator.process->pid());
 
   std::printf("\n| %-28s | %9s | %8s | %10s | %8s | %8s |\n", "run", "rows", "wall s", "rows/s",
               "CPU us/row", "peak MiB");
@@ -263,6 +271,11 @@ int main(int argc, char** argv) {
                            (floor.cpu_s / static_cast<double>(floor.rows));
   const double rate_ratio = (static_cast<double>(sidecar.rows) / sidecar.wall_s) /
                             (static_cast<double>(floor.rows) / floor.wall_s);
+  std::printf(
+      "\nother processes' CPU on the same cores (s): floor run: broker %.2f, emulator "
+      "%.2f; sidecar run: broker %.2f, emulator %.2f\n",
+      broker_cpu1 - broker_cpu0, emulator_cpu1 - emulator_cpu0, broker_cpu2 - broker_cpu1,
+      emulator_cpu2 - emulator_cpu1);
   std::printf("\nsidecar CPU/row = %.2fx the floor's (target <= 1.5x): %s\n", cpu_ratio,
               cpu_ratio <= 1.5 ? "met" : "NOT met");
   std::printf("sidecar rows/s  = %.0f%% of the floor's (target >= 70%%): %s\n", rate_ratio * 100,
