@@ -32,32 +32,8 @@ using snowcar::bench::SecondsSince;
 using snowcar::bench::StartSnowcar;
 using Clock = std::chrono::steady_clock;
 
-size_t AppendBody(char* data, size_t size, size_t count, void* out) {
-  static_cast<std::string*>(out)->append(data, size * count);
-  return size * count;
-}
-
-std::string Http(const std::string& method, const std::string& url, const std::string& body) {
-  CURL* curl = curl_easy_init();
-  std::string out;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
-  curl_easy_setopt(curl, CURLOPT_USERNAME, "admin");
-  curl_easy_setopt(curl, CURLOPT_PASSWORD, "admin-emulator");
-  if (!body.empty()) curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &out);
-  const CURLcode rc = curl_easy_perform(curl);
-  curl_easy_cleanup(curl);
-  if (rc != CURLE_OK) {
-    std::fprintf(stderr, "%s %s: %s\n", method.c_str(), url.c_str(), curl_easy_strerror(rc));
-    std::exit(1);
-  }
-  return out;
-}
-
 std::vector<std::string> SysIds(const std::string& base, int rows) {
-  const std::string body = Http(
+  const std::string body = snowcar::bench::EmulatorHttp(
       "GET",
       base + "/api/now/table/incident?sysparm_fields=sys_id&sysparm_limit=" + std::to_string(rows),
       "");
@@ -186,8 +162,8 @@ int main(int argc, char** argv) {
       StartSnowcar({"broker", "--brokers", "1", "--topics", "bench.cmds64:64,bench.cmds1:1"});
   auto emulator =
       StartSnowcar({"emulate", "--port", "0", "--threads", "2", "--tables", "incident:2000"});
-  Http("POST", emulator.first_line + "/_emulator/latency",
-       R"({"fixed_ms":)" + std::to_string(latency_ms) + "}");
+  snowcar::bench::EmulatorHttp("POST", emulator.first_line + "/_emulator/latency",
+                               R"({"fixed_ms":)" + std::to_string(latency_ms) + "}");
   const auto ids = SysIds(emulator.first_line, 2000);
 
   const double ceiling = in_flight * 1000.0 / latency_ms;

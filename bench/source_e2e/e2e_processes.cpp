@@ -1,5 +1,6 @@
 #include "e2e_processes.h"
 
+#include <curl/curl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -70,6 +71,33 @@ std::string SocketGet(const std::string& socket, const std::string& target) {
   auto result = client.Get(socket, target);
   if (!result.ok() || result->status != 200) return "{}";
   return result->body;
+}
+
+namespace {
+size_t AppendBody(char* data, size_t size, size_t count, void* out) {
+  static_cast<std::string*>(out)->append(data, size * count);
+  return size * count;
+}
+}  // namespace
+
+std::string EmulatorHttp(const std::string& method, const std::string& url,
+                         const std::string& body) {
+  CURL* curl = curl_easy_init();
+  std::string out;
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
+  curl_easy_setopt(curl, CURLOPT_USERNAME, "admin");
+  curl_easy_setopt(curl, CURLOPT_PASSWORD, "admin-emulator");
+  if (!body.empty()) curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &out);
+  const CURLcode rc = curl_easy_perform(curl);
+  curl_easy_cleanup(curl);
+  if (rc != CURLE_OK) {
+    std::fprintf(stderr, "%s %s: %s\n", method.c_str(), url.c_str(), curl_easy_strerror(rc));
+    std::exit(1);
+  }
+  return out;
 }
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {

@@ -31,6 +31,11 @@ double SelfCpuSeconds();
 // GET target on the sidecar's socket, parsed as JSON; empty object on any failure.
 std::string SocketGet(const std::string& socket, const std::string& target);
 
+// One request to the emulator with its default credentials (admin / admin-emulator); the
+// answer's body. Exits the bench when the transfer fails.
+std::string EmulatorHttp(const std::string& method, const std::string& url,
+                         const std::string& body = {});
+
 double SecondsSince(std::chrono::steady_clock::time_point start);
 
 }  // namespace snowcar::bench

@@ -40,37 +40,16 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kUser = "admin";
 constexpr const char* kPassword = "admin-emulator";
 
-size_t AppendBody(char* data, size_t size, size_t count, void* out) {
-  static_cast<std::string*>(out)->append(data, size * count);
-  return size * count;
-}
-
-std::string HttpGet(const std::string& url) {
-  CURL* curl = curl_easy_init();
-  std::string body;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_USERNAME, kUser);
-  curl_easy_setopt(curl, CURLOPT_PASSWORD, kPassword);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-  const CURLcode rc = curl_easy_perform(curl);
-  curl_easy_cleanup(curl);
-  if (rc != CURLE_OK) {
-    std::fprintf(stderr, "GET %s: %s\n", url.c_str(), curl_easy_strerror(rc));
-    std::exit(1);
-  }
-  return body;
-}
-
 // The pages the sidecar will read, fetched once before timing (offset paging is fine here:
 // the data does not change during the bench).
 std::vector<std::string> FetchPages(const std::string& base, int rows, int page) {
   std::vector<std::string> pages;
   for (int offset = 0; offset < rows; offset += page) {
-    pages.push_back(HttpGet(base +
-                            "/api/now/table/incident?sysparm_query=ORDERBYsys_updated_on%5E"
-                            "ORDERBYsys_id&sysparm_exclude_reference_link=true&sysparm_limit=" +
-                            std::to_string(page) + "&sysparm_offset=" + std::to_string(offset)));
+    pages.push_back(snowcar::bench::EmulatorHttp(
+        "GET", base +
+                   "/api/now/table/incident?sysparm_query=ORDERBYsys_updated_on%5E"
+                   "ORDERBYsys_id&sysparm_exclude_reference_link=true&sysparm_limit=" +
+                   std::to_string(page) + "&sysparm_offset=" + std::to_string(offset)));
   }
   return pages;
 }

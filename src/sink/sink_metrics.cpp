@@ -1,5 +1,7 @@
 #include "sink_metrics.h"
 
+#include "snowcar/api/prometheus.h"
+
 namespace snowcar::sink {
 namespace {
 
@@ -13,32 +15,6 @@ std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-// Prometheus label values escape backslash, quote and newline.
-std::string LabelValue(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
-
-void Header(std::string& out, const char* name, const char* type, const char* help) {
-  out += "# HELP ";
-  out += name;
-  out += " ";
-  out += help;
-  out += "\n# TYPE ";
-  out += name;
-  out += " ";
-  out += type;
-  out += "\n";
 }
 
 }  // namespace
@@ -62,34 +38,39 @@ int64_t SinkMetrics::failures(ErrorClass klass) const {
 
 void SinkMetrics::Write(std::string& out, int in_flight, int in_flight_max,
                         const std::vector<LaneGauge>& lanes) const {
-  Header(out, "snowcar_sink_records_total", "counter",
-         "Records applied to the instance, by the operation finally sent.");
+  api::WriteMetricFamily(out, "snowcar_sink_records_total", "counter",
+                         "Records applied to the instance, by the operation finally sent.");
   for (Operation op : kOperations) {
     out += "snowcar_sink_records_total{operation=\"" + Lower(OperationName(op)) + "\"} " +
            std::to_string(applied(op)) + "\n";
   }
-  Header(out, "snowcar_sink_failures_total", "counter",
-         "Records that failed, by error class (a retried record counts once per failure).");
+  api::WriteMetricFamily(
+      out, "snowcar_sink_failures_total", "counter",
+      "Records that failed, by error class (a retried record counts once per failure).");
   for (ErrorClass k : kClasses) {
     out += "snowcar_sink_failures_total{class=\"" + std::string(ErrorClassName(k)) + "\"} " +
            std::to_string(failures(k)) + "\n";
   }
-  Header(out, "snowcar_sink_in_flight", "gauge", "Requests to the instance in flight now.");
+  api::WriteMetricFamily(out, "snowcar_sink_in_flight", "gauge",
+                         "Requests to the instance in flight now.");
   out += "snowcar_sink_in_flight " + std::to_string(in_flight) + "\n";
-  Header(out, "snowcar_sink_in_flight_max", "gauge",
-         "The most requests ever in flight at once (bounded by snow.sink.max.in.flight).");
+  api::WriteMetricFamily(
+      out, "snowcar_sink_in_flight_max", "gauge",
+      "The most requests ever in flight at once (bounded by snow.sink.max.in.flight).");
   out += "snowcar_sink_in_flight_max " + std::to_string(in_flight_max) + "\n";
-  Header(out, "snowcar_sink_retries_total", "counter",
-         "Times a lane backed off to retry the same record.");
+  api::WriteMetricFamily(out, "snowcar_sink_retries_total", "counter",
+                         "Times a lane backed off to retry the same record.");
   out += "snowcar_sink_retries_total " + std::to_string(retries()) + "\n";
-  Header(out, "snowcar_sink_dlq_records_total", "counter",
-         "Records written to the dead letter queue.");
+  api::WriteMetricFamily(out, "snowcar_sink_dlq_records_total", "counter",
+                         "Records written to the dead letter queue.");
   out += "snowcar_sink_dlq_records_total " + std::to_string(dlq()) + "\n";
-  Header(out, "snowcar_sink_lane_failed", "gauge",
-         "1 when the partition's lane stopped at a failed record (behavior.on.api.errors=fail).");
+  api::WriteMetricFamily(
+      out, "snowcar_sink_lane_failed", "gauge",
+      "1 when the partition's lane stopped at a failed record (behavior.on.api.errors=fail).");
   for (const auto& lane : lanes) {
-    out += "snowcar_sink_lane_failed{topic=\"" + LabelValue(lane.topic) + "\",partition=\"" +
-           std::to_string(lane.partition) + "\"} " + (lane.failed ? "1" : "0") + "\n";
+    out += "snowcar_sink_lane_failed{topic=\"" + api::EscapeLabelValue(lane.topic) +
+           "\",partition=\"" + std::to_string(lane.partition) + "\"} " + (lane.failed ? "1" : "0") +
+           "\n";
   }
 }
 

@@ -1,23 +1,12 @@
 // The source's Prometheus exposition: one sample per table, labelled table="<alias>".
 #include <string>
 
+#include "snowcar/api/prometheus.h"
 #include "snowcar/servicenow/table_client.h"
 #include "source_direction.h"
 
 namespace snowcar::source {
 namespace {
-
-void Family(std::string& out, const char* name, const char* type, const char* help) {
-  out += "# HELP ";
-  out += name;
-  out += ' ';
-  out += help;
-  out += "\n# TYPE ";
-  out += name;
-  out += ' ';
-  out += type;
-  out += '\n';
-}
 
 void Sample(std::string& out, const char* name, const std::string& table, int64_t value) {
   out += name;
@@ -46,27 +35,28 @@ void SourceDirection::WriteMetrics(std::string& out) const {
        &TableStatus::retries},
   };
   for (const Counter& c : kCounters) {
-    Family(out, c.name, "counter", c.help);
+    api::WriteMetricFamily(out, c.name, "counter", c.help);
     for (const auto& poller : pollers_) {
       Sample(out, c.name, poller->table().alias, (poller->status().*(c.field)).load());
     }
   }
   const int64_t server_now_s =
       (context_.client != nullptr ? context_.client->ServerNowMillis() : 0) / 1000;
-  Family(out, "snowcar_source_lag_seconds", "gauge",
-         "Instance clock minus the committed cursor's timestamp");
+  api::WriteMetricFamily(out, "snowcar_source_lag_seconds", "gauge",
+                         "Instance clock minus the committed cursor's timestamp");
   for (const auto& poller : pollers_) {
     const auto view = poller->status().Read();
     Sample(out, "snowcar_source_lag_seconds", poller->table().alias,
            std::max<int64_t>(0, server_now_s - view.cursor.ts));
   }
-  Family(out, "snowcar_source_table_failed", "gauge", "1 when the table stopped on an error");
+  api::WriteMetricFamily(out, "snowcar_source_table_failed", "gauge",
+                         "1 when the table stopped on an error");
   for (const auto& poller : pollers_) {
     Sample(out, "snowcar_source_table_failed", poller->table().alias,
            poller->status().Read().state == TableState::kFailed ? 1 : 0);
   }
-  Family(out, "snowcar_source_cursor_timestamp_seconds", "gauge",
-         "The committed cursor's timestamp, seconds since the epoch");
+  api::WriteMetricFamily(out, "snowcar_source_cursor_timestamp_seconds", "gauge",
+                         "The committed cursor's timestamp, seconds since the epoch");
   for (const auto& poller : pollers_) {
     Sample(out, "snowcar_source_cursor_timestamp_seconds", poller->table().alias,
            poller->status().Read().cursor.ts);

@@ -1,0 +1,17 @@
+// Writing the Prometheus text exposition format that /metrics answers with. The source and
+// the sink each append their families through these, so the format lives in one place.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace snowcar::api {
+
+// Appends "# HELP <name> <help>\n# TYPE <name> <type>\n"; type is "counter" or "gauge".
+void WriteMetricFamily(std::string& out, std::string_view name, std::string_view type,
+                       std::string_view help);
+
+// A label value with backslash, double quote and line feed escaped as the format requires.
+std::string EscapeLabelValue(std::string_view value);
+
+}  // namespace snowcar::api
