@@ -1,5 +1,6 @@
 #include "table_poller.h"
 
+#include <algorithm>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
@@ -199,7 +200,7 @@ void TablePoller::Pump() {
     if (rewind_pending_) {
       // Re-reading the overlap is only safe once every earlier row has its delivery
       // report: an unacknowledged row is not in the dedup window yet.
-      if (in_flight_ > 0) return;
+      if (in_flight_ > 0 || !queued_pages_.empty()) return;
       plan_.RewindForIdleWake();
       rewind_pending_ = false;
     }
@@ -212,12 +213,10 @@ void TablePoller::Pump() {
       return;
     }
   }
-  // Pipelining: the next page is fetched while the last one's records are in flight, but it
-  // is produced only once all of them are acknowledged and committed (OnDelivery). So the
-  // records Kafka may hold without RocksDB knowing never span more than one page: that is
-  // the duplicate bound after kill -9 (docs/semantics.md).
-  if (waiting_page_) return;
-  if (in_flight_ > static_cast<size_t>(deps_.table->batch_size)) return;
+  // Pipelining: the next page is fetched while the previous one is still being produced,
+  // so at most two fetched pages wait in memory. How many of their rows go out at once is
+  // ProduceQueued's business (the sliding window).
+  if (queued_pages_.size() >= 2) return;
   Issue(plan_.Next());
 }
 
@@ -302,15 +301,11 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
     }
   } else {
     status_.pages_fetched.fetch_add(1);
-    if (in_flight_ > 0) {
-      // The previous page is not fully acknowledged yet: hold this one (see Pump).
-      waiting_page_.emplace(WaitingPage{query, std::move(result.response.rows)});
-      return;
-    }
-    ProcessPage(result.response.rows);
+    AcceptPage(std::move(result.response.rows));
     if (failed_) return;
   }
   AfterPage();
+  ProduceQueued();
 }
 
 void TablePoller::AfterPage() {
@@ -326,21 +321,16 @@ void TablePoller::AfterPage() {
   Pump();
 }
 
-void TablePoller::ProcessPage(const boost::json::array& rows) {
-  const int64_t extracted_at = NowMs();
-  // Pass 1: check every row and move the plan over the whole page, so the next page can be
-  // requested before this one is produced (its answer is held until this page is
-  // acknowledged: see Pump and OnDelivery). The keys view into `rows`, which outlives both
-  // passes.
-  struct Accepted {
-    const boost::json::object* row;
-    RowKey key;
-    state::Phase phase;
-  };
-  std::vector<Accepted> accepted;
-  accepted.reserve(rows.size());
-  for (const boost::json::value& value : rows) {
-    const boost::json::object* row = value.if_object();
+void TablePoller::AcceptPage(boost::json::array rows) {
+  // Every row is checked and the plan moves over the whole page before any of it is
+  // produced, so the next page can be requested at once (Pump). The queued keys view into
+  // the page's rows, which stay in place (deque elements do not move) until produced.
+  QueuedPage& page = queued_pages_.emplace_back();
+  page.rows = std::move(rows);
+  page.extracted_at = NowMs();
+  page.accepted.reserve(page.rows.size());
+  for (size_t i = 0; i < page.rows.size(); ++i) {
+    const boost::json::object* row = page.rows[i].if_object();
     Result<RowKey> key = row != nullptr
                              ? ReadRowKey(*row, *deps_.table)
                              : Result<RowKey>(Status::InvalidArgument(
@@ -359,34 +349,51 @@ void TablePoller::ProcessPage(const boost::json::array& rows) {
       Fail(Label() + " (" + deps_.table->name + "): " + s.message());
       return;
     }
-    accepted.push_back(Accepted{row, *key, plan_.phase()});
+    page.accepted.push_back(QueuedRow{i, *key, plan_.phase()});
   }
-  if (Status s = plan_.OnPage(rows.size()); !s.ok()) {
+  if (Status s = plan_.OnPage(page.rows.size()); !s.ok()) {
     Fail(Label() + ": " + s.message());
     return;
   }
-  if (!stopping_ && !timer_armed_ && !http_busy_ && !produce_failed_ && !waiting_page_ &&
-      plan_.in_sweep()) {
-    Issue(plan_.Next());
-  }
+}
 
-  // Pass 2: suppress what was emitted before, produce the rest in read order.
-  for (Accepted& a : accepted) {
-    state::Cursor position{a.key.ts, std::string(a.key.sys_id), a.phase};
-    if (window_->Contains(a.key.ts, a.key.sys_id, a.key.mod_count)) {
-      status_.duplicates_suppressed.fetch_add(1);
-      tracker_.Ack(tracker_.Add(std::move(position)));
-      continue;
+size_t TablePoller::ProduceWindow() const {
+  return static_cast<size_t>(std::max(1, deps_.table->batch_size));
+}
+
+void TablePoller::ProduceQueued() {
+  // The sliding window: rows produced but not yet durable in RocksDB (in flight, or
+  // acknowledged with their dedup entries still pending) never exceed one page's worth. Those
+  // are exactly the rows a kill -9 can re-emit, so the crash bound stays one page per table
+  // (docs/semantics.md), while the pipeline never drains at a page boundary.
+  const size_t window = ProduceWindow();
+  while (!queued_pages_.empty() && !stopping_ && !failed_ && !produce_failed_ && window_) {
+    QueuedPage& page = queued_pages_.front();
+    while (page.next < page.accepted.size() && in_flight_ + window_->pending() < window) {
+      QueuedRow& q = page.accepted[page.next++];
+      state::Cursor position{q.key.ts, std::string(q.key.sys_id), q.phase};
+      if (window_->Contains(q.key.ts, q.key.sys_id, q.key.mod_count)) {
+        status_.duplicates_suppressed.fetch_add(1);
+        tracker_.Ack(tracker_.Add(std::move(position)));
+      } else {
+        const boost::json::object& row = page.rows[q.index].get_object();
+        kafka::OutRecord record =
+            BuildRecord(row, q.key, *deps_.table, *deps_.source, page.extracted_at);
+        state::DedupKey dedup{q.key.ts, std::string(q.key.sys_id), q.key.mod_count};
+        const AckTracker::Ticket ticket = tracker_.Add(std::move(position));
+        ++in_flight_;
+        deps_.producer->Produce(std::move(record), strand_,
+                                [self = shared_from_this(), generation = generation_, ticket,
+                                 dedup = std::move(dedup)](const kafka::DeliveryReport& report) {
+                                  self->OnDelivery(generation, ticket, dedup, report);
+                                });
+      }
+      // The record holds its own copy now: give the parsed row's memory back early.
+      page.rows[q.index].emplace_null();
     }
-    kafka::OutRecord record = BuildRecord(*a.row, a.key, *deps_.table, *deps_.source, extracted_at);
-    state::DedupKey dedup{a.key.ts, std::string(a.key.sys_id), a.key.mod_count};
-    const AckTracker::Ticket ticket = tracker_.Add(std::move(position));
-    ++in_flight_;
-    deps_.producer->Produce(std::move(record), strand_,
-                            [self = shared_from_this(), generation = generation_, ticket,
-                             dedup = std::move(dedup)](const kafka::DeliveryReport& report) {
-                              self->OnDelivery(generation, ticket, dedup, report);
-                            });
+    if (page.next < page.accepted.size()) break;  // the window is full: OnDelivery resumes
+    queued_pages_.pop_front();
+    Pump();  // room for the next page
   }
   MaybeCommit(false);
 }
@@ -414,21 +421,13 @@ void TablePoller::OnDelivery(uint64_t generation, AckTracker::Ticket ticket,
     if (in_flight_ == 0) FinishStop();
     return;
   }
-  if (in_flight_ == 0 && waiting_page_ && !produce_failed_ && !failed_) {
-    // Everything before the held page is acknowledged and (MaybeCommit above) committed.
-    WaitingPage page = std::move(*waiting_page_);
-    waiting_page_.reset();
-    ProcessPage(page.rows);
-    if (failed_) return;
-    AfterPage();
-    return;
-  }
+  ProduceQueued();
   Pump();
 }
 
 void TablePoller::RecoverFromProduceFailure() {
   MaybeCommit(true);      // the prefix acknowledged before the failed row
-  waiting_page_.reset();  // re-read after the back-off, from the committed cursor
+  queued_pages_.clear();  // re-read after the back-off, from the committed cursor
   tracker_.Reset();
   ++generation_;
   produce_failed_ = false;
@@ -479,7 +478,10 @@ void TablePoller::MaybeCommit(bool force) {
   }
   if (!cursor_dirty_ && window_->pending() == 0) return;
   const auto now = std::chrono::steady_clock::now();
-  if (!force && in_flight_ > 0 && window_->pending() < deps_.options.commit_every_rows &&
+  // Commit well before the produce window fills, so ProduceQueued never waits for a commit.
+  const size_t every =
+      std::min(deps_.options.commit_every_rows, std::max<size_t>(1, ProduceWindow() / 4));
+  if (!force && in_flight_ > 0 && window_->pending() < every &&
       now - last_commit_ < std::chrono::milliseconds(deps_.options.commit_interval_ms)) {
     return;
   }
@@ -557,6 +559,7 @@ void TablePoller::FinishStop() {
   if (stop_done_) return;
   if (in_flight_ > 0) return;
   stop_done_ = true;
+  queued_pages_.clear();  // not produced: re-read from the committed cursor next time
   MaybeCommit(true);
   if (!failed_) status_.SetState(TableState::kStopped);
   SNOWCAR_LOG(kInfo, "source.table_stopped",

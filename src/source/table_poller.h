@@ -18,6 +18,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <chrono>
+#include <deque>
 #include <future>
 #include <memory>
 #include <optional>
@@ -27,6 +28,7 @@
 #include "snowcar/kafka/producer.h"
 #include "snowcar/servicenow/table_client.h"
 #include "snowcar/source/ack_tracker.h"
+#include "snowcar/source/row.h"
 #include "snowcar/source/source_settings.h"
 #include "snowcar/state/state_store.h"
 #include "table_status.h"
@@ -100,7 +102,11 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void Pump();
   void Issue(const PlannedQuery& query);
   void OnAnswer(const PlannedQuery& query, int64_t sent_at_ms, servicenow::CallResult result);
-  void ProcessPage(const boost::json::array& rows);
+  // Checks a fetched page row by row, moves the plan over it and queues its rows.
+  void AcceptPage(boost::json::array rows);
+  // Produces queued rows while the produced-but-not-durable count stays under the window.
+  void ProduceQueued();
+  size_t ProduceWindow() const;
   // What follows a processed page or count: end the sweep when the plan says so, then Pump.
   void AfterPage();
   void OnDelivery(uint64_t generation, AckTracker::Ticket ticket, const state::DedupKey& key,
@@ -138,12 +144,20 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   state::Cursor committed_;    // last cursor written (or loaded)
   state::Cursor committable_;  // newest acknowledged prefix position, maybe not yet written
   bool cursor_dirty_ = false;
-  // A fetched page held until the previous page's records are all acknowledged (Pump).
-  struct WaitingPage {
-    PlannedQuery query;
-    boost::json::array rows;
+  // Fetched pages whose rows are checked and planned but not all produced yet, oldest first.
+  // At most two: the next page is fetched while the previous one is being produced (Pump).
+  struct QueuedRow {
+    size_t index;  // in `rows`; the element is released once the row is produced
+    RowKey key;    // views into rows[index]
+    state::Phase phase;
   };
-  std::optional<WaitingPage> waiting_page_;
+  struct QueuedPage {
+    boost::json::array rows;
+    std::vector<QueuedRow> accepted;
+    size_t next = 0;  // first accepted row not produced yet
+    int64_t extracted_at = 0;
+  };
+  std::deque<QueuedPage> queued_pages_;
   std::chrono::steady_clock::time_point last_commit_;
   std::promise<void> stop_promise_;
 
