@@ -217,10 +217,22 @@ Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(ConsumerOptions opt
         "kafka property 'enable.auto.offset.store' must stay false: the sink stores the offset "
         "of a record only once it is done with it");
   }
+  // Eager assignment (librdkafka's own default) on purpose: the cooperative-sticky assignor of
+  // librdkafka before 2.3.0 (Debian 12 ships 2.0.2) can abort the process when a consumer
+  // closes during a rebalance (librdkafka issue #4312; an assertion on assignments still in
+  // progress at terminate was seen here too), i.e. on a SIGTERM at the wrong moment.
   auto properties = internal::MergeProperties(
       user,
-      {{"partition.assignment.strategy", "cooperative-sticky"}, {"auto.offset.reset", "earliest"}},
+      {{"partition.assignment.strategy", "range,roundrobin"}, {"auto.offset.reset", "earliest"}},
       internal::ClientKind::kConsumer);
+  if (properties["partition.assignment.strategy"].find("cooperative") != std::string::npos &&
+      rd_kafka_version() < 0x020300ff) {
+    SNOWCAR_LOG(kWarn, "kafka.consumer.cooperative_unsafe",
+                {{"librdkafka", rd_kafka_version_str()},
+                 {"why",
+                  "cooperative rebalancing in librdkafka before 2.3.0 can abort the process "
+                  "when the consumer closes during a rebalance; use range or roundrobin"}});
+  }
   properties["enable.auto.offset.store"] = "false";
   properties["client.id"] = internal::ClientId(user, options.client_id);
   SNOWCAR_ASSIGN_OR_RETURN(internal::ConfPtr conf, internal::BuildConf(properties));

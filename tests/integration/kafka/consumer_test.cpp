@@ -180,6 +180,14 @@ class ConsumerRebalance : public testsupport::SharedBrokerTest<ConsumerRebalance
                           public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(ConsumerRebalance, SecondMemberTriggersRevokeAndStoredOffsetsAreCommitted) {
+  if (GetParam() == "cooperative-sticky" && rd_kafka_version() < 0x020300ff) {
+    // Seen here about once in six runs with 2.0.2: the process aborts in
+    // rd_kafka_cgrp_terminated ("!rd_kafka_assignment_in_progress") when a member closes
+    // after a cooperative rebalance. That is why the consumer defaults to eager assignment
+    // (consumer.cpp); the incremental path is checked only where librdkafka is fixed.
+    GTEST_SKIP() << "cooperative rebalancing needs librdkafka >= 2.3.0; this is "
+                 << rd_kafka_version_str();
+  }
   constexpr int kPartitions = 4;
   constexpr int kPerPartition = 10;
   constexpr int64_t kStored = 6;
