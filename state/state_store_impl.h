@@ -36,6 +36,7 @@ class StateStoreImpl final : public StateStore {
   Result<std::vector<DedupKey>> DedupEntriesFor(std::string_view table,
                                                 std::string_view sys_id) override;
   Result<uint64_t> DedupCount(std::string_view table) override;
+  Result<std::vector<DedupKey>> DedupEntries(std::string_view table) override;
   Status Commit(const CursorIdentity& identity, const Cursor& cursor, DedupWindow& window) override;
 
   Result<std::optional<std::string>> GetCorrelation(std::string_view table, std::string_view field,
@@ -46,6 +47,7 @@ class StateStoreImpl final : public StateStore {
                           std::string_view value) override;
 
   uint32_t schema_version() const override { return schema_version_; }
+  std::vector<PropertySample> NumericProperties() const override;
 
  private:
   StateStoreImpl() = default;

@@ -1,11 +1,43 @@
 #include "snowcar/api/prometheus.h"
 
+#include <charconv>
+#include <cmath>
+
 namespace snowcar::api {
 
 void WriteMetricFamily(std::string& out, std::string_view name, std::string_view type,
                        std::string_view help) {
   out.append("# HELP ").append(name).append(" ").append(help).append("\n");
   out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
+}
+
+namespace {
+
+void AppendNameAndLabels(std::string& out, std::string_view name, std::string_view labels) {
+  out.append(name);
+  if (!labels.empty()) out.append("{").append(labels).append("}");
+  out.append(" ");
+}
+
+}  // namespace
+
+void WriteSample(std::string& out, std::string_view name, std::string_view labels, int64_t value) {
+  AppendNameAndLabels(out, name, labels);
+  out.append(std::to_string(value)).append("\n");
+}
+
+void WriteSample(std::string& out, std::string_view name, std::string_view labels, double value) {
+  AppendNameAndLabels(out, name, labels);
+  if (std::isnan(value)) {
+    out.append("NaN");
+  } else if (std::isinf(value)) {
+    out.append(value > 0 ? "+Inf" : "-Inf");
+  } else {
+    char buf[32];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+    out.append(buf, ec == std::errc() ? end : buf);
+  }
+  out.append("\n");
 }
 
 std::string EscapeLabelValue(std::string_view value) {

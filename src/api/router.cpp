@@ -58,6 +58,23 @@ Router::Router() {
   (void)s;  // a fixed, valid pattern on an empty table
 }
 
+Router::Router(WithoutHelp) {}
+
+Result<std::shared_ptr<Router>> SubsetRouter(const Router& from,
+                                             const std::vector<std::string>& patterns) {
+  auto subset = std::make_shared<Router>(Router::WithoutHelp{});
+  for (const std::string& pattern : patterns) {
+    bool found = false;
+    for (const Route& route : from.routes()) {
+      if (route.pattern != pattern) continue;
+      found = true;
+      SNOWCAR_RETURN_IF_ERROR(subset->Add(route));
+    }
+    if (!found) return Status::NotFound("no route " + pattern + " to serve");
+  }
+  return subset;
+}
+
 Status Router::Add(Route route) {
   const std::string& p = route.pattern;
   if (p.empty() || p[0] != '/') {
@@ -172,7 +189,21 @@ Response Router::Handle(const Request& in) const {
     r.headers.emplace_back("Allow", allow);
     return r;
   }
-  return Response::Error(404, "no such endpoint; GET /help lists them", request.path);
+  const bool has_help = !routes_.empty() && routes_.front().pattern == "/help";
+  return Response::Error(404,
+                         has_help ? "no such endpoint; GET /help lists them"
+                                  : "no such endpoint here; this listener serves " + Patterns(),
+                         request.path);
+}
+
+std::string Router::Patterns() const {
+  std::string out;
+  std::set<std::string_view> seen;
+  for (const auto& route : routes_) {
+    if (!seen.insert(route.pattern).second) continue;
+    out += (out.empty() ? "" : ", ") + route.pattern;
+  }
+  return out;
 }
 
 Response Router::Help() const {

@@ -108,7 +108,12 @@ void Write(Level level, std::string_view event, std::initializer_list<Field> fie
       line += f.key;
       line += '=';
       const std::string& v = redact::IsSecretName(f.key) ? std::string(redact::kRedacted) : f.value;
-      const bool quote = v.find_first_of(" \"=") != std::string::npos || v.empty();
+      // Quoted (JSON escapes) when a value could be misread: spaces, quotes, '=' and control
+      // characters. A raw line feed from a remote error message would otherwise start a
+      // second, forged log line.
+      const bool quote = v.empty() || std::any_of(v.begin(), v.end(), [](unsigned char c) {
+                           return c == ' ' || c == '"' || c == '=' || c < 0x20 || c == 0x7f;
+                         });
       if (quote) {
         AppendJsonString(line, v);
       } else {

@@ -22,6 +22,25 @@ constexpr std::string_view kConnect = "Kafka Connect keys accepted for compatibi
 
 constexpr int64_t kDayMs = int64_t{24} * 3600 * 1000;
 
+// socket.allowed.uids: each item a uid (a decimal number below 2^32).
+std::string CheckUidList(std::string_view value) {
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t comma = value.find(',', start);
+    if (comma == std::string_view::npos) comma = value.size();
+    std::string_view item = value.substr(start, comma - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    const bool digits = !item.empty() && item.size() <= 10 &&
+                        item.find_first_not_of("0123456789") == std::string_view::npos;
+    if (!item.empty() && (!digits || std::stoull(std::string(item)) > 0xFFFFFFFFull)) {
+      return "'" + std::string(item) + "' is not a numeric uid (e.g. 1000,1001)";
+    }
+    start = comma + 1;
+  }
+  return "";
+}
+
 std::vector<OptionSpec> CoreOptions() {
   return {
       // --- ServiceNow instance and authentication -------------------------------------------
@@ -221,12 +240,30 @@ std::vector<OptionSpec> CoreOptions() {
        .allowed = {"json", "text"},
        .group = kSidecar,
        .doc = "One JSON object per line for log collectors, or plain text for people."},
+      {.name = "socket.allowed.uids",
+       .type = T::kList,
+       .check = CheckUidList,
+       .group = kSidecar,
+       .doc = "Comma-separated numeric user ids allowed to use the Unix socket, checked with the "
+              "kernel's peer credentials (`SO_PEERCRED`); any other process gets 403 and a "
+              "warning naming its uid is logged. Empty (the default): everyone who can open "
+              "the 0660 socket file."},
       {.name = "admin.listen",
        .check = CheckHostPort,
        .group = kSidecar,
-       .doc = "`host:port` of an optional TCP listener for metrics and health probes, e.g. "
-              "`0.0.0.0:9464`. Empty (the default) opens no TCP port; the Unix socket is "
-              "always there."},
+       .doc = "`host:port` of an optional TCP listener serving only `GET /metrics`, "
+              "`/v1/health` and `/v1/ready` (for Prometheus and HTTP probes), e.g. "
+              "`127.0.0.1:9464`; port 0 lets the kernel pick one. Empty (the default) opens no "
+              "TCP port; the Unix socket is always there. A host other than loopback needs "
+              "`admin.listen.allow.remote=true`."},
+      {.name = "admin.listen.allow.remote",
+       .type = T::kBool,
+       .default_value = "false",
+       .group = kSidecar,
+       .doc = "Allow `admin.listen` on an address other than loopback (e.g. `0.0.0.0`, so a "
+              "Prometheus outside the pod can scrape). Off by default: metrics and health then "
+              "reach only processes inside the pod, and the configuration check refuses a "
+              "remote address."},
       {.name = "source.enabled",
        .type = T::kBool,
        .default_value = "true",

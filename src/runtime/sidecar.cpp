@@ -4,8 +4,11 @@
 #include <chrono>
 #include <csignal>
 
+#include "memory_trim.h"
+#include "snowcar/api/prometheus.h"
 #include "snowcar/api/routes.h"
 #include "snowcar/common/log.h"
+#include "snowcar/runtime/sidecar_metrics.h"
 #include "snowcar/servicenow/client_options.h"
 #include "snowcar/servicenow/curl_table_client.h"
 #include "snowcar/sink/sink.h"
@@ -23,13 +26,35 @@ SidecarSettings SidecarSettings::FromConfig(const config::Config& config) {
   s.shutdown_timeout_ms = config.GetInt("shutdown.timeout.ms");
   s.source_enabled = config.GetBool("source.enabled");
   s.sink_enabled = config.GetBool("sink.enabled");
+  // The option table checked each item is a numeric uid.
+  for (const std::string& uid : config.GetList("socket.allowed.uids")) {
+    s.socket_allowed_uids.push_back(static_cast<uint32_t>(std::stoul(uid)));
+  }
+  s.admin_listen = config.GetString("admin.listen");
+  s.admin_allow_remote = config.GetBool("admin.listen.allow.remote");
   return s;
+}
+
+Status CheckAdminListen(const std::string& listen, bool allow_remote) {
+  if (listen.empty()) return Status::Ok();
+  SNOWCAR_ASSIGN_OR_RETURN(api::ListenAddress address, api::ParseListenAddress(listen));
+  if (address.IsLoopback() || allow_remote) return Status::Ok();
+  return Status::InvalidArgument(
+      "admin.listen=" + listen +
+      " is not a loopback address: metrics and health would be reachable from outside the "
+      "pod. Use 127.0.0.1:PORT, or set admin.listen.allow.remote=true to mean it");
 }
 
 Status CheckDirectionSettings(const config::Config& config) {
   std::string problems;
+  if (Status s = CheckAdminListen(config.GetString("admin.listen"),
+                                  config.GetBool("admin.listen.allow.remote"));
+      !s.ok()) {
+    problems += s.message();
+  }
   if (config.GetBool("source.enabled")) {
     if (auto s = source::SourceSettings::FromConfig(config); !s.ok()) {
+      if (!problems.empty()) problems += "\n";
       problems += s.status().message();
     }
   }
@@ -76,6 +101,9 @@ Status Sidecar::Start() {
     return fail(Status::Internal("a direction is enabled but the sidecar was given no config"),
                 "config");
   }
+  if (Status s = CheckAdminListen(settings_.admin_listen, settings_.admin_allow_remote); !s.ok()) {
+    return fail(s, "config");
+  }
 
   router_ = std::make_shared<api::Router>();
   if (Status s = api::RegisterCoreRoutes(*router_, readiness_, health_); !s.ok()) {
@@ -105,18 +133,31 @@ Status Sidecar::Start() {
   if (Status s = api::RegisterStateRoutes(*router_, *store_, before_reset); !s.ok()) {
     return fail(s, "routes");
   }
+  if (Status s = router_->Add({.method = "GET",
+                               .pattern = "/metrics",
+                               .help = "Prometheus text exposition of every counter and gauge",
+                               .handler = [this](const api::Request&) { return Metrics(); }});
+      !s.ok()) {
+    return fail(s, "routes");
+  }
 
   // The routing table is complete before the socket accepts: it is read-only from here on,
   // so connection handlers on any pool thread may read it without a lock. Opening RocksDB
   // takes milliseconds, so binding after it costs probes nothing.
   api::ServerOptions server_options;
   server_options.path = settings_.socket_path;
+  server_options.allowed_uids = settings_.socket_allowed_uids;
   server_ = std::make_unique<api::UnixSocketServer>(pool_.context(), server_options, router_);
   if (Status s = server_->Start(); !s.ok()) {
     health_.Report("socket", false, s.message());
     return fail(s, "state socket");
   }
   health_.Report("socket", true, "listening on " + settings_.socket_path);
+  if (Status s = StartAdminListener(); !s.ok()) {
+    health_.Report("admin", false, s.message());
+    return fail(s, "admin listener");
+  }
+  if (kafka_probe_) kafka_probe_->Start();
 
   for (auto& direction : directions_) {
     if (Status s = direction->Start(); !s.ok()) {
@@ -125,31 +166,31 @@ Status Sidecar::Start() {
     }
   }
   readiness_.SetGate([this]() -> std::string {
+    if (kafka_probe_ && !kafka_probe_->reached_once()) {
+      return "waiting for Kafka metadata from " + kafka_probe_->bootstrap();
+    }
     for (const auto& direction : directions_) {
       if (!direction->Started()) return std::string(direction->name()) + " is starting";
     }
     return {};
   });
+  trimmer_ = std::make_unique<MemoryTrimmer>(pool_.context(), std::chrono::seconds(10));
+  trimmer_->Start();
   readiness_.MarkReady();
   SNOWCAR_LOG(kInfo, "sidecar.ready",
               {{"state_dir", settings_.state_dir},
                {"socket", settings_.socket_path},
+               {"admin", admin_address()},
                {"threads", static_cast<int64_t>(pool_.size())},
                {"source", settings_.source_enabled},
                {"sink", settings_.sink_enabled}});
   return Status::Ok();
 }
 
-// Builds the shared ServiceNow client and the enabled directions, and registers their routes
-// and /metrics. The directions start later, once the socket is up.
+// Builds the shared ServiceNow client, the enabled directions (registering their routes) and
+// the Kafka probe. The directions and the probe start later, once the socket is up.
 Status Sidecar::StartDirections() {
-  if (!settings_.source_enabled && !settings_.sink_enabled) {
-    return router_->Add(
-        {.method = "GET",
-         .pattern = "/metrics",
-         .help = "Prometheus text exposition of every counter and gauge",
-         .handler = [](const api::Request&) { return api::Response::Text(200, ""); }});
-  }
+  if (!settings_.source_enabled && !settings_.sink_enabled) return Status::Ok();
   SNOWCAR_ASSIGN_OR_RETURN(servicenow::ClientOptions client_options,
                            servicenow::ClientOptionsFromConfig(*config_));
   SNOWCAR_ASSIGN_OR_RETURN(std::unique_ptr<servicenow::CurlTableClient> client,
@@ -175,14 +216,52 @@ Status Sidecar::StartDirections() {
   for (auto& direction : directions_) {
     SNOWCAR_RETURN_IF_ERROR(direction->RegisterRoutes(*router_));
   }
-  return router_->Add({.method = "GET",
-                       .pattern = "/metrics",
-                       .help = "Prometheus text exposition of every counter and gauge",
-                       .handler = [this](const api::Request&) {
-                         std::string out;
-                         for (const auto& direction : directions_) direction->WriteMetrics(out);
-                         return api::Response::Text(200, std::move(out));
-                       }});
+  // Readiness waits for Kafka to answer; the probe starts with the socket, so /v1/health
+  // shows the "kafka" component while the sidecar waits.
+  KafkaProbeOptions probe_options;
+  probe_options.properties = config_->WithPrefix("kafka.");
+  SNOWCAR_ASSIGN_OR_RETURN(kafka_probe_, KafkaProbe::Create(std::move(probe_options), &health_));
+  return Status::Ok();
+}
+
+// The TCP listener gets a router of its own holding only the probe and scrape routes, so the
+// state views and the cursor reset never become reachable over the network.
+Status Sidecar::StartAdminListener() {
+  if (settings_.admin_listen.empty()) return Status::Ok();
+  SNOWCAR_ASSIGN_OR_RETURN(api::ListenAddress address,
+                           api::ParseListenAddress(settings_.admin_listen));
+  SNOWCAR_ASSIGN_OR_RETURN(std::shared_ptr<api::Router> admin_router,
+                           api::SubsetRouter(*router_, {"/metrics", "/v1/health", "/v1/ready"}));
+  api::TcpServerOptions options;
+  options.address = address;
+  admin_server_ = std::make_unique<api::TcpServer>(pool_.context(), options, admin_router);
+  SNOWCAR_RETURN_IF_ERROR(admin_server_->Start());
+  health_.Report("admin", true, "listening on " + admin_server_->bound_address());
+  return Status::Ok();
+}
+
+std::string Sidecar::admin_address() const {
+  return admin_server_ ? admin_server_->bound_address() : std::string();
+}
+
+api::Response Sidecar::Metrics() const {
+  std::string out;
+  WriteBuildInfo(out);
+  WriteProcessMetrics(out);
+  if (store_) WriteStateMetrics(out, *store_);
+  if (kafka_probe_) {
+    api::WriteMetricFamily(out, "snowcar_kafka_metadata_reachable", "gauge",
+                           "1 when the latest Kafka metadata request was answered");
+    api::WriteSample(out, "snowcar_kafka_metadata_reachable", "",
+                     int64_t{kafka_probe_->reachable() ? 1 : 0});
+  }
+  std::vector<Direction::ProducerGauge> producers;
+  for (const auto& direction : directions_) {
+    for (auto& g : direction->ProducerGauges()) producers.push_back(std::move(g));
+  }
+  WriteProducerGauges(out, producers);
+  for (const auto& direction : directions_) direction->WriteMetrics(out);
+  return api::Response::Text(200, std::move(out));
 }
 
 void Sidecar::RequestStop(std::string why) {
@@ -218,8 +297,14 @@ void Sidecar::Shutdown() {
   // the store afterwards), then close the store.
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(settings_.shutdown_timeout_ms);
+  // The probe's thread may be inside a metadata request for up to its timeout: let it finish
+  // while the directions drain rather than after.
+  if (kafka_probe_) kafka_probe_->RequestStop();
+  if (trimmer_) trimmer_->Stop();
   for (auto it = directions_.rbegin(); it != directions_.rend(); ++it) (*it)->Stop(deadline);
+  if (kafka_probe_) kafka_probe_->Stop();
   if (stop_client_) stop_client_();
+  if (admin_server_) admin_server_->Stop();
   if (server_) server_->Stop();
   if (signals_) {
     boost::system::error_code ignored;
@@ -229,6 +314,8 @@ void Sidecar::Shutdown() {
   pool_.Stop();
   pool_.Join();
   server_.reset();
+  admin_server_.reset();
+  kafka_probe_.reset();
   signals_.reset();
   directions_.clear();
   client_.reset();

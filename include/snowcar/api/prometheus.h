@@ -2,6 +2,7 @@
 // the sink each append their families through these, so the format lives in one place.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -10,6 +11,13 @@ namespace snowcar::api {
 // Appends "# HELP <name> <help>\n# TYPE <name> <type>\n"; type is "counter" or "gauge".
 void WriteMetricFamily(std::string& out, std::string_view name, std::string_view type,
                        std::string_view help);
+
+// Appends one sample line, "<name>{<labels>} <value>\n", or "<name> <value>\n" when `labels`
+// is empty. `labels` is the text between the braces with values already escaped:
+// `column_family="dedup"`.
+void WriteSample(std::string& out, std::string_view name, std::string_view labels, int64_t value);
+// Doubles in the shortest form that reads back exactly (seconds, ratios).
+void WriteSample(std::string& out, std::string_view name, std::string_view labels, double value);
 
 // A label value with backslash, double quote and line feed escaped as the format requires.
 std::string EscapeLabelValue(std::string_view value);

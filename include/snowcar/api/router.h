@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,10 @@ struct Route {
 class Router {
  public:
   Router();  // registers GET /help
+  // A table without /help: only what is added. The TCP admin listener uses one so that it
+  // advertises nothing it does not serve.
+  struct WithoutHelp {};
+  explicit Router(WithoutHelp);
   // The /help handler refers to this table, so a Router stays where it was built.
   Router(const Router&) = delete;
   Router& operator=(const Router&) = delete;
@@ -59,9 +64,16 @@ class Router {
     std::vector<bool> is_capture;
   };
   Response Help() const;
+  std::string Patterns() const;  // "/metrics, /v1/health", for the 404 of a table without /help
 
   std::vector<Route> routes_;
   std::vector<Compiled> compiled_;
 };
+
+// A new router (without /help) holding the routes of `from` whose pattern is one of
+// `patterns`, every method of each. Fails with kNotFound naming a pattern `from` lacks. The
+// handlers are shared, so what they reference must outlive both routers.
+Result<std::shared_ptr<Router>> SubsetRouter(const Router& from,
+                                             const std::vector<std::string>& patterns);
 
 }  // namespace snowcar::api

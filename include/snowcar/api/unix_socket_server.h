@@ -5,7 +5,9 @@
 // other and a connection's handlers never run concurrently with themselves.
 //
 // Only local processes with file access can connect: the socket file is mode 0660 and its
-// directory, when the server creates it, 0750. There is no TCP listener.
+// directory, when the server creates it, 0750. An optional allow-list narrows that further to
+// given uids, checked with the kernel's peer credentials (SO_PEERCRED). The optional TCP
+// listener for probes and scraping is a separate server (tcp_server.h) with its own routes.
 //
 // Nothing a client sends can crash the process: malformed requests get a 400 JSON answer
 // when one is still possible and the connection is closed; oversized ones 413/431; a client
@@ -15,8 +17,10 @@
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "snowcar/api/router.h"
 #include "snowcar/common/status.h"
@@ -36,6 +40,10 @@ struct ServerOptions {
   std::chrono::milliseconds read_timeout{10000};
   // Connections beyond this get a 503 JSON answer and are closed. Default: 64.
   size_t max_connections = 64;
+  // socket.allowed.uids: when not empty, only processes running as one of these uids are
+  // served; any other peer gets 403 on every request (and a warn log line naming its uid).
+  // Empty: everyone who can open the 0660 socket file.
+  std::vector<uint32_t> allowed_uids = {};
 };
 
 class UnixSocketServer {

@@ -11,10 +11,12 @@
 
 #include <boost/asio/io_context.hpp>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "snowcar/common/status.h"
 
@@ -76,6 +78,16 @@ class Direction {
   // Appends Prometheus text exposition (# HELP, # TYPE, samples) for /metrics.
   // Thread-safe; called from socket handlers.
   virtual void WriteMetrics(std::string& out) const = 0;
+
+  // The backlog of each Kafka producer the direction owns, for the one
+  // snowcar_kafka_producer_queue_length{client=...} family the sidecar writes (a family may
+  // appear once per exposition, so directions report values rather than writing it).
+  // Thread-safe; the default reports none.
+  struct ProducerGauge {
+    std::string client;        // "source", "sink-dlq", ...
+    int64_t queue_length = 0;  // produced but not yet acknowledged or failed
+  };
+  virtual std::vector<ProducerGauge> ProducerGauges() const { return {}; }
 };
 
 }  // namespace snowcar::runtime

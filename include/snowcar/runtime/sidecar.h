@@ -6,7 +6,9 @@
 //   3. the state socket, its routing table complete (read-only from then on);
 //   4. the ServiceNow client (one per instance, shared) and the enabled directions (source
 //      pollers, sink lanes), their routes registered before the socket accepts;
-//   5. readiness: /v1/ready turns 200 once every enabled direction reports Started().
+//   5. the optional TCP admin listener (admin.listen: GET /metrics, /v1/health, /v1/ready);
+//   6. readiness: /v1/ready turns 200 once Kafka answered a metadata request (when a direction
+//      is enabled; see kafka_probe.h) and every enabled direction reports Started().
 // Shutdown (SIGTERM, SIGINT or RequestStop): readiness drops to 503, the directions stop taking
 // work and drain in-flight work for at most shutdown.timeout.ms (then commit), the client
 // stops, the socket file is removed, the state store is closed (its WAL already holds every
@@ -23,10 +25,12 @@
 
 #include "snowcar/api/readiness.h"
 #include "snowcar/api/router.h"
+#include "snowcar/api/tcp_server.h"
 #include "snowcar/api/unix_socket_server.h"
 #include "snowcar/common/status.h"
 #include "snowcar/config/config.h"
 #include "snowcar/runtime/direction.h"
+#include "snowcar/runtime/kafka_probe.h"
 #include "snowcar/runtime/thread_pool.h"
 #include "snowcar/state/state_store.h"
 
@@ -40,14 +44,25 @@ struct SidecarSettings {
   int64_t shutdown_timeout_ms = 30000;
   bool source_enabled = false;
   bool sink_enabled = false;
+  // socket.allowed.uids; empty = anyone who can open the socket file.
+  std::vector<uint32_t> socket_allowed_uids;
+  // admin.listen ("" = no TCP listener) and admin.listen.allow.remote.
+  std::string admin_listen;
+  bool admin_allow_remote = false;
 
   static SidecarSettings FromConfig(const config::Config& config);
 };
 
 // Checks the settings of every enabled direction (source tables, sink routing and policies)
-// without starting anything: what `snowcar config check` and `snowcar run` do before start,
-// so a bad direction key is a configuration error (exit 2), not a start-up failure.
+// and of the admin listener, without starting anything: what `snowcar config check` and
+// `snowcar run` do before start, so a bad key is a configuration error (exit 2), not a
+// start-up failure.
 Status CheckDirectionSettings(const config::Config& config);
+
+// admin.listen must be loopback unless admin.listen.allow.remote=true. "" is fine (off).
+Status CheckAdminListen(const std::string& listen, bool allow_remote);
+
+class MemoryTrimmer;
 
 class Sidecar {
  public:
@@ -76,6 +91,8 @@ class Sidecar {
 
   // For tests and the live views that later modules register.
   api::Readiness& readiness() { return readiness_; }
+  // The admin listener's bound address ("127.0.0.1:41233"), "" when admin.listen is off.
+  std::string admin_address() const;
   api::HealthRegistry& health() { return health_; }
   state::StateStore* store() { return store_.get(); }
   const SidecarSettings& settings() const { return settings_; }
@@ -84,6 +101,8 @@ class Sidecar {
 
  private:
   Status StartDirections();
+  Status StartAdminListener();
+  api::Response Metrics() const;
   void Shutdown();
 
   SidecarSettings settings_;
@@ -92,6 +111,9 @@ class Sidecar {
   api::HealthRegistry health_;
   std::shared_ptr<api::Router> router_;
   std::unique_ptr<api::UnixSocketServer> server_;
+  std::unique_ptr<api::TcpServer> admin_server_;
+  std::unique_ptr<KafkaProbe> kafka_probe_;
+  std::unique_ptr<MemoryTrimmer> trimmer_;  // returns burst memory to the OS (memory_trim.h)
   std::unique_ptr<state::StateStore> store_;
   const config::Config* config_ = nullptr;
   // The one ServiceNow client (a CurlTableClient), shared by the directions.

@@ -140,6 +140,12 @@ class StateStore {
   virtual Result<std::vector<DedupKey>> DedupEntriesFor(std::string_view table,
                                                         std::string_view sys_id) = 0;
   virtual Result<uint64_t> DedupCount(std::string_view table) = 0;
+  // Every committed entry of one table, oldest first: what a state snapshot carries to the
+  // table's next owner (docs/scale-out.md). Stores that cannot list answer kFailedPrecondition.
+  virtual Result<std::vector<DedupKey>> DedupEntries(std::string_view table) {
+    (void)table;
+    return Status::FailedPrecondition("this state store cannot list dedup entries");
+  }
 
   // The one atomic commit: writes `cursor` for `identity`, the window's pending entries, and
   // the window's pruning (entries below cursor.ts - overlap, then the oldest beyond
@@ -159,6 +165,14 @@ class StateStore {
 
   // ---- diagnostics -------------------------------------------------------------------------
   virtual uint32_t schema_version() const = 0;
+  // RocksDB's numeric properties per column family, for /metrics (snowcar_state_* gauges),
+  // e.g. {"dedup", "rocksdb.estimate-num-keys", 1234}. Empty for stores without them (fakes).
+  struct PropertySample {
+    std::string column_family;
+    std::string property;
+    uint64_t value = 0;
+  };
+  virtual std::vector<PropertySample> NumericProperties() const { return {}; }
 };
 
 }  // namespace snowcar::state

@@ -1,0 +1,39 @@
+// The process-wide families of /metrics, beside what each direction writes: the build, the
+// process (memory, CPU, open files), the state store (RocksDB's own estimates) and Kafka
+// reachability. All go through api/prometheus.h, the one exposition writer.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "snowcar/runtime/direction.h"
+
+namespace snowcar::state {
+class StateStore;
+}
+
+namespace snowcar::runtime {
+
+// "0.1.0": the project version CMake was configured with.
+std::string_view SnowcarVersion();
+
+// snowcar_build_info{version="..."} 1
+void WriteBuildInfo(std::string& out);
+
+// snowcar_process_resident_memory_bytes, snowcar_process_virtual_memory_bytes,
+// snowcar_process_cpu_seconds_total, snowcar_process_open_fds,
+// snowcar_process_start_time_seconds. Linux /proc and getrusage; a value that cannot be read
+// is left out rather than reported as 0.
+void WriteProcessMetrics(std::string& out);
+
+// snowcar_state_estimated_keys, snowcar_state_sst_files_bytes,
+// snowcar_state_memtable_bytes, snowcar_state_live_data_bytes, each labelled
+// column_family="...", from StateStore::NumericProperties().
+void WriteStateMetrics(std::string& out, const state::StateStore& store);
+
+// snowcar_kafka_producer_queue_length{client="..."}: records produced but not yet
+// acknowledged, per producer (Direction::ProducerGauges). Nothing when `gauges` is empty.
+void WriteProducerGauges(std::string& out, const std::vector<Direction::ProducerGauge>& gauges);
+
+}  // namespace snowcar::runtime

@@ -1,0 +1,158 @@
+#include "snowcar/runtime/sidecar_metrics.h"
+
+#include <dirent.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+
+#include "snowcar/api/prometheus.h"
+#include "snowcar/state/state_store.h"
+
+#ifndef SNOWCAR_VERSION
+#define SNOWCAR_VERSION "unknown"
+#endif
+
+namespace snowcar::runtime {
+namespace {
+
+double Seconds(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
+
+// Second field of /proc/self/statm: resident pages. First: total program size.
+bool ReadStatm(int64_t& virtual_bytes, int64_t& resident_bytes) {
+  std::ifstream in("/proc/self/statm");
+  int64_t size_pages = 0;
+  int64_t resident_pages = 0;
+  if (!(in >> size_pages >> resident_pages)) return false;
+  const int64_t page = sysconf(_SC_PAGESIZE);
+  virtual_bytes = size_pages * page;
+  resident_bytes = resident_pages * page;
+  return true;
+}
+
+int64_t CountOpenFds() {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return -1;
+  int64_t n = 0;
+  while (dirent* e = readdir(dir)) {
+    if (e->d_name[0] != '.') ++n;
+  }
+  closedir(dir);
+  return n - 1;  // the descriptor opendir itself holds
+}
+
+// Field 22 of /proc/self/stat (starttime, clock ticks since boot) plus the boot time from
+// /proc/stat ("btime"). The command name in field 2 may hold spaces, so parse after ')'.
+bool ReadStartTime(double& seconds) {
+  std::ifstream stat_file("/proc/self/stat");
+  std::string line;
+  if (!std::getline(stat_file, line)) return false;
+  const size_t paren = line.rfind(')');
+  if (paren == std::string::npos) return false;
+  std::istringstream fields(line.substr(paren + 2));
+  std::string field;
+  uint64_t start_ticks = 0;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i == 22) start_ticks = std::stoull(field);
+  }
+  if (start_ticks == 0) return false;
+  std::ifstream proc_stat("/proc/stat");
+  std::string key;
+  uint64_t btime = 0;
+  while (proc_stat >> key) {
+    if (key == "btime") {
+      proc_stat >> btime;
+      break;
+    }
+    std::getline(proc_stat, line);
+  }
+  if (btime == 0) return false;
+  seconds = static_cast<double>(btime) +
+            static_cast<double>(start_ticks) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  return true;
+}
+
+}  // namespace
+
+std::string_view SnowcarVersion() { return SNOWCAR_VERSION; }
+
+void WriteBuildInfo(std::string& out) {
+  api::WriteMetricFamily(out, "snowcar_build_info", "gauge",
+                         "Always 1; the version label says which snowcar runs");
+  api::WriteSample(out, "snowcar_build_info",
+                   "version=\"" + api::EscapeLabelValue(SnowcarVersion()) + "\"", int64_t{1});
+}
+
+void WriteProcessMetrics(std::string& out) {
+  int64_t virtual_bytes = 0;
+  int64_t resident_bytes = 0;
+  if (ReadStatm(virtual_bytes, resident_bytes)) {
+    api::WriteMetricFamily(out, "snowcar_process_resident_memory_bytes", "gauge",
+                           "Resident set size");
+    api::WriteSample(out, "snowcar_process_resident_memory_bytes", "", resident_bytes);
+    api::WriteMetricFamily(out, "snowcar_process_virtual_memory_bytes", "gauge",
+                           "Virtual memory size");
+    api::WriteSample(out, "snowcar_process_virtual_memory_bytes", "", virtual_bytes);
+  }
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) {
+    api::WriteMetricFamily(out, "snowcar_process_cpu_seconds_total", "counter",
+                           "User and system CPU time spent, all threads");
+    api::WriteSample(out, "snowcar_process_cpu_seconds_total", "",
+                     Seconds(usage.ru_utime) + Seconds(usage.ru_stime));
+  }
+  if (const int64_t fds = CountOpenFds(); fds >= 0) {
+    api::WriteMetricFamily(out, "snowcar_process_open_fds", "gauge", "Open file descriptors");
+    api::WriteSample(out, "snowcar_process_open_fds", "", fds);
+  }
+  if (double start = 0; ReadStartTime(start)) {
+    api::WriteMetricFamily(out, "snowcar_process_start_time_seconds", "gauge",
+                           "Start time of the process, seconds since the epoch");
+    api::WriteSample(out, "snowcar_process_start_time_seconds", "", start);
+  }
+}
+
+void WriteStateMetrics(std::string& out, const state::StateStore& store) {
+  struct Family {
+    const char* property;
+    const char* name;
+    const char* help;
+  };
+  static const Family kFamilies[] = {
+      {"rocksdb.estimate-num-keys", "snowcar_state_estimated_keys",
+       "RocksDB's estimate of the keys in the column family"},
+      {"rocksdb.total-sst-files-size", "snowcar_state_sst_files_bytes",
+       "Size of the column family's SST files on disk"},
+      {"rocksdb.cur-size-all-mem-tables", "snowcar_state_memtable_bytes",
+       "Memory held by the column family's memtables"},
+      {"rocksdb.estimate-live-data-size", "snowcar_state_live_data_bytes",
+       "RocksDB's estimate of the live (not yet compacted away) data"},
+  };
+  const auto samples = store.NumericProperties();
+  if (samples.empty()) return;
+  for (const Family& f : kFamilies) {
+    api::WriteMetricFamily(out, f.name, "gauge", f.help);
+    for (const auto& s : samples) {
+      if (s.property != f.property) continue;
+      api::WriteSample(out, f.name,
+                       "column_family=\"" + api::EscapeLabelValue(s.column_family) + "\"",
+                       static_cast<int64_t>(s.value));
+    }
+  }
+}
+
+void WriteProducerGauges(std::string& out, const std::vector<Direction::ProducerGauge>& gauges) {
+  if (gauges.empty()) return;
+  api::WriteMetricFamily(out, "snowcar_kafka_producer_queue_length", "gauge",
+                         "Records produced but not yet acknowledged by Kafka (or failed)");
+  for (const auto& g : gauges) {
+    api::WriteSample(out, "snowcar_kafka_producer_queue_length",
+                     "client=\"" + api::EscapeLabelValue(g.client) + "\"", g.queue_length);
+  }
+}
+
+}  // namespace snowcar::runtime

@@ -1,0 +1,117 @@
+// /v1/ready and /v1/health of a sidecar running directions: not ready while Kafka does not
+// answer (saying so), ready with every component reported once the broker and the emulator
+// are there, and the Kafka and state families on /metrics.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <csignal>
+
+#include "sidecar_test_util.h"
+#include "snowcar/emulator/data_gen.h"
+#include "snowcar/emulator/emulator_server.h"
+#include "support/broker_fixture.h"
+#include "support/temp_dir.h"
+
+namespace snowcar {
+namespace {
+
+using namespace std::chrono_literals;
+using sidecartest::HealthComponent;
+using sidecartest::SocketGet;
+
+std::string ExampleConfig() {
+  return std::string(SNOWCAR_SOURCE_DIR) + "/docs/examples/source-and-sink.properties";
+}
+
+// A loopback port that was free a moment ago: connecting there is refused.
+uint16_t UnusedPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+bool ComponentOk(const std::string& socket, const std::string& name) {
+  auto c = HealthComponent(socket, name);
+  return c.is_object() && c.as_object().at("ok").as_bool();
+}
+
+TEST(ReadinessTest, NotReadyWhileKafkaDoesNotAnswer) {
+  emulator::EmulatorServer emu;
+  ASSERT_TRUE(emu.Start().ok());
+  testsupport::TempDir dir("snowcar-ready");
+  const std::string socket = dir.File("s.sock");
+  const std::string bootstrap = "127.0.0.1:" + std::to_string(UnusedPort());
+  auto child = sidecartest::SpawnRun(
+      ExampleConfig(),
+      {"source.enabled=false", "snow.url=" + emu.base_url(), "kafka.bootstrap.servers=" + bootstrap,
+       "state.dir=" + dir.File("state"), "socket.path=" + socket, "shutdown.timeout.ms=2000"});
+  ASSERT_NE(child, nullptr);
+
+  // The socket answers, the state is open, the first probe has failed: still 503, naming Kafka.
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        auto kafka = HealthComponent(socket, "kafka");
+        return kafka.is_object() &&
+               kafka.as_object().at("detail").as_string().find("within") != std::string::npos;
+      },
+      20s))
+      << child->Stderr();
+  auto [status, body] = SocketGet(socket, "/v1/ready");
+  EXPECT_EQ(status, 503) << body;
+  EXPECT_NE(body.find("Kafka"), std::string::npos) << body;
+  EXPECT_NE(body.find(bootstrap), std::string::npos) << body;
+  EXPECT_TRUE(ComponentOk(socket, "state"));
+  EXPECT_FALSE(ComponentOk(socket, "kafka"));
+  auto [health_status, health] = SocketGet(socket, "/v1/health");
+  EXPECT_EQ(health_status, 200) << "liveness stays 200: " << health;
+  EXPECT_NE(health.find("\"degraded\""), std::string::npos) << health;
+  auto [metrics_status, metrics] = SocketGet(socket, "/metrics");
+  EXPECT_EQ(metrics_status, 200);
+  EXPECT_NE(metrics.find("snowcar_kafka_metadata_reachable 0\n"), std::string::npos) << metrics;
+
+  sidecartest::StopCleanly(*child);
+}
+
+class ReadyWithBrokerTest : public testsupport::EmbeddedBrokerTest {};
+
+TEST_F(ReadyWithBrokerTest, ReadyOnceKafkaAndEveryDirectionAreUp) {
+  emulator::EmulatorServer emu;
+  ASSERT_TRUE(emu.store().CreateTable("incident").ok());
+  ASSERT_TRUE(emulator::Populate(emu.store(), "incident", {.rows = 5}).ok());
+  ASSERT_TRUE(emu.Start().ok());
+  testsupport::TempDir dir("snowcar-ready");
+  const std::string socket = dir.File("s.sock");
+  auto child = sidecartest::SpawnRun(
+      ExampleConfig(), {"snow.url=" + emu.base_url(), "kafka.bootstrap.servers=" + bootstrap(),
+                        "kafka.session.timeout.ms=6000", "state.dir=" + dir.File("state"),
+                        "socket.path=" + socket, "shutdown.timeout.ms=5000"});
+  ASSERT_NE(child, nullptr);
+  ASSERT_TRUE(
+      testsupport::WaitFor([&] { return SocketGet(socket, "/v1/ready").first == 200; }, 60s))
+      << SocketGet(socket, "/v1/ready").second << "\n"
+      << child->Stderr();
+  for (const char* component : {"state", "socket", "kafka", "sink", "source.incident"}) {
+    EXPECT_TRUE(testsupport::WaitFor([&] { return ComponentOk(socket, component); }, 30s))
+        << component << ": " << SocketGet(socket, "/v1/health").second;
+  }
+  auto [status, metrics] = SocketGet(socket, "/metrics");
+  EXPECT_EQ(status, 200);
+  for (const char* family :
+       {"snowcar_kafka_metadata_reachable 1\n", "snowcar_state_estimated_keys{column_family=",
+        "snowcar_source_rows_emitted_total{table=\"incident\"}", "snowcar_sink_records_total",
+        "snowcar_build_info{version="}) {
+    EXPECT_NE(metrics.find(family), std::string::npos) << family << "\n" << metrics;
+  }
+  sidecartest::StopCleanly(*child);
+}
+
+}  // namespace
+}  // namespace snowcar

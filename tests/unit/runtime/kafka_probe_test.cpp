@@ -1,0 +1,97 @@
+// The Kafka reachability probe behind /v1/ready and the "kafka" health component, against
+// the embedded broker: reachable, then taken down (health turns, readiness latch stays), then
+// back; and a bootstrap nobody listens on.
+#include "snowcar/runtime/kafka_probe.h"
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "snowcar/api/readiness.h"
+#include "snowcar/broker/embedded_broker.h"
+#include "support/broker_fixture.h"
+#include "support/wait.h"
+
+namespace snowcar::runtime {
+namespace {
+
+using namespace std::chrono_literals;
+
+KafkaProbeOptions FastOptions(const std::string& bootstrap) {
+  KafkaProbeOptions o;
+  o.properties = {{"bootstrap.servers", bootstrap}};
+  o.timeout = 500ms;
+  o.retry = 50ms;
+  o.interval = 50ms;
+  return o;
+}
+
+bool KafkaHealthy(const api::HealthRegistry& health) {
+  const auto snapshot = health.Snapshot();
+  const auto it = snapshot.find("kafka");
+  return it != snapshot.end() && it->second.ok;
+}
+
+class KafkaProbeTest : public testsupport::EmbeddedBrokerTest {};
+
+TEST_F(KafkaProbeTest, FollowsTheBrokerAndLatchesTheFirstAnswer) {
+  api::HealthRegistry health;
+  auto probe = KafkaProbe::Create(FastOptions(bootstrap()), &health);
+  ASSERT_TRUE(probe.ok()) << probe.status().ToString();
+  EXPECT_FALSE((*probe)->reached_once());
+  EXPECT_FALSE(KafkaHealthy(health)) << "must not claim health before any answer";
+  (*probe)->Start();
+  ASSERT_TRUE(testsupport::WaitFor([&] { return (*probe)->reached_once(); }, 10s));
+  ASSERT_TRUE(testsupport::WaitFor([&] { return KafkaHealthy(health); }, 10s));
+
+  ASSERT_TRUE(broker().SetBrokerDown(broker::kAllBrokers).ok());
+  ASSERT_TRUE(testsupport::WaitFor([&] { return !(*probe)->reachable(); }, 10s));
+  EXPECT_FALSE(KafkaHealthy(health));
+  EXPECT_NE(health.Snapshot().at("kafka").detail.find(bootstrap()), std::string::npos)
+      << health.Snapshot().at("kafka").detail;
+  EXPECT_TRUE((*probe)->reached_once()) << "readiness is latched once reached";
+
+  ASSERT_TRUE(broker().SetBrokerUp(broker::kAllBrokers).ok());
+  ASSERT_TRUE(testsupport::WaitFor([&] { return KafkaHealthy(health); }, 15s));
+  (*probe)->Stop();
+}
+
+// A port that was free a moment ago: nothing answers there.
+uint16_t UnusedPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+TEST(KafkaProbeNoBrokerTest, NeverReachedAndSaysWhere) {
+  api::HealthRegistry health;
+  const std::string bootstrap = "127.0.0.1:" + std::to_string(UnusedPort());
+  auto probe = KafkaProbe::Create(FastOptions(bootstrap), &health);
+  ASSERT_TRUE(probe.ok()) << probe.status().ToString();
+  (*probe)->Start();
+  // Two full probe rounds have answered "no" once the detail names the timeout.
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] { return health.Snapshot().at("kafka").detail.find("within") != std::string::npos; },
+      10s));
+  EXPECT_FALSE((*probe)->reached_once());
+  EXPECT_FALSE(KafkaHealthy(health));
+  EXPECT_NE(health.Snapshot().at("kafka").detail.find(bootstrap), std::string::npos);
+  (*probe)->Stop();
+}
+
+TEST(KafkaProbeNoBrokerTest, RefusesAConfigWithoutBootstrap) {
+  auto probe = KafkaProbe::Create(KafkaProbeOptions{}, nullptr);
+  ASSERT_FALSE(probe.ok());
+  EXPECT_NE(probe.status().message().find("bootstrap"), std::string::npos)
+      << probe.status().message();
+}
+
+}  // namespace
+}  // namespace snowcar::runtime

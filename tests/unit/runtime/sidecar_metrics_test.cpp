@@ -1,0 +1,95 @@
+// The process-wide /metrics families and the admin.listen loopback rule.
+#include "snowcar/runtime/sidecar_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <ctime>
+
+#include "snowcar/runtime/sidecar.h"
+#include "snowcar/state/state_store.h"
+#include "support/temp_dir.h"
+
+namespace snowcar::runtime {
+namespace {
+
+// The value of the first sample line "<name>{...} <v>" or "<name> <v>"; -1 when absent.
+double SampleValue(const std::string& text, const std::string& name_and_labels) {
+  const std::string prefix = "\n" + name_and_labels + " ";
+  const size_t at = ("\n" + text).find(prefix);
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at + prefix.size() - 1));
+}
+
+TEST(SidecarMetricsTest, BuildInfoCarriesTheVersion) {
+  std::string out;
+  WriteBuildInfo(out);
+  EXPECT_FALSE(SnowcarVersion().empty());
+  EXPECT_NE(SnowcarVersion(), "unknown");
+  EXPECT_EQ(
+      SampleValue(out, "snowcar_build_info{version=\"" + std::string(SnowcarVersion()) + "\"}"), 1)
+      << out;
+  EXPECT_NE(out.find("# TYPE snowcar_build_info gauge"), std::string::npos) << out;
+}
+
+TEST(SidecarMetricsTest, ProcessMetricsAreReadFromThisProcess) {
+  std::string out;
+  WriteProcessMetrics(out);
+  const double rss = SampleValue(out, "snowcar_process_resident_memory_bytes");
+  EXPECT_GT(rss, 1 << 20) << out;  // a gtest binary holds more than 1 MiB
+  EXPECT_GE(SampleValue(out, "snowcar_process_cpu_seconds_total"), 0) << out;
+  EXPECT_GE(SampleValue(out, "snowcar_process_open_fds"), 3) << out;  // stdin, stdout, stderr
+  const double start = SampleValue(out, "snowcar_process_start_time_seconds");
+  const double now = static_cast<double>(std::time(nullptr));
+  EXPECT_GT(start, now - 3600) << out;
+  EXPECT_LE(start, now + 1) << out;
+  EXPECT_NE(out.find("# TYPE snowcar_process_cpu_seconds_total counter"), std::string::npos);
+}
+
+TEST(SidecarMetricsTest, StateMetricsComeFromRocksDbPerColumnFamily) {
+  testsupport::TempDir dir("snowcar-metrics");
+  auto store = state::StateStore::Open({.dir = dir.File("state")});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_TRUE((*store)->PutCorrelation("incident", "u_ext", "a", "0123456789abcdef").ok());
+  std::string out;
+  WriteStateMetrics(out, **store);
+  EXPECT_NE(out.find("# TYPE snowcar_state_estimated_keys gauge"), std::string::npos) << out;
+  for (const char* family : {"snowcar_state_estimated_keys", "snowcar_state_sst_files_bytes",
+                             "snowcar_state_memtable_bytes", "snowcar_state_live_data_bytes"}) {
+    EXPECT_NE(out.find(std::string(family) + "{column_family=\"dedup\"}"), std::string::npos)
+        << family << "\n"
+        << out;
+  }
+  // The one correlation entry is counted (RocksDB counts memtable entries too).
+  EXPECT_EQ(SampleValue(out, "snowcar_state_estimated_keys{column_family=\"correlation\"}"), 1)
+      << out;
+}
+
+TEST(SidecarMetricsTest, ProducerGaugesAreOneFamilyLabelledByClient) {
+  std::string none;
+  WriteProducerGauges(none, {});
+  EXPECT_EQ(none, "") << "no producer, no family";
+  std::string out;
+  WriteProducerGauges(out, {{"source", 12}, {"sink-dlq", 0}});
+  EXPECT_EQ(SampleValue(out, "snowcar_kafka_producer_queue_length{client=\"source\"}"), 12) << out;
+  EXPECT_EQ(SampleValue(out, "snowcar_kafka_producer_queue_length{client=\"sink-dlq\"}"), 0) << out;
+  size_t families = 0;
+  for (size_t at = 0; (at = out.find("# TYPE", at)) != std::string::npos; ++at) ++families;
+  EXPECT_EQ(families, 1u) << out;
+}
+
+TEST(AdminListenCheckTest, LoopbackOnlyUnlessRemoteIsAllowed) {
+  EXPECT_TRUE(CheckAdminListen("", false).ok());
+  EXPECT_TRUE(CheckAdminListen("127.0.0.1:9464", false).ok());
+  EXPECT_TRUE(CheckAdminListen("[::1]:0", false).ok());
+  EXPECT_TRUE(CheckAdminListen("localhost:9464", false).ok());
+  const Status remote = CheckAdminListen("0.0.0.0:9464", false);
+  ASSERT_FALSE(remote.ok());
+  EXPECT_EQ(remote.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(remote.message().find("admin.listen.allow.remote=true"), std::string::npos)
+      << remote.message();
+  EXPECT_TRUE(CheckAdminListen("0.0.0.0:9464", true).ok());
+  EXPECT_FALSE(CheckAdminListen("nonsense", true).ok());
+}
+
+}  // namespace
+}  // namespace snowcar::runtime
