@@ -6,6 +6,7 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <mutex>
 
@@ -115,6 +116,63 @@ Status ProbeReadOnly(const std::string& dir, const std::vector<std::string>& fam
   return Status::Ok();
 }
 
+// Opening the database writes a new MANIFEST (RocksDB reserves 4 MiB for it up front), an
+// OPTIONS file and a new WAL. On a full filesystem the Debian librocksdb (built with
+// assertions) aborts inside Open instead of returning an error, so the space is checked first
+// and a clear error names the dir.
+constexpr uint64_t kMinFreeBytes = uint64_t{8} << 20;
+
+Status CheckFreeSpace(const std::string& dir) {
+  std::error_code ec;
+  const std::filesystem::space_info space = std::filesystem::space(dir, ec);
+  if (ec || space.available >= kMinFreeBytes) return Status::Ok();
+  return Status::ResourceExhausted(
+      "state dir " + dir + ": only " + std::to_string(space.available >> 10) +
+      " KiB free on its filesystem; opening the state database needs at least " +
+      std::to_string(kMinFreeBytes >> 20) +
+      " MiB. Free some space or give state.dir a bigger "
+      "volume (nothing was changed)");
+}
+
+// A MANIFEST that lost its tail (truncated, or cut at a damaged record) reads as an older
+// version of the database, and an open in write mode then deletes every newer file as
+// obsolete: the state would be reset without a word. A read-only open deletes nothing, so it
+// looks first: a store that recovers without its schema version while table files (.sst) sit
+// in the dir has lost its catalogue. Only paid when table files exist (a store that never
+// flushed has nothing to lose this way).
+Status CheckCatalogueIntact(const std::string& dir, const std::vector<std::string>& families) {
+  size_t tables = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    tables += entry.path().extension() == ".sst" ? 1 : 0;
+  }
+  if (tables == 0) return Status::Ok();
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  descriptors.reserve(families.size());
+  for (const auto& name : families) descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions());
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::DBOptions o;
+  o.paranoid_checks = true;
+  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(o, dir, descriptors, &handles, &raw);
+  if (!s.ok()) return WithRepairHint(FromRocks(s, dir, "opening the database"));
+  bool has_version = false;
+  for (auto* h : handles) {
+    if (h->GetName() != codec::kMetaCf) continue;
+    std::string value;
+    has_version =
+        raw->Get(rocksdb::ReadOptions(), h, std::string(codec::kSchemaVersionKey), &value).ok();
+  }
+  for (auto* h : handles) raw->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+  delete raw;
+  if (has_version) return Status::Ok();
+  return WithRepairHint(Status::DataLoss(
+      "state dir " + dir + ": the database opens without its schema version although " +
+      std::to_string(tables) +
+      " table files (.sst) are in the dir, so its MANIFEST is truncated or damaged; "
+      "refusing to start rather than silently starting over"));
+}
+
 }  // namespace
 
 std::string_view PhaseName(Phase phase) {
@@ -144,6 +202,7 @@ Result<std::unique_ptr<StateStore>> StateStoreImpl::Open(const StateStoreOptions
     return Status::NotFound("state dir " + options.dir +
                             " holds no state database (creation is turned off)");
   }
+  SNOWCAR_RETURN_IF_ERROR(CheckFreeSpace(options.dir));
   SNOWCAR_RETURN_IF_ERROR(store->OpenDatabase(fresh));
   SNOWCAR_RETURN_IF_ERROR(store->CheckSchema(fresh));
   SNOWCAR_LOG(kInfo, "state.opened",
@@ -176,6 +235,7 @@ Status StateStoreImpl::OpenDatabase(bool fresh) {
           "of any known layout (it has no schema version; column families: " +
           list + "); point state.dir at another dir or remove this one to start over");
     }
+    SNOWCAR_RETURN_IF_ERROR(CheckCatalogueIntact(dir_, families));
   }
   auto cache = rocksdb::NewLRUCache(8 << 20);
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
@@ -399,6 +459,15 @@ Result<uint64_t> StateStoreImpl::DedupCount(std::string_view table) {
   return n;
 }
 
+Result<std::vector<DedupKey>> StateStoreImpl::DedupEntries(std::string_view table) {
+  SNOWCAR_RETURN_IF_ERROR(CheckTable(table));
+  std::vector<DedupKey> out;
+  SNOWCAR_RETURN_IF_ERROR(ScanDedup(table, [&](int64_t ts, std::string_view id, uint32_t mod) {
+    out.push_back(DedupKey{ts, std::string(id), mod});
+  }));
+  return out;
+}
+
 Status StateStoreImpl::Commit(const CursorIdentity& identity, const Cursor& cursor,
                               DedupWindow& window) {
   SNOWCAR_RETURN_IF_ERROR(CheckTable(identity.table));
@@ -514,6 +583,28 @@ Status StateStoreImpl::EraseCorrelation(std::string_view table, std::string_view
       FromRocks(batch.Delete(correlation_cf_, codec::CorrelationKey(table, field, value)), dir_,
                 "correlation erase"));
   return Write(&batch, "erasing from the correlation cache");
+}
+
+std::vector<StateStore::PropertySample> StateStoreImpl::NumericProperties() const {
+  // Cheap, in-memory estimates RocksDB keeps anyway; no scan. What an operator needs to size
+  // state.dir's volume and spot a growing dedup index or memtable.
+  static const char* const kProperties[] = {
+      "rocksdb.estimate-num-keys",
+      "rocksdb.total-sst-files-size",
+      "rocksdb.cur-size-all-mem-tables",
+      "rocksdb.estimate-live-data-size",
+  };
+  std::vector<PropertySample> out;
+  if (!db_) return out;
+  for (rocksdb::ColumnFamilyHandle* cf : handles_) {
+    for (const char* property : kProperties) {
+      uint64_t value = 0;
+      if (db_->GetIntProperty(cf, property, &value)) {
+        out.push_back({cf->GetName(), property, value});
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace snowcar::state

@@ -11,10 +11,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "cli/commands.h"
+#include "snowcar/broker/control.h"
 #include "snowcar/broker/embedded_broker.h"
 #include "snowcar/common/log.h"
 
@@ -23,7 +26,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: snowcar broker [--brokers N] [--topics name[:partitions[:replication]],...]\n"
-    "                      [--partitions N] [--port-file FILE]\n"
+    "                      [--partitions N] [--port-file FILE] [--control-stdin]\n"
     "\n"
     "Serves an in-memory Kafka cluster (librdkafka's mock cluster) on 127.0.0.1 until SIGTERM\n"
     "or SIGINT. Prints the bootstrap address as the first line on stdout.\n"
@@ -32,12 +35,17 @@ constexpr const char* kUsage =
     "  --topics LIST     topics to create up front, e.g. orders:3,audit\n"
     "  --partitions N    partition count of listed topics that give none (default 1)\n"
     "  --port-file FILE  also write the bootstrap address to FILE (removed on exit)\n"
+    "  --control-stdin   read fault commands from stdin, one per line, each answered on\n"
+    "                    stdout with 'ok ...' or 'error: ...':\n"
+    "                      down <id|all>, up <id|all>, rtt <id|all> <ms>,\n"
+    "                      errors <Api> <ERROR> [count], clear <Api>\n"
     "\n"
     "A mock for tests and demos, not a production broker: data lives in memory only.\n";
 
 struct Args {
   broker::BrokerOptions options;
   std::string port_file;
+  bool control_stdin = false;
   bool help = false;
 };
 
@@ -65,6 +73,10 @@ Result<Args> Parse(int argc, char** argv) {
     if (a == "--help" || a == "-h") {
       args.help = true;
       return args;
+    }
+    if (a == "--control-stdin") {
+      args.control_stdin = true;
+      continue;
     }
     // Both "--flag value" and "--flag=value".
     std::string_view flag = a;
@@ -117,6 +129,21 @@ Status WritePortFile(const std::string& path, const std::string& bootstrap) {
   return Status::Ok();
 }
 
+// Answers fault commands from stdin until it closes (the broker keeps serving after that). The
+// thread inherits the blocked stop signals, so only the main thread's sigwait sees them.
+void ServeControlStdin(broker::EmbeddedBroker* cluster) {
+  std::thread([cluster] {
+    for (std::string line; std::getline(std::cin, line);) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      auto answer = broker::RunControlCommand(*cluster, line);
+      const std::string text =
+          answer.ok() ? *answer : "error: " + std::string(answer.status().message());
+      std::printf("%s\n", text.c_str());
+      std::fflush(stdout);
+    }
+  }).detach();
+}
+
 }  // namespace
 
 int BrokerMain(int argc, char** argv) {
@@ -154,6 +181,7 @@ int BrokerMain(int argc, char** argv) {
   }
   std::printf("%s\n", cluster->bootstrap_servers().c_str());
   std::fflush(stdout);
+  if (parsed->control_stdin) ServeControlStdin(cluster.get());
 
   int signo = 0;
   while (sigwait(&stop, &signo) != 0) {

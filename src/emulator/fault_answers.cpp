@@ -1,5 +1,7 @@
 #include "emulator/fault_answers.h"
 
+#include <algorithm>
+
 #include "emulator/responses.h"
 
 namespace snowcar::emulator {
@@ -21,16 +23,22 @@ http::Response FaultAnswer(const FaultRule& rule, const std::string& method, con
                                        clock);
       r.headers.push_back({"X-RateLimit-Limit", std::to_string(rule.rate_limit_per_hour)});
       r.headers.push_back(
-          {"X-RateLimit-Reset", std::to_string(clock.NowSeconds() + rule.retry_after_seconds)});
+          {"X-RateLimit-Reset",
+           std::to_string(clock.NowSeconds() + std::max<int64_t>(rule.retry_after_seconds, 0))});
       r.headers.push_back({"X-RateLimit-Rule", kRateLimitRuleId});
-      r.headers.push_back({"Retry-After", std::to_string(rule.retry_after_seconds)});
+      // A negative retry_after leaves the header out: clients must cope without it too.
+      if (rule.retry_after_seconds >= 0) {
+        r.headers.push_back({"Retry-After", std::to_string(rule.retry_after_seconds)});
+      }
       return r;
     }
     case FaultKind::kSemaphore: {
       http::Response r = ErrorResponse(
           429, "Rate limit exceeded",
           "Maximum number of concurrent API requests exceeded; no semaphore available", clock);
-      r.headers.push_back({"Retry-After", std::to_string(rule.retry_after_seconds)});
+      if (rule.retry_after_seconds >= 0) {
+        r.headers.push_back({"Retry-After", std::to_string(rule.retry_after_seconds)});
+      }
       return r;
     }
     case FaultKind::kForbidden: {

@@ -36,11 +36,13 @@ IssuedTokens OAuthTokens::Issue(const std::string& user, bool with_refresh) {
   redact::RegisterSecret(out.access_token);
   std::lock_guard lock(mu_);
   access_[out.access_token] = {user, now + access_seconds_ * 1000};
+  issued_.push_back(out.access_token);
   out.expires_in_seconds = access_seconds_ > 0 ? access_seconds_ - 1 : 0;
   if (with_refresh) {
     out.refresh_token = RandomToken();
     redact::RegisterSecret(out.refresh_token);
     refresh_[out.refresh_token] = {user, now + refresh_seconds_ * 1000};
+    issued_.push_back(out.refresh_token);
   }
   return out;
 }
@@ -71,6 +73,11 @@ void OAuthTokens::RevokeAll() {
   std::lock_guard lock(mu_);
   access_.clear();
   refresh_.clear();
+}
+
+std::vector<std::string> OAuthTokens::IssuedSoFar() const {
+  std::lock_guard lock(mu_);
+  return issued_;
 }
 
 }  // namespace snowcar::emulator

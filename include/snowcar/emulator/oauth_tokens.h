@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "snowcar/common/time.h"
 
@@ -38,6 +39,9 @@ class OAuthTokens {
   std::optional<std::string> UserOf(std::string_view access_token) const;
   // Forgets every token (clients must authenticate again).
   void RevokeAll();
+  // Every access and refresh token issued so far, revoked and expired ones included: secrets
+  // tests search a client's output for them.
+  std::vector<std::string> IssuedSoFar() const;
 
  private:
   struct Grant {
@@ -50,6 +54,7 @@ class OAuthTokens {
   int64_t refresh_seconds_ = 100LL * 24 * 3600;
   std::unordered_map<std::string, Grant> access_;
   std::unordered_map<std::string, Grant> refresh_;
+  std::vector<std::string> issued_;
 };
 
 }  // namespace snowcar::emulator

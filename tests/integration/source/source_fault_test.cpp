@@ -97,6 +97,10 @@ TEST_F(SourceFaults, RevokedOAuthTokenIsRenewedAndNoSecretIsPrinted) {
   StopGracefully();
   everything += last_stderr_ + last_stdout_;
   EXPECT_THAT(everything, Not(HasSubstr(emulator::kDefaultClientSecret)));
+  // The tokens the instance issued (the revoked one and its successor) are secrets too.
+  const auto tokens = emu_->oauth().IssuedSoFar();
+  EXPECT_GE(tokens.size(), 2u);
+  for (const auto& token : tokens) EXPECT_THAT(everything, Not(HasSubstr(token)));
   int refused = 0;
   for (const auto& entry : emu_->journal().All()) {
     refused += entry.auth == "bearer" && entry.status == 401 ? 1 : 0;
