@@ -181,6 +181,30 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
        .doc = "Wrap each value in a change-event envelope, `{\"before\":null,\"after\":<row>,"
               "\"source\":{...},\"op\":\"u\",\"ts_ms\":...}`, for consumers that expect "
               "change-data-capture events."},
+      {.name = "source.group.id",
+       .check = CheckTopicName,
+       .group = kSource,
+       .doc = "Share the tables between replicas: replicas with the same value (and the same "
+              "`snow.tables`) join one Kafka consumer group on the topic `<id>.tables` and each "
+              "table is polled by exactly one of them; its cursor and dedup entries move with "
+              "it through the compacted topic `<id>.state`. Both topics need one partition per "
+              "table (partition i is the i-th alias in sorted order) and are created when "
+              "absent if the cluster allows it. Empty: every replica polls every table. See "
+              "docs/scale-out.md."},
+      {.name = "source.group.replica.id",
+       .group = kSource,
+       .doc = "This replica's name in the socket view, logs and snapshots; empty uses "
+              "`<hostname>-<pid>`."},
+      {.name = "source.group.snapshot.interval.ms",
+       .type = T::kInt,
+       .default_value = "1000",
+       .min = 50,
+       .max = 600000,
+       .group = kSource,
+       .doc = "How often an owned table's committed cursor and dedup entries are published to "
+              "`<source.group.id>.state` when they changed. After a `kill -9` of the owner, "
+              "the next owner re-emits at most the rows committed in this interval plus one "
+              "page per table (docs/semantics.md)."},
   };
   for (auto& spec : source) table.push_back(std::move(spec));
 }

@@ -8,4 +8,8 @@ set(SNOWCAR_SOURCE_DIRECTION_SOURCES
   source_routes.cpp
   source_metrics.cpp
   source.cpp
+  table_ownership_map.cpp
+  table_snapshot.cpp
+  state_changelog.cpp
+  table_ownership.cpp
 )

@@ -1,5 +1,7 @@
 #include "snowcar/source/source.h"
 
+#include <unistd.h>
+
 #include "snowcar/config/config.h"
 #include "source_direction.h"
 
@@ -30,8 +32,23 @@ Result<std::unique_ptr<runtime::Direction>> MakeSource(const runtime::DirectionC
   options.initial_backoff_ms = config.GetInt("snow.retry.initial.backoff.ms");
   options.max_backoff_ms = config.GetInt("snow.retry.max.backoff.ms");
   options.username = config.GetString("snow.auth.username");
-  return std::unique_ptr<runtime::Direction>(std::make_unique<SourceDirection>(
-      context, std::move(settings), std::move(producer), std::move(own), options));
+
+  OwnershipOptions ownership;
+  ownership.group_id = config.GetString("source.group.id");
+  if (!ownership.group_id.empty()) {
+    ownership.replica_id = config.GetString("source.group.replica.id");
+    if (ownership.replica_id.empty()) {
+      char host[256] = {};
+      if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+      ownership.replica_id = std::string(host[0] != '\0' ? host : "replica") + "-" +
+                             std::to_string(static_cast<int64_t>(getpid()));
+    }
+    ownership.snapshot_interval_ms = config.GetInt("source.group.snapshot.interval.ms");
+    ownership.kafka_properties = config.WithPrefix("kafka.");
+  }
+  return std::unique_ptr<runtime::Direction>(
+      std::make_unique<SourceDirection>(context, std::move(settings), std::move(producer),
+                                        std::move(own), options, std::move(ownership)));
 }
 
 }  // namespace snowcar::source

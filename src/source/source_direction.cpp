@@ -9,35 +9,50 @@ namespace snowcar::source {
 SourceDirection::SourceDirection(const runtime::DirectionContext& context, SourceSettings settings,
                                  std::shared_ptr<kafka::RecordProducer> producer,
                                  std::shared_ptr<kafka::KafkaProducer> own_producer,
-                                 const PollerOptions& options)
+                                 const PollerOptions& options, OwnershipOptions ownership)
     : context_(context),
       settings_(std::move(settings)),
       producer_(std::move(producer)),
-      own_producer_(std::move(own_producer)) {
-  for (const TableSettings& table : settings_.tables) {
-    TablePoller::Deps deps;
-    deps.io = context_.io;
-    deps.client = context_.client;
-    deps.producer = producer_;
-    deps.store = context_.store;
-    deps.health = context_.health;
-    deps.source = &settings_;
-    deps.table = &table;
-    deps.options = options;
-    deps.once = &once_;
-    pollers_.push_back(std::make_shared<TablePoller>(std::move(deps)));
+      own_producer_(std::move(own_producer)),
+      poller_options_(options) {
+  if (!ownership.group_id.empty()) {
+    ownership_ = std::make_unique<TableOwnership>(
+        std::move(ownership), settings_, *context_.store, producer_, context_.io->get_executor(),
+        context_.health, [this](const TableSettings& table) { return MakePoller(table); });
+    return;
   }
+  for (const TableSettings& table : settings_.tables) pollers_.push_back(MakePoller(table));
+}
+
+std::shared_ptr<TablePoller> SourceDirection::MakePoller(const TableSettings& table) {
+  TablePoller::Deps deps;
+  deps.io = context_.io;
+  deps.client = context_.client;
+  deps.producer = producer_;
+  deps.store = context_.store;
+  deps.health = context_.health;
+  deps.source = &settings_;
+  deps.table = &table;
+  deps.options = poller_options_;
+  deps.once = &once_;
+  return std::make_shared<TablePoller>(std::move(deps));
+}
+
+std::vector<std::shared_ptr<TablePoller>> SourceDirection::CurrentPollers() const {
+  return ownership_ ? ownership_->Current() : pollers_;
 }
 
 SourceDirection::~SourceDirection() {
   // By now the pool is joined (the sidecar stops it before dropping directions), so nothing
   // else touches the pollers: let go of the windows while the store still exists.
   for (auto& poller : pollers_) poller->ReleaseWindow();
+  if (ownership_) ownership_->ReleaseWindows();
 }
 
 Status SourceDirection::Start() {
   if (started_) return Status::Ok();
   started_ = true;
+  if (ownership_) return ownership_->Start();
   for (auto& poller : pollers_) poller->Start();
   SNOWCAR_LOG(
       kInfo, "source.started",
@@ -46,6 +61,7 @@ Status SourceDirection::Start() {
 }
 
 bool SourceDirection::Started() const {
+  if (ownership_) return ownership_->Started();
   for (const auto& poller : pollers_) {
     if (!poller->started()) return false;
   }
@@ -55,7 +71,8 @@ bool SourceDirection::Started() const {
 void SourceDirection::Stop(std::chrono::steady_clock::time_point deadline) {
   if (stopped_) return;
   stopped_ = true;
-  if (started_) {
+  if (started_ && ownership_) ownership_->Stop(deadline);
+  if (started_ && !ownership_) {
     std::vector<std::future<void>> done;
     done.reserve(pollers_.size());
     for (auto& poller : pollers_) done.push_back(poller->Stop());
@@ -79,7 +96,7 @@ void SourceDirection::Stop(std::chrono::steady_clock::time_point deadline) {
 namespace snowcar::source {
 
 Status SourceDirection::BeforeStateReset(std::string_view table) {
-  for (const auto& poller : pollers_) {
+  for (const auto& poller : CurrentPollers()) {
     if (poller->table().alias != table || poller->failed()) continue;
     return Status::FailedPrecondition(
         "table '" + std::string(table) +
@@ -88,6 +105,13 @@ Status SourceDirection::BeforeStateReset(std::string_view table) {
         std::string(table) + " --state-dir DIR`, or reset it while the table is failed");
   }
   return Status::Ok();
+}
+
+std::vector<runtime::Direction::ProducerGauge> SourceDirection::ProducerGauges() const {
+  // own_producer_ is set in the constructor and never replaced, so reading it here is safe.
+  if (!own_producer_) return {};
+  const kafka::KafkaProducer::Stats st = own_producer_->stats();
+  return {{.client = "source", .queue_length = st.queued + st.in_flight}};
 }
 
 }  // namespace snowcar::source

@@ -1,5 +1,7 @@
 // The source as a runtime::Direction: one TablePoller per configured table on the shared
 // pool, the socket views (/v1/source/tables[/{alias}]), /metrics and the graceful stop.
+// With source.group.id set, a TableOwnership decides which tables this replica polls and
+// creates their pollers as the group assigns them (table_ownership.h).
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -10,6 +12,7 @@
 #include "snowcar/kafka/producer.h"
 #include "snowcar/runtime/direction.h"
 #include "snowcar/source/source_settings.h"
+#include "table_ownership.h"
 #include "table_poller.h"
 
 namespace snowcar::source {
@@ -20,7 +23,8 @@ class SourceDirection final : public runtime::Direction {
   // closed at Stop); null when a test handed in its own.
   SourceDirection(const runtime::DirectionContext& context, SourceSettings settings,
                   std::shared_ptr<kafka::RecordProducer> producer,
-                  std::shared_ptr<kafka::KafkaProducer> own_producer, const PollerOptions& options);
+                  std::shared_ptr<kafka::KafkaProducer> own_producer, const PollerOptions& options,
+                  OwnershipOptions ownership = {});
   ~SourceDirection() override;
 
   std::string_view name() const override { return "source"; }
@@ -29,6 +33,7 @@ class SourceDirection final : public runtime::Direction {
   void Stop(std::chrono::steady_clock::time_point deadline) override;
   bool Started() const override;
   void WriteMetrics(std::string& out) const override;
+  std::vector<ProducerGauge> ProducerGauges() const override;
   // A running poller would write its own cursor and dedup entries back at its next commit,
   // undoing the reset: only a failed table (or a stopped sidecar) may be reset.
   Status BeforeStateReset(std::string_view table) override;
@@ -36,14 +41,20 @@ class SourceDirection final : public runtime::Direction {
   // The socket view of one table (also used by tests).
   boost::json::object TableJson(const TablePoller& poller) const;
   const std::vector<std::shared_ptr<TablePoller>>& pollers() const { return pollers_; }
+  // The pollers running in this replica: every table's, or the owned ones' in a group.
+  std::vector<std::shared_ptr<TablePoller>> CurrentPollers() const;
 
  private:
+  std::shared_ptr<TablePoller> MakePoller(const TableSettings& table);
+
   runtime::DirectionContext context_;
   SourceSettings settings_;
   std::shared_ptr<kafka::RecordProducer> producer_;
   std::shared_ptr<kafka::KafkaProducer> own_producer_;
   ProcessOnce once_;
-  std::vector<std::shared_ptr<TablePoller>> pollers_;
+  PollerOptions poller_options_;
+  std::vector<std::shared_ptr<TablePoller>> pollers_;  // empty in a source group
+  std::unique_ptr<TableOwnership> ownership_;          // null unless source.group.id is set
   bool started_ = false;
   bool stopped_ = false;
 };

@@ -16,6 +16,8 @@ void Sample(std::string& out, const char* name, const std::string& table, int64_
 }  // namespace
 
 void SourceDirection::WriteMetrics(std::string& out) const {
+  // Every table's poller, or in a source group the owned tables' ones.
+  const auto pollers = CurrentPollers();
   struct Counter {
     const char* name;
     const char* help;
@@ -36,7 +38,7 @@ void SourceDirection::WriteMetrics(std::string& out) const {
   };
   for (const Counter& c : kCounters) {
     api::WriteMetricFamily(out, c.name, "counter", c.help);
-    for (const auto& poller : pollers_) {
+    for (const auto& poller : pollers) {
       Sample(out, c.name, poller->table().alias, (poller->status().*(c.field)).load());
     }
   }
@@ -44,23 +46,24 @@ void SourceDirection::WriteMetrics(std::string& out) const {
       (context_.client != nullptr ? context_.client->ServerNowMillis() : 0) / 1000;
   api::WriteMetricFamily(out, "snowcar_source_lag_seconds", "gauge",
                          "Instance clock minus the committed cursor's timestamp");
-  for (const auto& poller : pollers_) {
+  for (const auto& poller : pollers) {
     const auto view = poller->status().Read();
     Sample(out, "snowcar_source_lag_seconds", poller->table().alias,
            std::max<int64_t>(0, server_now_s - view.cursor.ts));
   }
   api::WriteMetricFamily(out, "snowcar_source_table_failed", "gauge",
                          "1 when the table stopped on an error");
-  for (const auto& poller : pollers_) {
+  for (const auto& poller : pollers) {
     Sample(out, "snowcar_source_table_failed", poller->table().alias,
            poller->status().Read().state == TableState::kFailed ? 1 : 0);
   }
   api::WriteMetricFamily(out, "snowcar_source_cursor_timestamp_seconds", "gauge",
                          "The committed cursor's timestamp, seconds since the epoch");
-  for (const auto& poller : pollers_) {
+  for (const auto& poller : pollers) {
     Sample(out, "snowcar_source_cursor_timestamp_seconds", poller->table().alias,
            poller->status().Read().cursor.ts);
   }
+  if (ownership_) ownership_->WriteMetrics(out);
 }
 
 }  // namespace snowcar::source

@@ -47,13 +47,26 @@ boost::json::object SourceDirection::TableJson(const TablePoller& poller) const 
 }
 
 Status SourceDirection::RegisterRoutes(api::Router& router) {
+  SNOWCAR_RETURN_IF_ERROR(router.Add(
+      {.method = "GET",
+       .pattern = "/v1/source/ownership",
+       .help = "source group (source.group.id): this replica, its tables, restores, handoffs",
+       .handler = [this](const api::Request& request) {
+         if (!ownership_) {
+           return api::Response::Error(
+               404, "source.group.id is not set: this replica polls every configured table",
+               request.path);
+         }
+         return api::Response::Json(200, ownership_->Json());
+       }}));
   SNOWCAR_RETURN_IF_ERROR(
       router.Add({.method = "GET",
                   .pattern = "/v1/source/tables",
                   .help = "every source table: state, phase, cursor, lag, counters, last error",
                   .handler = [this](const api::Request&) {
                     boost::json::array tables;
-                    for (const auto& poller : pollers_) tables.push_back(TableJson(*poller));
+                    for (const auto& poller : CurrentPollers())
+                      tables.push_back(TableJson(*poller));
                     boost::json::object body;
                     body["tables"] = std::move(tables);
                     return api::Response::Json(200, body);
@@ -63,12 +76,13 @@ Status SourceDirection::RegisterRoutes(api::Router& router) {
                      .help = "one source table by alias (as in snow.tables)",
                      .handler = [this](const api::Request& request) {
                        const std::string& alias = request.Capture("alias");
-                       for (const auto& poller : pollers_) {
+                       const auto pollers = CurrentPollers();
+                       for (const auto& poller : pollers) {
                          if (poller->table().alias == alias)
                            return api::Response::Json(200, TableJson(*poller));
                        }
                        std::string known;
-                       for (const auto& poller : pollers_) {
+                       for (const auto& poller : pollers) {
                          known += (known.empty() ? "" : ", ") + poller->table().alias;
                        }
                        return api::Response::Error(

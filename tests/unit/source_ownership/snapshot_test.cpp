@@ -1,0 +1,175 @@
+#include <gtest/gtest.h>
+
+#include "source/table_snapshot.h"
+#include "support/temp_dir.h"
+
+namespace snowcar::source {
+namespace {
+
+state::CursorIdentity Identity(const std::string& table, const std::string& query = "fp1") {
+  return {"acme.service-now.com", table, query, "sys_updated_on"};
+}
+
+std::string Hex(int i) {
+  std::string s = std::to_string(i);
+  return std::string(32 - s.size(), '0') + s;
+}
+
+TableSnapshot Sample(int entries) {
+  TableSnapshot s;
+  s.identity = Identity("inc");
+  s.cursor = {1700000100, Hex(entries), state::Phase::kStream};
+  for (int i = 0; i < entries; ++i) {
+    s.dedup.push_back({1700000099 + i / 10, Hex(i), static_cast<uint32_t>(i % 3)});
+  }
+  s.replica = "pod-1";
+  s.written_at_ms = 1700000100123;
+  return s;
+}
+
+std::unique_ptr<state::StateStore> Open(const testsupport::TempDir& dir) {
+  auto store = state::StateStore::Open({.dir = dir.File("state")});
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  return store.ok() ? std::move(store).value() : nullptr;
+}
+
+const state::DedupPolicy kPolicy{2, 1000};
+
+// Commits `keys` under `cursor`, as a poller would.
+void CommitState(state::StateStore& store, const state::CursorIdentity& id,
+                 const state::Cursor& cursor, const std::vector<state::DedupKey>& keys) {
+  auto window = store.LoadDedupWindow(id.table, kPolicy);
+  ASSERT_TRUE(window.ok());
+  for (const auto& k : keys) (*window)->Insert(k);
+  ASSERT_TRUE(store.Commit(id, cursor, **window).ok());
+}
+
+TEST(SnapshotEncodingTest, RoundTripsEveryField) {
+  const TableSnapshot in = Sample(25);
+  auto out = DecodeSnapshot(EncodeSnapshot(in, 1 << 20));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(out->SameState(in));
+  EXPECT_EQ(out->identity, in.identity);
+  EXPECT_EQ(out->cursor, in.cursor);
+  EXPECT_EQ(out->replica, "pod-1");
+  EXPECT_EQ(out->written_at_ms, in.written_at_ms);
+  EXPECT_FALSE(out->truncated);
+}
+
+TEST(SnapshotEncodingTest, OverTheSizeCapKeepsTheNewestEntriesAndSaysSo) {
+  const TableSnapshot in = Sample(1000);
+  const std::string text = EncodeSnapshot(in, 8000);
+  EXPECT_LE(text.size(), 8000u);
+  auto out = DecodeSnapshot(text);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(out->truncated);
+  ASSERT_GT(out->dedup.size(), 10u);
+  ASSERT_LT(out->dedup.size(), in.dedup.size());
+  // The kept entries are the newest ones, still oldest first.
+  const size_t dropped = in.dedup.size() - out->dedup.size();
+  for (size_t i = 0; i < out->dedup.size(); ++i) EXPECT_EQ(out->dedup[i], in.dedup[dropped + i]);
+  EXPECT_EQ(out->cursor, in.cursor);
+}
+
+TEST(SnapshotEncodingTest, RefusesRecordsThatAreNotSnapshots) {
+  for (const char* bad : {
+           "not json",
+           "[1,2]",
+           R"({"v":2,"identity":{},"cursor":{},"dedup":[]})",
+           R"({"v":1,"cursor":{"ts":1,"sys_id":"a","phase":1},"dedup":[]})",
+           R"({"v":1,"identity":{"instance":"i","table":"t","query_fingerprint":"q",)"
+           R"("timestamp_field":"f"},"cursor":{"ts":1,"sys_id":"a","phase":7},"dedup":[]})",
+           R"({"v":1,"identity":{"instance":"i","table":"t","query_fingerprint":"q",)"
+           R"("timestamp_field":"f"},"cursor":{"ts":1,"sys_id":"a","phase":1},"dedup":[[1,"a"]]})",
+       }) {
+    auto out = DecodeSnapshot(bad);
+    ASSERT_FALSE(out.ok()) << bad;
+    EXPECT_EQ(out.status().code(), StatusCode::kDataLoss) << bad;
+    EXPECT_NE(out.status().message().find("not a table snapshot"), std::string::npos);
+  }
+}
+
+TEST(SnapshotStoreTest, CaptureThenApplyMovesCursorAndDedupToAnotherStore) {
+  testsupport::TempDir a_dir("snap-a");
+  testsupport::TempDir b_dir("snap-b");
+  auto a = Open(a_dir);
+  auto b = Open(b_dir);
+  const auto id = Identity("inc");
+  std::vector<state::DedupKey> keys;
+  for (int i = 0; i < 5; ++i) keys.push_back({1000, Hex(i), 1});
+  keys.push_back({1001, Hex(9), 4});
+  CommitState(*a, id, {1001, Hex(9), state::Phase::kStream}, keys);
+
+  auto captured = CaptureSnapshot(*a, id);
+  ASSERT_TRUE(captured.ok()) << captured.status().ToString();
+  ASSERT_TRUE(captured->has_value());
+  EXPECT_EQ((*captured)->dedup, keys);
+
+  // Through the wire format, as a new owner receives it.
+  auto decoded = DecodeSnapshot(EncodeSnapshot(**captured, 1 << 20));
+  ASSERT_TRUE(decoded.ok());
+  auto outcome = ApplySnapshot(*b, *decoded, id, kPolicy);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_EQ(*outcome, RestoreOutcome::kApplied);
+  auto cursor = b->LoadCursor(id);
+  ASSERT_TRUE(cursor.ok() && cursor->has_value());
+  EXPECT_EQ(**cursor, (state::Cursor{1001, Hex(9), state::Phase::kStream}));
+  auto entries = b->DedupEntries("inc");
+  ASSERT_TRUE(entries.ok());
+  EXPECT_EQ(*entries, keys);
+}
+
+TEST(SnapshotStoreTest, NothingCommittedCapturesNothing) {
+  testsupport::TempDir dir("snap-empty");
+  auto store = Open(dir);
+  auto captured = CaptureSnapshot(*store, Identity("inc"));
+  ASSERT_TRUE(captured.ok());
+  EXPECT_FALSE(captured->has_value());
+}
+
+TEST(SnapshotStoreTest, ApplyReplacesAnOlderLocalStateAndItsStaleEntries) {
+  testsupport::TempDir dir("snap-old");
+  auto store = Open(dir);
+  const auto id = Identity("inc");
+  CommitState(*store, id, {900, Hex(1), state::Phase::kStream}, {{900, Hex(1), 1}});
+  TableSnapshot newer = Sample(0);
+  newer.cursor = {1000, Hex(3), state::Phase::kStream};
+  newer.dedup = {{1000, Hex(2), 1}, {1000, Hex(3), 1}};
+  auto outcome = ApplySnapshot(*store, newer, id, kPolicy);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(*outcome, RestoreOutcome::kApplied);
+  auto entries = store->DedupEntries("inc");
+  ASSERT_TRUE(entries.ok());
+  EXPECT_EQ(*entries, newer.dedup);  // the stale local entry is gone
+}
+
+TEST(SnapshotStoreTest, ALocalCursorPastTheSnapshotIsKept) {
+  testsupport::TempDir dir("snap-newer");
+  auto store = Open(dir);
+  const auto id = Identity("inc");
+  CommitState(*store, id, {2000, Hex(1), state::Phase::kStream}, {{2000, Hex(1), 1}});
+  TableSnapshot older = Sample(3);
+  older.cursor = {1500, Hex(9), state::Phase::kStream};
+  auto outcome = ApplySnapshot(*store, older, id, kPolicy);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(*outcome, RestoreOutcome::kLocalNewer);
+  auto cursor = store->LoadCursor(id);
+  ASSERT_TRUE(cursor.ok() && cursor->has_value());
+  EXPECT_EQ((*cursor)->ts, 2000);
+}
+
+TEST(SnapshotStoreTest, ASnapshotOfAnotherConfigurationIsIgnored) {
+  testsupport::TempDir dir("snap-identity");
+  auto store = Open(dir);
+  TableSnapshot other = Sample(3);
+  other.identity = Identity("inc", "another-query");
+  auto outcome = ApplySnapshot(*store, other, Identity("inc"), kPolicy);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(*outcome, RestoreOutcome::kIdentityMismatch);
+  auto cursor = store->LoadCursor(Identity("inc"));
+  ASSERT_TRUE(cursor.ok());
+  EXPECT_FALSE(cursor->has_value());
+}
+
+}  // namespace
+}  // namespace snowcar::source
