@@ -254,7 +254,14 @@ namespace {
 std::string Escape(std::string_view s, bool is_key) {
   std::string out;
   out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
+  size_t i = 0;
+  // A key opening with a byte-order mark would lose it when it is the file's first entry
+  // (ParsePropertiesCollecting drops a leading BOM); the escape keeps it.
+  if (is_key && s.starts_with("\xEF\xBB\xBF")) {
+    out += "\\uFEFF";
+    i = 3;
+  }
+  for (; i < s.size(); ++i) {
     const char c = s[i];
     switch (c) {
       case '\\':

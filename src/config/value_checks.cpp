@@ -169,6 +169,14 @@ std::string CheckFieldList(std::string_view value) {
 }
 
 std::string CheckBaseQuery(std::string_view value) {
+  // The source normalizes the query by dropping empty terms, which would turn a doubled caret
+  // (read by some as an escaped '^' inside a value) into a term separator: the query sent
+  // would differ from the one written. Refused instead of guessed.
+  if (const size_t at = value.find("^^"); at != std::string_view::npos) {
+    return "contains '^^' at offset " + std::to_string(at) +
+           "; an empty term or a caret inside a value has no documented meaning in an encoded "
+           "query: separate conditions with a single '^'";
+  }
   // Terms are separated by '^'; a branch after ^NQ starts with "NQ". ORDERBYDESC is caught too.
   size_t start = 0;
   while (start <= value.size()) {

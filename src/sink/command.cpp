@@ -62,6 +62,11 @@ Result<Command> DecodeCommand(const kafka::InRecord& record, const SinkSettings&
         ", so it was written by a source (a replayed source topic?), not by a command "
         "producer; source rows are never applied as commands");
   }
+  if (record.value.has_value() && record.value->size() > kMaxCommandValueBytes) {
+    return Status::InvalidArgument(
+        "the record value is " + std::to_string(record.value->size()) + " bytes, more than the " +
+        std::to_string(kMaxCommandValueBytes) + " bytes a command may carry");
+  }
   Command command;
   SNOWCAR_ASSIGN_OR_RETURN(command.table, ResolveTable(record, settings));
 

@@ -140,6 +140,12 @@ Result<json::object> MapFields(const JsonNode& value, const SinkSettings& settin
   BodyBuilder body(settings);
   for (const Member& m : members) {
     if (!Keep(m.name, settings)) continue;
+    if (m.name.empty()) {
+      // No column has an empty name; the instance would drop it without a word.
+      return Status::InvalidArgument(
+          "the record value has a field with an empty name (\"\"); every field must name a "
+          "column");
+    }
     SNOWCAR_RETURN_IF_ERROR(body.Add(m.name, *m.value));
   }
   return body.Take();

@@ -49,6 +49,22 @@ void ErrorPath::ProduceAll(std::vector<kafka::OutRecord> records, bool first_is_
   }
 }
 
+namespace {
+
+// The DLQ record without the original value, for a value the producer cannot send (larger
+// than its message.max.bytes): the DLQ still gets key, headers and the error context, and the
+// lane is not held forever by a record that can never be produced.
+kafka::OutRecord WithoutValue(kafka::OutRecord dlq, const Status& why) {
+  const size_t bytes = dlq.value.has_value() ? dlq.value->size() : 0;
+  dlq.value.reset();
+  dlq.headers.push_back(kafka::Header{
+      "snow.error.value.dropped",
+      std::to_string(bytes) + " bytes could not be produced: " + std::string(why.message())});
+  return dlq;
+}
+
+}  // namespace
+
 void ErrorPath::OnFailure(const kafka::InRecord& record, const std::optional<Command>& command,
                           const Failure& failure, const boost::asio::any_io_executor& executor,
                           std::function<void(ErrorVerdict, Status)> done) {
@@ -59,39 +75,60 @@ void ErrorPath::OnFailure(const kafka::InRecord& record, const std::optional<Com
     out.push_back(BuildErrorReport(record, command, failure, settings_.reporter_error_topic));
   }
   const ApiErrorBehavior behavior = settings_.on_api_errors;
+  // Kept for a second try without the value when the first DLQ record is refused as a record
+  // (kInvalidArgument: MSG_SIZE_TOO_LARGE and kin); only the DLQ record is produced again.
+  std::optional<kafka::OutRecord> dlq_copy;
+  if (dlq && record.value.has_value()) dlq_copy = out.front();
+  auto finish = [record_topic = record.topic, partition = record.partition, offset = record.offset,
+                 failure, behavior, dlq, done = std::move(done)](const Status& produced) {
+    if (!produced.ok()) return done(ErrorVerdict::kRetryProduce, produced);
+    switch (behavior) {
+      case ApiErrorBehavior::kFail:
+        SNOWCAR_LOG(kError, "sink.record.failed",
+                    {{"topic", record_topic},
+                     {"partition", partition},
+                     {"offset", offset},
+                     {"class", ErrorClassName(failure.klass)},
+                     {"http_status", failure.http_status},
+                     {"dlq", dlq},
+                     {"error", failure.message}});
+        return done(ErrorVerdict::kStop, Status::Ok());
+      case ApiErrorBehavior::kLog:
+        SNOWCAR_LOG(kWarn, "sink.record.failed_skipped",
+                    {{"topic", record_topic},
+                     {"partition", partition},
+                     {"offset", offset},
+                     {"class", ErrorClassName(failure.klass)},
+                     {"http_status", failure.http_status},
+                     {"dlq", dlq},
+                     {"error", failure.message}});
+        return done(ErrorVerdict::kComplete, Status::Ok());
+      case ApiErrorBehavior::kIgnore:
+        SNOWCAR_LOG(kDebug, "sink.record.failed_ignored",
+                    {{"topic", record_topic},
+                     {"partition", partition},
+                     {"offset", offset},
+                     {"class", ErrorClassName(failure.klass)}});
+        return done(ErrorVerdict::kComplete, Status::Ok());
+    }
+  };
   ProduceAll(std::move(out), dlq, executor,
-             [record_topic = record.topic, partition = record.partition, offset = record.offset,
-              failure, behavior, dlq, done = std::move(done)](const Status& produced) {
-               if (!produced.ok()) return done(ErrorVerdict::kRetryProduce, produced);
-               switch (behavior) {
-                 case ApiErrorBehavior::kFail:
-                   SNOWCAR_LOG(kError, "sink.record.failed",
-                               {{"topic", record_topic},
-                                {"partition", partition},
-                                {"offset", offset},
-                                {"class", ErrorClassName(failure.klass)},
-                                {"http_status", failure.http_status},
-                                {"dlq", dlq},
-                                {"error", failure.message}});
-                   return done(ErrorVerdict::kStop, Status::Ok());
-                 case ApiErrorBehavior::kLog:
-                   SNOWCAR_LOG(kWarn, "sink.record.failed_skipped",
-                               {{"topic", record_topic},
-                                {"partition", partition},
-                                {"offset", offset},
-                                {"class", ErrorClassName(failure.klass)},
-                                {"http_status", failure.http_status},
-                                {"dlq", dlq},
-                                {"error", failure.message}});
-                   return done(ErrorVerdict::kComplete, Status::Ok());
-                 case ApiErrorBehavior::kIgnore:
-                   SNOWCAR_LOG(kDebug, "sink.record.failed_ignored",
-                               {{"topic", record_topic},
-                                {"partition", partition},
-                                {"offset", offset},
-                                {"class", ErrorClassName(failure.klass)}});
-                   return done(ErrorVerdict::kComplete, Status::Ok());
-               }
+             [this, dlq_copy = std::move(dlq_copy), executor,
+              finish = std::move(finish)](const Status& produced) mutable {
+               // ProduceAll names the topic that failed first; only the DLQ record carries
+               // the (possibly huge) original value.
+               const bool dlq_refused =
+                   !produced.ok() && dlq_copy.has_value() &&
+                   produced.code() == StatusCode::kInvalidArgument &&
+                   produced.message().starts_with("producing to " + dlq_copy->topic + ":");
+               if (!dlq_refused) return finish(produced);
+               SNOWCAR_LOG(kWarn, "sink.dlq.value_dropped",
+                           {{"topic", dlq_copy->topic},
+                            {"bytes", dlq_copy->value->size()},
+                            {"error", produced.message()}});
+               std::vector<kafka::OutRecord> slim;
+               slim.push_back(WithoutValue(std::move(*dlq_copy), produced));
+               ProduceAll(std::move(slim), true, executor, std::move(finish));
              });
 }
 

@@ -42,6 +42,7 @@ Status SinkDirection::Start() {
       auto created = kafka::KafkaProducer::Create(po);
       if (!created.ok()) return created.status().WithContext("sink DLQ/reporter producer");
       owned_producer_ = created->get();
+      metrics_producer_.store(owned_producer_);
       producer_ = std::shared_ptr<kafka::RecordProducer>(std::move(created).value());
     }
   }
@@ -86,6 +87,13 @@ void SinkDirection::WriteMetrics(std::string& out) const {
     }
   }
   metrics_.Write(out, limit_.in_flight(), limit_.max_observed(), gauges);
+}
+
+std::vector<runtime::Direction::ProducerGauge> SinkDirection::ProducerGauges() const {
+  const kafka::KafkaProducer* producer = metrics_producer_.load();
+  if (producer == nullptr) return {};
+  const kafka::KafkaProducer::Stats st = producer->stats();
+  return {{.client = "sink", .queue_length = st.queued + st.in_flight}};
 }
 
 }  // namespace snowcar::sink

@@ -37,6 +37,7 @@ class SinkDirection final : public runtime::Direction {
   void Stop(std::chrono::steady_clock::time_point deadline) override;
   bool Started() const override;
   void WriteMetrics(std::string& out) const override;
+  std::vector<ProducerGauge> ProducerGauges() const override;
 
  private:
   std::shared_ptr<Lane> MakeLane(const kafka::TopicPartition& tp, LaneEvents events);
@@ -53,6 +54,8 @@ class SinkDirection final : public runtime::Direction {
   Writer writer_;
   std::shared_ptr<kafka::RecordProducer> producer_;
   kafka::KafkaProducer* owned_producer_ = nullptr;  // when we created it (to close it)
+  // The same, for /metrics: set once in Start while the socket may already answer.
+  std::atomic<const kafka::KafkaProducer*> metrics_producer_{nullptr};
   std::unique_ptr<ErrorPath> error_path_;
   std::unique_ptr<ConsumerLoop> loop_;
   std::atomic<bool> stopped_{false};

@@ -20,24 +20,44 @@ std::string_view TrimBlank(std::string_view s) {
   return s;
 }
 
-// `base` with `cursor_terms` ANDed into every ^NQ branch, then `order_by` once.
+// True when a ^NQ branch holds a condition. An empty branch ("a=1^NQ", "a=1^NQ^NQb=2",
+// "a=1^NQEQ", "a=1^NQGROUPBYx") would otherwise receive the cursor terms alone and match every row
+// in the cursor's range, not only the rows the base query selects.
+bool HasCondition(std::string_view branch) {
+  while (true) {
+    const size_t caret = branch.find('^');
+    std::string_view term = branch.substr(0, caret);
+    while (term.starts_with("NQ")) term.remove_prefix(2);
+    // EQ ends a query; GROUPBY (and ORDERBY, which the config refuses) are not conditions.
+    if (!term.empty() && term != "EQ" && !term.starts_with("GROUPBY") &&
+        !term.starts_with("ORDERBY")) {
+      return true;
+    }
+    if (caret == std::string_view::npos) return false;
+    branch.remove_prefix(caret + 1);
+  }
+}
+
+// `base` with `cursor_terms` ANDed into every non-empty ^NQ branch, then `order_by` once.
 std::string Compose(std::string_view base, std::string_view cursor_terms,
                     std::string_view order_by) {
   std::string out;
   out.reserve(base.size() * 2 + cursor_terms.size() + order_by.size() + 8);
-  if (!base.empty()) {
-    while (true) {
-      const size_t nq = base.find(kNewQuery);
-      out.append(base.substr(0, nq));
+  bool any_branch = false;
+  while (!base.empty()) {
+    const size_t nq = base.find(kNewQuery);
+    const std::string_view branch = base.substr(0, nq);
+    if (HasCondition(branch)) {
+      if (any_branch) out.append(kNewQuery);
+      out.append(branch);
       out += '^';
       out.append(cursor_terms);
-      if (nq == std::string_view::npos) break;
-      out.append(kNewQuery);
-      base.remove_prefix(nq + kNewQuery.size());
+      any_branch = true;
     }
-  } else {
-    out.append(cursor_terms);
+    if (nq == std::string_view::npos) break;
+    base.remove_prefix(nq + kNewQuery.size());
   }
+  if (!any_branch) out.append(cursor_terms);
   out += '^';
   out.append(order_by);
   return out;
@@ -64,7 +84,7 @@ std::string NormalizeBaseQuery(std::string_view query) {
     terms.push_back(term);
   }
   // A trailing ^EQ (copied from a list URL) marks the end of a query; cursor terms go after it.
-  if (!terms.empty() && terms.back() == "EQ") terms.pop_back();
+  while (!terms.empty() && terms.back() == "EQ") terms.pop_back();
   std::string out;
   for (std::string_view term : terms) {
     if (!out.empty()) out += '^';

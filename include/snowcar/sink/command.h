@@ -52,6 +52,11 @@ struct Command {
   bool from_upsert = false;
 };
 
+// The largest record value a command may have: 4 MiB. A value that size is not a row update
+// (files belong in the Attachment API), and refusing it before parsing bounds what one lane
+// holds in memory. Bigger values are a RECORD_ERROR naming both sizes.
+inline constexpr size_t kMaxCommandValueBytes = size_t{4} << 20;
+
 // Decodes routing, sys_id, operation and mapping. Returns kInvalidArgument with a message that
 // names what is wrong (it becomes the RECORD_ERROR's message and the DLQ header). A record with
 // the header snow.source.operation is refused: a replayed source topic is never applied.

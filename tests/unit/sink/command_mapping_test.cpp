@@ -53,6 +53,12 @@ TEST(MappingTest, AllowlistUsesRenamedNames) {
             R"({"short_description":"t","priority":"1"})");
 }
 
+// Found by the sink_command fuzzer: no column has an empty name.
+TEST(MappingTest, EmptyFieldNameIsRefused) {
+  EXPECT_THAT(Body(R"({"":"a","short_description":"b"})"),
+              HasSubstr("error: the record value has a field with an empty name"));
+}
+
 TEST(MappingTest, Denylist) {
   SinkSettings s = Settings();
   s.field_denylist = {"internal", "title"};

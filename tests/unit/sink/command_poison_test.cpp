@@ -34,11 +34,19 @@ TEST(PoisonTest, ArrayValue) {
               HasSubstr("the record value is an array; a command's value must be a JSON object"));
 }
 
-TEST(PoisonTest, HugeStringIsMappedWithoutTrouble) {
-  const std::string big(8 << 20, 'x');
+TEST(PoisonTest, BigStringBelowTheLimitIsMappedWithoutTrouble) {
+  const std::string big(3 << 20, 'x');
   auto c = DecodeCommand(Record(R"({"description":")" + big + R"("})"), Settings());
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->fields.at("description").as_string().size(), big.size());
+}
+
+TEST(PoisonTest, ValueOverTheLimitIsRefusedNamingBothSizes) {
+  const std::string value = R"({"description":")" + std::string(8 << 20, 'x') + R"("})";
+  Status st = Decode(Record(value));
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(st.message(), HasSubstr("the record value is " + std::to_string(value.size()) +
+                                      " bytes, more than the 4194304 bytes"));
 }
 
 TEST(PoisonTest, HugeValuesInMessagesAreCut) {

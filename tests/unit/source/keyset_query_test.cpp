@@ -63,6 +63,19 @@ TEST(KeysetQueryTest, NewQueryBranchesEachGetTheCursorTermsAndOrderComesOnce) {
             "12:00:09^ORDERBYsys_updated_on^ORDERBYsys_id");
 }
 
+// Found by the keyset_query fuzzer: an empty branch given the cursor terms alone would match
+// every row in the cursor's range.
+TEST(KeysetQueryTest, EmptyNewQueryBranchesGetNoCursorTerms) {
+  const int64_t ts = Ts("2024-01-31 12:00:01");
+  const std::string drain = "active=true^sys_updated_on=2024-01-31 12:00:01^ORDERBYsys_id";
+  EXPECT_EQ(DrainSecondQuery(Incident("active=true^NQ"), ts, ""), drain);
+  EXPECT_EQ(DrainSecondQuery(Incident("NQ^NQactive=true^NQEQ"), ts, ""), drain);
+  EXPECT_EQ(DrainSecondQuery(Incident("active=true^NQGROUPBYstate"), ts, ""), drain);
+  EXPECT_EQ(DrainSecondQuery(Incident("active=true^NQNQNQ"), ts, ""), drain);
+  EXPECT_EQ(DrainSecondQuery(Incident("NQ"), ts, ""),
+            "sys_updated_on=2024-01-31 12:00:01^ORDERBYsys_id");
+}
+
 TEST(KeysetQueryTest, CustomCursorFieldsAreUsed) {
   TableSettings t = Incident();
   t.timestamp_field = "sys_created_on";
@@ -81,6 +94,7 @@ TEST(KeysetQueryTest, NormalizeBaseQuery) {
   EXPECT_EQ(NormalizeBaseQuery("a=1^^b=2^"), "a=1^b=2");
   EXPECT_EQ(NormalizeBaseQuery("a=1^NQ  b=2^OR c=3"), "a=1^NQb=2^ORc=3");
   EXPECT_EQ(NormalizeBaseQuery("a=1^EQ"), "a=1");
+  EXPECT_EQ(NormalizeBaseQuery("a=1^EQ^EQ"), "a=1") << "idempotent (found by the fuzzer)";
   EXPECT_EQ(NormalizeBaseQuery("\ta=1\r\n"), "a=1");
   // Blanks inside a value are part of it.
   EXPECT_EQ(NormalizeBaseQuery("short_descriptionLIKEdisk  full"),

@@ -135,6 +135,14 @@ TEST(SourceOptionsTest, QueryWithOrderByIsRefused) {
   EXPECT_EQ(LoadError(keys), "");
 }
 
+// Normalizing drops empty terms, so "a^^b" would be sent as "a^b" (found by the fuzzer).
+TEST(SourceOptionsTest, QueryWithDoubledCaretIsRefused) {
+  auto keys = BaseKeys();
+  keys["snow.table.inc.query"] = "short_description=a^^ORstate=2";
+  EXPECT_THAT(LoadError(keys), HasSubstr("snow.table.inc.query: 'short_description=a^^ORstate=2' "
+                                         "contains '^^' at offset 19"));
+}
+
 TEST(SourceOptionsTest, TimestampFieldMayNotBeDotWalked) {
   auto keys = BaseKeys();
   keys["snow.table.inc.timestamp.field"] = "caller_id.sys_updated_on";
