@@ -19,6 +19,7 @@ constexpr Command kCommands[] = {
     {"state", snowcar::cli::StateMain, "query a running sidecar over its Unix socket"},
     {"emulate", snowcar::cli::EmulateMain, "serve the in-repo ServiceNow Table API emulator"},
     {"broker", snowcar::cli::BrokerMain, "serve an embedded Kafka broker (librdkafka mock)"},
+    {"demo", snowcar::cli::DemoMain, "emulator + broker + sidecar end to end, with live progress"},
 };
 
 void Usage(std::FILE* out) {

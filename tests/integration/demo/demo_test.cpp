@@ -1,0 +1,144 @@
+// `snowcar demo` end to end: it starts the emulator, the broker and a sidecar in one process
+// group, shows rows flowing for every table and commands applied, runs `snowcar state`,
+// restarts the sidecar without re-emitting anything, and leaves no process or file behind,
+// whether it stops on --seconds or on Ctrl-C.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/child_process.h"
+#include "support/temp_dir.h"
+
+namespace snowcar {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::vector<std::string> kTables = {"incident", "change_request", "sys_user"};
+
+// The first capture group of the first line matching `pattern`, if any.
+std::optional<std::string> Find(const std::string& output, const std::string& pattern) {
+  const std::regex re(pattern);
+  std::istringstream in(output);
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, m, re)) return m.size() > 1 ? m[1].str() : m[0].str();
+  }
+  return std::nullopt;
+}
+
+int64_t FindInt(const std::string& output, const std::string& pattern) {
+  auto text = Find(output, pattern);
+  return text ? std::stoll(*text) : -1;
+}
+
+// True when no process of the group is left (the group no longer exists).
+bool GroupGone(pid_t pgid) { return ::kill(-pgid, 0) == -1 && errno == ESRCH; }
+
+testsupport::ChildOptions DemoOptions(const testsupport::TempDir& tmp,
+                                      std::vector<std::string> args) {
+  testsupport::ChildOptions options;
+  options.args = {"demo"};
+  options.args.insert(options.args.end(), args.begin(), args.end());
+  // The demo's work directory goes under this test's own temp dir.
+  options.env = {{"TMPDIR", tmp.path().string()}};
+  options.capture_stderr = true;
+  return options;
+}
+
+TEST(DemoTest, RunsBothDirectionsRestartsWithoutDuplicatesAndCleansUp) {
+  testsupport::TempDir tmp("snowcar-demo-test");
+  auto run = testsupport::RunToCompletion(
+      SNOWCAR_BINARY, DemoOptions(tmp, {"--seconds", "20", "--rows", "300"}), 110s);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  const std::string& out = run->out;
+  ASSERT_TRUE(run->status.ok()) << run->status.ToString() << "\n" << out << "\n" << run->err;
+
+  for (const auto& table : kTables) {
+    EXPECT_GT(FindInt(out, "^  " + table + ": ([0-9]+) rows in snow\\." + table), 0)
+        << table << "\n"
+        << out;
+  }
+  // Live progress from the socket, before and after the restart.
+  EXPECT_TRUE(Find(out, "^  TABLE +STATE +PHASE +READ +EMITTED +DUP-SUPPR +LAG$")) << out;
+  EXPECT_TRUE(Find(out, "^\\[ +[0-9]+s\\] sidecar run 2 ")) << out;
+  EXPECT_GT(
+      FindInt(out, "^  sink: commands sent [0-9]+, applied ([0-9]+), failed [0-9]+ in total$"), 0)
+      << out;
+  // The socket answered the real CLI.
+  EXPECT_TRUE(Find(out, "^\\$ snowcar state --socket \\S+ health$")) << out;
+  EXPECT_TRUE(Find(out, "^  status: (ok|degraded)$")) << out;
+  EXPECT_TRUE(
+      Find(out, "^\\$ snowcar state --socket \\S+ correlation incident correlation_id demo-1$"))
+      << out;
+  // The restart: rows before it, and nothing emitted twice.
+  EXPECT_GT(FindInt(out, "restart: emitted before restart ([0-9]+), after restart [0-9]+, "), 0)
+      << out;
+  EXPECT_EQ(FindInt(out, "duplicates re-emitted: ([0-9]+)$"), 0) << out;
+
+  const int64_t pgid = FindInt(out, "process group ([0-9]+)");
+  ASSERT_GT(pgid, 0) << out;
+  EXPECT_TRUE(GroupGone(static_cast<pid_t>(pgid)));
+  const auto work = Find(out, "work dir (\\S+);");
+  ASSERT_TRUE(work) << out;
+  EXPECT_FALSE(std::filesystem::exists(*work)) << *work;
+}
+
+TEST(DemoTest, CtrlCStopsEveryChildAndRemovesTheWorkDir) {
+  testsupport::TempDir tmp("snowcar-demo-test");
+  auto child =
+      testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, DemoOptions(tmp, {"--rows", "100"}));
+  ASSERT_TRUE(child.ok()) << child.status().message();
+  std::string seen;
+  // Wait until the sidecar is up: every child of the demo is running then.
+  while (seen.find("sidecar pid") == std::string::npos) {
+    auto line = (*child)->ReadLine(60s);
+    ASSERT_TRUE(line.ok()) << line.status().message() << "\n" << seen;
+    seen += *line + "\n";
+  }
+  ASSERT_TRUE((*child)->Signal(SIGINT).ok());
+  auto rest = (*child)->ReadAllStdout(60s);
+  ASSERT_TRUE(rest.ok()) << rest.status().message();
+  seen += *rest;
+  auto exit = (*child)->Wait(30s);
+  ASSERT_TRUE(exit.ok());
+  EXPECT_TRUE(exit->ok()) << exit->ToString() << "\n" << seen << (*child)->Stderr();
+  EXPECT_TRUE(Find(seen, "== SIGINT received")) << seen;
+
+  const int64_t pgid = FindInt(seen, "process group ([0-9]+)");
+  ASSERT_GT(pgid, 0) << seen;
+  EXPECT_TRUE(GroupGone(static_cast<pid_t>(pgid)));
+  const auto work = Find(seen, "work dir (\\S+);");
+  ASSERT_TRUE(work) << seen;
+  EXPECT_FALSE(std::filesystem::exists(*work)) << *work;
+}
+
+TEST(DemoTest, RefusesBadOptionsNamingThem) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--seconds", "soon"}, "--seconds: 'soon' is not a whole number"},
+      {{"--tables", "change_request"}, "--tables must include incident"},
+      {{"--tables", "incident,Bad"}, "'Bad' is not a table name"},
+      {{"--frobnicate"}, "unknown argument '--frobnicate'"},
+  };
+  for (const auto& [args, message] : cases) {
+    testsupport::ChildOptions options;
+    options.args = {"demo"};
+    options.args.insert(options.args.end(), args.begin(), args.end());
+    auto run = testsupport::RunToCompletion(SNOWCAR_BINARY, options, 10s);
+    ASSERT_TRUE(run.ok()) << run.status().message();
+    EXPECT_EQ(run->status.code, 2) << args[0];
+    EXPECT_NE(run->err.find(message), std::string::npos) << run->err;
+  }
+}
+
+}  // namespace
+}  // namespace snowcar
