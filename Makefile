@@ -7,9 +7,11 @@ TSAN_BUILD ?= build-tsan
 JOBS       ?= $(shell nproc)
 CMAKE_GEN  ?= -G Ninja
 CTEST_ARGS ?=
+PREFIX     ?= /usr/local
+DESTDIR    ?=
 
-.PHONY: all deps configure build test test-unit test-integration test-asan test-tsan bench demo \
-        docs-config format tidy clean
+.PHONY: all deps configure build test test-unit test-integration test-asan test-tsan test-faults bench demo \
+        docs-config format tidy clean fuzz fuzz-build fuzz-quick install
 
 all: build
 
@@ -25,12 +27,35 @@ build: configure
 # Every test: unit and integration (real processes over real sockets).
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	$(MAKE) fuzz-quick
 
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)
 
 test-integration: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L integration $(CTEST_ARGS)
+
+# libFuzzer targets (docs/fuzzing.md): a clang build of their own, each target run over a copy
+# of its seed corpus; crashes land in $(FUZZ_BUILD)/artifacts/. `fuzz-quick` runs in `make test`.
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 300
+
+fuzz-build: deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DSNOWCAR_FUZZ=ON -DSNOWCAR_BUILD_BENCH=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers
+
+fuzz: fuzz-build
+	bash scripts/run-fuzzers $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+fuzz-quick: fuzz-build
+	bash scripts/run-fuzzers $(FUZZ_BUILD) 10
+
+# The fault suite's long run: hundreds of kill -9 rounds and every scripted fault
+# (docs/reliability.md). The quick run is part of `make test`.
+test-faults: build
+	cmake --build $(BUILD) -j $(JOBS) --target fault_driver
+	$(BUILD)/tests/fault/fault_driver --long
 
 # ASan + UBSan build running the unit tests.
 test-asan: deps
@@ -52,11 +77,16 @@ bench: build
 	bash scripts/run-benchmarks $(BUILD)
 
 demo: build
-	bash scripts/demo $(BUILD)
+	bash scripts/demo $(BUILD) $(DEMO_ARGS)
 
 # Regenerates docs/configuration.md from the option table (a test checks it is current).
 docs-config: build
 	$(BUILD)/snowcar config docs > docs/configuration.md
+
+# Installs the binary, the guides and the example configuration under $(DESTDIR)$(PREFIX)
+# (bin/, share/doc/snowcar/); DESTDIR stages the tree for distro packagers.
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 format:
 	git ls-files '*.cpp' '*.h' | xargs clang-format -i

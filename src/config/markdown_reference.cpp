@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "migration_table.h"
 #include "snowcar/config/options.h"
 #include "value_normalize.h"
 
@@ -112,6 +113,8 @@ std::string RenderMarkdownReference() {
     }
     if (!ignored.empty()) RenderIgnored(ignored, out);
   }
+  while (!out.ends_with("\n\n")) out += '\n';
+  out += RenderMigrationTable();
   while (out.size() >= 2 && out.ends_with("\n\n")) out.pop_back();
   return out;
 }
