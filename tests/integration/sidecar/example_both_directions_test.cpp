@@ -81,7 +81,14 @@ TEST_F(ExampleConfigTest, BothDirectionsRunFromTheShippedExample) {
       },
       60s))
       << get("/v1/sink/partitions");
-  EXPECT_NE(get("/metrics").find("snowcar_sink_records_total"), std::string::npos);
+  const std::string metrics = get("/metrics");
+  EXPECT_NE(metrics.find("snowcar_sink_records_total"), std::string::npos);
+  // Every row is acknowledged by now, so the source's producer queue is empty.
+  EXPECT_NE(metrics.find("snowcar_kafka_producer_queue_length{client=\"source\"} 0"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("snowcar_kafka_producer_queue_length{client=\"sink\"} 0"),
+            std::string::npos);
 
   ASSERT_TRUE((*child)->Signal(SIGTERM).ok());
   auto exit = (*child)->Wait(30s);
