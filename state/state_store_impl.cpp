@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <mutex>
 
@@ -101,7 +102,12 @@ Status WithRepairHint(Status s) {
                               "configured start and re-emit what they find)");
 }
 
-Status ProbeReadOnly(const std::string& dir, const std::vector<std::string>& families) {
+// Opens the database read-only (which never deletes or writes a file), hands it to `look`
+// and closes it again. Both start-up checks below use it.
+Status WithReadOnlyDb(
+    const std::string& dir, const std::vector<std::string>& families,
+    const std::function<void(rocksdb::DB&, const std::vector<rocksdb::ColumnFamilyHandle*>&)>&
+        look) {
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   descriptors.reserve(families.size());
   for (const auto& name : families) descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions());
@@ -111,9 +117,14 @@ Status ProbeReadOnly(const std::string& dir, const std::vector<std::string>& fam
   o.paranoid_checks = true;
   rocksdb::Status s = rocksdb::DB::OpenForReadOnly(o, dir, descriptors, &handles, &raw);
   if (!s.ok()) return WithRepairHint(FromRocks(s, dir, "opening the database"));
+  look(*raw, handles);
   for (auto* h : handles) raw->DestroyColumnFamilyHandle(h).PermitUncheckedError();
   delete raw;
   return Status::Ok();
+}
+
+Status ProbeReadOnly(const std::string& dir, const std::vector<std::string>& families) {
+  return WithReadOnlyDb(dir, families, [](rocksdb::DB&, const auto&) {});
 }
 
 // Opening the database writes a new MANIFEST (RocksDB reserves 4 MiB for it up front), an
@@ -147,24 +158,15 @@ Status CheckCatalogueIntact(const std::string& dir, const std::vector<std::strin
     tables += entry.path().extension() == ".sst" ? 1 : 0;
   }
   if (tables == 0) return Status::Ok();
-  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-  descriptors.reserve(families.size());
-  for (const auto& name : families) descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions());
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::DB* raw = nullptr;
-  rocksdb::DBOptions o;
-  o.paranoid_checks = true;
-  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(o, dir, descriptors, &handles, &raw);
-  if (!s.ok()) return WithRepairHint(FromRocks(s, dir, "opening the database"));
   bool has_version = false;
-  for (auto* h : handles) {
-    if (h->GetName() != codec::kMetaCf) continue;
-    std::string value;
-    has_version =
-        raw->Get(rocksdb::ReadOptions(), h, std::string(codec::kSchemaVersionKey), &value).ok();
-  }
-  for (auto* h : handles) raw->DestroyColumnFamilyHandle(h).PermitUncheckedError();
-  delete raw;
+  SNOWCAR_RETURN_IF_ERROR(WithReadOnlyDb(dir, families, [&](rocksdb::DB& db, const auto& handles) {
+    for (auto* h : handles) {
+      if (h->GetName() != codec::kMetaCf) continue;
+      std::string value;
+      has_version =
+          db.Get(rocksdb::ReadOptions(), h, std::string(codec::kSchemaVersionKey), &value).ok();
+    }
+  }));
   if (has_version) return Status::Ok();
   return WithRepairHint(Status::DataLoss(
       "state dir " + dir + ": the database opens without its schema version although " +
