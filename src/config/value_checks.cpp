@@ -177,7 +177,8 @@ std::string CheckBaseQuery(std::string_view value) {
            "; an empty term or a caret inside a value has no documented meaning in an encoded "
            "query: separate conditions with a single '^'";
   }
-  // Terms are separated by '^'; a branch after ^NQ starts with "NQ". ORDERBYDESC is caught too.
+  // Terms are separated by '^'; a branch after ^NQ starts with "NQ", and a run of them is a run
+  // of empty branches. ORDERBYDESC is caught too.
   size_t start = 0;
   while (start <= value.size()) {
     size_t end = value.find('^', start);
@@ -189,8 +190,11 @@ std::string CheckBaseQuery(std::string_view value) {
       }
     };
     skip_blanks();
-    if (term.starts_with("NQ")) term.remove_prefix(2);
-    skip_blanks();
+    // "^NQNQORDERBYx" is read as ^NQ, an empty branch, then ORDERBYx (the fuzzer found it).
+    while (term.starts_with("NQ")) {
+      term.remove_prefix(2);
+      skip_blanks();
+    }
     if (term.starts_with("ORDERBY")) {
       return "contains '" + std::string(term.substr(0, 80)) +
              "'; ORDERBY is not allowed because the source orders rows by timestamp and id itself";
