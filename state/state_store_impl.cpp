@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <mutex>
+#include <optional>
 
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
@@ -130,15 +131,24 @@ Status ProbeReadOnly(const std::string& dir, const std::vector<std::string>& fam
 // Opening the database writes a new MANIFEST (RocksDB reserves 4 MiB for it up front), an
 // OPTIONS file and a new WAL. On a full filesystem the Debian librocksdb (built with
 // assertions) aborts inside Open instead of returning an error, so the space is checked first
-// and a clear error names the dir.
+// and a clear error names the dir. A running store keeps the same reserve (Write): RocksDB
+// never meets the full disk, and its memtable flushes still find room.
 constexpr uint64_t kMinFreeBytes = uint64_t{8} << 20;
 
-Status CheckFreeSpace(const std::string& dir) {
+// Bytes free on `dir`'s filesystem for an unprivileged writer; nullopt when it cannot be read
+// (then the write goes ahead and RocksDB's own error, if any, is the answer).
+std::optional<uint64_t> FreeBytes(const std::string& dir) {
   std::error_code ec;
   const std::filesystem::space_info space = std::filesystem::space(dir, ec);
-  if (ec || space.available >= kMinFreeBytes) return Status::Ok();
+  if (ec) return std::nullopt;
+  return space.available;
+}
+
+Status CheckFreeSpace(const std::string& dir) {
+  const std::optional<uint64_t> available = FreeBytes(dir);
+  if (!available || *available >= kMinFreeBytes) return Status::Ok();
   return Status::ResourceExhausted(
-      "state dir " + dir + ": only " + std::to_string(space.available >> 10) +
+      "state dir " + dir + ": only " + std::to_string(*available >> 10) +
       " KiB free on its filesystem; opening the state database needs at least " +
       std::to_string(kMinFreeBytes >> 20) +
       " MiB. Free some space or give state.dir a bigger "
@@ -207,6 +217,17 @@ Result<std::unique_ptr<StateStore>> StateStoreImpl::Open(const StateStoreOptions
   SNOWCAR_RETURN_IF_ERROR(CheckFreeSpace(options.dir));
   SNOWCAR_RETURN_IF_ERROR(store->OpenDatabase(fresh));
   SNOWCAR_RETURN_IF_ERROR(store->CheckSchema(fresh));
+  // The open itself reserved space ahead (the WAL about 1.1 times the largest memtable, the
+  // MANIFEST 4 MiB): a store that now sits below the write reserve would refuse every commit,
+  // so it does not start.
+  if (const std::optional<uint64_t> left = FreeBytes(options.dir); left && *left < kMinFreeBytes) {
+    return Status::ResourceExhausted(
+        "state dir " + options.dir + ": only " + std::to_string(*left >> 10) +
+        " KiB free on its filesystem after opening the state database (RocksDB reserves space "
+        "for its log and manifest ahead); writes need " +
+        std::to_string(kMinFreeBytes >> 20) +
+        " MiB more. Free some space or give state.dir a bigger volume (at least 32 MiB)");
+  }
   SNOWCAR_LOG(kInfo, "state.opened",
               {{"dir", options.dir},
                {"schema_version", store->schema_version_},
@@ -318,7 +339,13 @@ StateStoreImpl::~StateStoreImpl() {
     for (auto* h : {cursor_cf_, dedup_cf_, correlation_cf_, meta_cf_}) {
       if (h) ours.push_back(h);
     }
-    rocksdb::Status s = db_->Flush(fo, ours);
+    // Below the reserve the flush is skipped (RocksDB is kept away from a full disk); the WAL
+    // holds every commit and is replayed on the next start.
+    const std::optional<uint64_t> available = FreeBytes(dir_);
+    rocksdb::Status s =
+        available && *available < kMinFreeBytes
+            ? rocksdb::Status::NoSpace("flush skipped: below the free-space reserve")
+            : db_->Flush(fo, ours);
     if (!s.ok()) {
       // Nothing is lost: the WAL still holds every commit and is replayed on the next start.
       SNOWCAR_LOG(kWarn, "state.flush_failed", {{"dir", dir_}, {"error", s.ToString()}});
@@ -333,6 +360,15 @@ Status StateStoreImpl::Write(rocksdb::WriteBatch* batch, std::string_view what) 
 #if defined(__SANITIZE_THREAD__)
   std::lock_guard<std::mutex> lock(tsan_write_mu_);  // see __tsan_default_suppressions
 #endif
+  // One statvfs per write batch (about a microsecond; a commit carries up to a page of rows).
+  if (const std::optional<uint64_t> available = FreeBytes(dir_);
+      available && *available < kMinFreeBytes) {
+    return Status::ResourceExhausted(
+        "state dir " + dir_ + ": " + std::string(what) + " was refused: only " +
+        std::to_string(*available >> 10) + " KiB free on its filesystem, below the " +
+        std::to_string(kMinFreeBytes >> 20) +
+        " MiB kept in reserve. Nothing was written; it is retried once space is freed");
+  }
   rocksdb::WriteOptions wo;
   wo.sync = sync_writes_;
   return FromRocks(db_->Write(wo, batch), dir_, what);

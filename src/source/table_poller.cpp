@@ -18,6 +18,10 @@
 namespace snowcar::source {
 namespace {
 
+// How often a failing state commit is tried again (OnCommitFailed). A full disk is freed by a
+// person or a cleanup job, not in milliseconds; a second keeps the log and the disk quiet.
+constexpr std::chrono::milliseconds kCommitRetry{1000};
+
 PlanSettings PlanSettingsFor(const SourceSettings& source, const TableSettings& table) {
   PlanSettings p;
   p.start_ts = table.start_ts;
@@ -46,6 +50,7 @@ TablePoller::TablePoller(Deps deps)
     : deps_(std::move(deps)),
       strand_(boost::asio::make_strand(*deps_.io)),
       timer_(strand_),
+      commit_retry_(strand_),
       identity_(IdentityFor(*deps_.source, *deps_.table)),
       plan_(PlanSettingsFor(*deps_.source, *deps_.table)) {
   committed_ = plan_.StartPoint();
@@ -488,9 +493,12 @@ void TablePoller::MaybeCommit(bool force) {
   state::Cursor cursor = committable_;
   cursor.phase = plan_.phase();
   if (Status s = deps_.store->Commit(identity_, cursor, *window_); !s.ok()) {
-    SNOWCAR_LOG(kWarn, "source.commit_failed",
-                {{"table", deps_.table->alias}, {"error", s.message()}});
+    OnCommitFailed(s);
     return;  // the entries stay pending; the next commit retries
+  }
+  if (!commit_error_.empty()) {
+    SNOWCAR_LOG(kInfo, "source.commit_resumed", {{"table", deps_.table->alias}});
+    commit_error_.clear();
   }
   committed_ = cursor;
   cursor_dirty_ = false;
@@ -499,11 +507,40 @@ void TablePoller::MaybeCommit(bool force) {
   status_.SetCursor(committed_);
 }
 
+// A failed commit (a full state.dir, a disk error) leaves the cursor and the dedup entries of
+// the acknowledged rows pending in memory. Producing goes on until the window holds batch.size rows
+// that are not durable, then the table waits: the kill -9 bound stays one page. Nothing else
+// would call MaybeCommit once the produce window is full and every report is in, so a timer
+// retries until a commit goes through, then produce and fetch resume.
+void TablePoller::OnCommitFailed(const Status& status) {
+  if (status.message() != commit_error_) {
+    SNOWCAR_LOG(kWarn, "source.commit_failed",
+                {{"table", deps_.table->alias},
+                 {"pending_rows", static_cast<int64_t>(window_->pending())},
+                 {"error", status.message()}});
+  }
+  commit_error_ = status.message();
+  status_.SetLastError(Label() + ": state commit failed, retrying every " +
+                       std::to_string(kCommitRetry.count()) + " ms: " + status.message());
+  if (commit_retry_armed_ || stopping_ || failed_) return;
+  commit_retry_armed_ = true;
+  commit_retry_.expires_after(kCommitRetry);
+  commit_retry_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    self->commit_retry_armed_ = false;
+    if (ec || self->stopping_ || self->failed_) return;
+    self->MaybeCommit(true);
+    if (!self->commit_error_.empty()) return;  // failed again: re-armed
+    self->ProduceQueued();
+    self->Pump();
+  });
+}
+
 void TablePoller::Fail(std::string message) {
   if (failed_) return;
   failed_ = true;
   failed_flag_.store(true);
   timer_.cancel();
+  commit_retry_.cancel();
   status_.SetLastError(message);
   status_.SetState(TableState::kFailed);
   SNOWCAR_LOG(kError, "source.table_failed", {{"table", deps_.table->alias}, {"error", message}});
@@ -531,6 +568,7 @@ std::future<void> TablePoller::Stop() {
     if (self->stopping_) return;
     self->stopping_ = true;
     self->timer_.cancel();
+    self->commit_retry_.cancel();
     if (self->in_flight_ == 0) self->FinishStop();
   });
   return done;

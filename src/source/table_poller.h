@@ -114,6 +114,7 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void RecoverFromProduceFailure();
   void BackOff(std::string why, bool retry_probe);
   void MaybeCommit(bool force);
+  void OnCommitFailed(const Status& status);
   void Fail(std::string message);
   void FinishStop();
   void ReportHealth();
@@ -122,6 +123,7 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   Deps deps_;
   Strand strand_;
   boost::asio::steady_timer timer_;
+  boost::asio::steady_timer commit_retry_;  // armed while a state commit keeps failing
   state::CursorIdentity identity_;
   PollPlan plan_;
   AckTracker tracker_;
@@ -144,6 +146,8 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   state::Cursor committed_;    // last cursor written (or loaded)
   state::Cursor committable_;  // newest acknowledged prefix position, maybe not yet written
   bool cursor_dirty_ = false;
+  bool commit_retry_armed_ = false;
+  std::string commit_error_;  // the failing commit's message; empty while commits succeed
   // Fetched pages whose rows are checked and planned but not all produced yet, oldest first.
   // At most two: the next page is fetched while the previous one is being produced (Pump).
   struct QueuedRow {

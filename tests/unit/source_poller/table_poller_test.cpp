@@ -31,6 +31,58 @@ using testsupport::WaitFor;
 
 constexpr int64_t kT0 = 1767225600;  // 2026-01-01 00:00:00
 
+// The real store, except that Commit fails with RESOURCE_EXHAUSTED (what a full state.dir
+// answers) while `refuse` is set; every refused call is counted.
+class RefusingStore : public state::StateStore {
+ public:
+  explicit RefusingStore(state::StateStore* real) : real_(real) {}
+  std::atomic<bool> refuse{false};
+  std::atomic<int> refused{0};
+
+  const std::string& dir() const override { return real_->dir(); }
+  Result<std::optional<state::Cursor>> LoadCursor(const state::CursorIdentity& id) override {
+    return real_->LoadCursor(id);
+  }
+  Result<std::vector<state::StoredCursor>> ListCursors() override { return real_->ListCursors(); }
+  Result<std::vector<state::StoredCursor>> CursorsForTable(std::string_view table) override {
+    return real_->CursorsForTable(table);
+  }
+  Status ResetTable(std::string_view table) override { return real_->ResetTable(table); }
+  Result<std::unique_ptr<state::DedupWindow>> LoadDedupWindow(
+      std::string_view table, const state::DedupPolicy& policy) override {
+    return real_->LoadDedupWindow(table, policy);
+  }
+  Result<std::vector<state::DedupKey>> DedupEntriesFor(std::string_view table,
+                                                       std::string_view sys_id) override {
+    return real_->DedupEntriesFor(table, sys_id);
+  }
+  Result<uint64_t> DedupCount(std::string_view table) override { return real_->DedupCount(table); }
+  Status Commit(const state::CursorIdentity& id, const state::Cursor& cursor,
+                state::DedupWindow& window) override {
+    if (refuse.load()) {
+      refused.fetch_add(1);
+      return Status::ResourceExhausted("state dir test: only 12 KiB free");
+    }
+    return real_->Commit(id, cursor, window);
+  }
+  Result<std::optional<std::string>> GetCorrelation(std::string_view table, std::string_view field,
+                                                    std::string_view value) override {
+    return real_->GetCorrelation(table, field, value);
+  }
+  Status PutCorrelation(std::string_view table, std::string_view field, std::string_view value,
+                        std::string_view sys_id) override {
+    return real_->PutCorrelation(table, field, value, sys_id);
+  }
+  Status EraseCorrelation(std::string_view table, std::string_view field,
+                          std::string_view value) override {
+    return real_->EraseCorrelation(table, field, value);
+  }
+  uint32_t schema_version() const override { return real_->schema_version(); }
+
+ private:
+  state::StateStore* real_;
+};
+
 class TablePollerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -79,7 +131,7 @@ class TablePollerTest : public ::testing::Test {
     deps.io = &io_;
     deps.client = &client_;
     deps.producer = producer_;
-    deps.store = store_.get();
+    deps.store = poller_store_ != nullptr ? poller_store_ : store_.get();
     deps.health = &health_;
     deps.source = &source_;
     deps.table = &table_;
@@ -128,6 +180,7 @@ class TablePollerTest : public ::testing::Test {
       boost::asio::make_work_guard(io_);
   std::vector<std::thread> threads_;
   std::unique_ptr<state::StateStore> store_;
+  state::StateStore* poller_store_ = nullptr;  // when set, what pollers commit to instead
   FakeTableClient client_;
   std::shared_ptr<FakeProducer> producer_ = std::make_shared<FakeProducer>();
   api::HealthRegistry health_;
@@ -229,6 +282,33 @@ TEST_F(TablePollerTest, DedupEntriesAreWrittenOnlyForAcknowledgedRows) {
   EXPECT_EQ(DedupCount(), 1u);
   producer_->AckAll();
   ASSERT_TRUE(WaitFor([&] { return CursorIs(kT0 + 11, Id(2)) && DedupCount() == 2; }, 5s));
+}
+
+// A full state.dir: commits fail, so the table stops producing once a window's worth of
+// rows waits to be made durable, says why on its status, and resumes by itself (the retry
+// timer) once commits go through again, without losing or repeating a row.
+TEST_F(TablePollerTest, FailingCommitsPauseTheTableUntilTheyGoThroughAgain) {
+  RefusingStore refusing(store_.get());
+  poller_store_ = &refusing;
+  std::vector<SimRow> rows;
+  for (int i = 1; i <= 12; ++i) rows.push_back({kT0 + 10 + i, Id(i)});
+  AddRows(rows);
+  refusing.refuse = true;
+  auto p = StartPoller();
+  // batch.size is 3: three rows wait for a commit, no fourth is produced.
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 3; }, 5s));
+  ASSERT_TRUE(WaitFor([&] { return refusing.refused.load() >= 3; }, 5s));  // the timer retries
+  EXPECT_EQ(producer_->records().size(), 3u);
+  EXPECT_FALSE(StoredCursor().has_value());
+  EXPECT_THAT(p->status().Read().last_error,
+              ::testing::AllOf(::testing::HasSubstr("state commit failed"),
+                               ::testing::HasSubstr("only 12 KiB free")));
+  refusing.refuse = false;
+  ASSERT_TRUE(WaitFor([&] { return CursorIs(kT0 + 22, Id(12)); }, 5s));
+  std::vector<std::string> expected;
+  for (int i = 1; i <= 12; ++i) expected.push_back(Id(i));
+  EXPECT_EQ(Keys(producer_->records()), expected);
+  EXPECT_EQ(DedupCount(), 3u);  // seconds 20..22: the overlap of 2 s behind the cursor
 }
 
 TEST_F(TablePollerTest, ProduceFailureNeverAdvancesTheCursorAndReReads) {
