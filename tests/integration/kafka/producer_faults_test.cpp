@@ -114,6 +114,10 @@ TEST_F(ProducerFaults, FlushTimesOutNamingWhatIsLeft) {
   EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded);
   EXPECT_NE(s.message().find("3 record(s)"), std::string::npos) << s.message();
   producer->Close(milliseconds(0));
+  // Each record gets its (cancelled) report; waiting for them also keeps `reports` alive
+  // until the pool has run every callback that points at it.
+  ASSERT_TRUE(WaitFor([&] { return reports.total() == 3; }, seconds(10)));
+  EXPECT_TRUE(reports.NotExactlyOnce().empty());
   ASSERT_TRUE(broker().SetBrokerUp(1).ok());
 }
 

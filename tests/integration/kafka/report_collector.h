@@ -24,10 +24,14 @@ class ReportCollector {
   DeliveryCallback For(size_t index, const Strand* strand = nullptr) {
     return [this, index, strand](DeliveryReport report) {
       const bool on_strand = strand == nullptr || strand->running_in_this_thread();
-      std::lock_guard lock(mu_);
-      ++calls_[index];
-      if (!on_strand) ++off_strand_;
-      reports_[index] = std::move(report);
+      {
+        std::lock_guard lock(mu_);
+        ++calls_[index];
+        if (!on_strand) ++off_strand_;
+        reports_[index] = std::move(report);
+      }
+      // Last touch of the collector: a test that waits for total() may destroy it the moment
+      // it sees the count, so the mutex must already be unlocked by then.
       ++total_;
     };
   }
