@@ -50,7 +50,7 @@ class SmallDisk {
     const std::string path = dir_ + "/filler";
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
     if (fd < 0) return 0;
-    std::string chunk(64 * 1024, 'x');
+    std::string chunk(size_t{64} * 1024, 'x');
     int64_t total = 0;
     for (;;) {
       const ssize_t n = ::write(fd, chunk.data(), chunk.size());

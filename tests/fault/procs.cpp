@@ -310,7 +310,8 @@ std::vector<int64_t> CommittedOffsets(const std::string& bootstrap, const std::s
 Status CommitOffsets(const std::string& bootstrap, const std::string& group,
                      const std::string& topic, const std::vector<int64_t>& offsets) {
   auto rk = GroupHandle(bootstrap, group);
-  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(offsets.size());
+  rd_kafka_topic_partition_list_t* list =
+      rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()));
   for (size_t i = 0; i < offsets.size(); ++i) {
     if (offsets[i] < 0) continue;
     rd_kafka_topic_partition_list_add(list, topic.c_str(), static_cast<int32_t>(i))->offset =

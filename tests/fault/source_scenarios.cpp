@@ -55,7 +55,8 @@ std::vector<Row> SourceKillNine(const RunOptions& options) {
   row.Note("bound = batch.size " + std::to_string(SourceRig::kBatch) + " x " +
            std::to_string(row.rounds) + " crashes; worst restart " + std::to_string(worst) +
            " (<= " + std::to_string(2 * SourceRig::kBatch) + ")");
-  if (worst > 2 * SourceRig::kBatch) row.Fail("one restart repeated more than two pages");
+  if (worst > 2 * static_cast<size_t>(SourceRig::kBatch))
+    row.Fail("one restart repeated more than two pages");
   return {row};
 }
 

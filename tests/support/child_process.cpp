@@ -31,7 +31,7 @@ std::vector<std::string> BuildEnv(const ChildOptions& options) {
   for (const auto& [k, v] : options.env) vars[k] = v;
   std::vector<std::string> out;
   out.reserve(vars.size());
-  for (const auto& [k, v] : vars) out.push_back(k + "=" + v);
+  for (const auto& [k, v] : vars) out.emplace_back(k).append("=").append(v);
   return out;
 }
 
@@ -83,10 +83,12 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const std::string& bin
   argv_store.push_back(binary);
   argv_store.insert(argv_store.end(), options.args.begin(), options.args.end());
   std::vector<char*> argv;
+  argv.reserve(argv_store.size() + 1);
   for (auto& a : argv_store) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::vector<std::string> env_store = BuildEnv(options);
   std::vector<char*> envp;
+  envp.reserve(env_store.size() + 1);
   for (auto& e : env_store) envp.push_back(e.data());
   envp.push_back(nullptr);
 

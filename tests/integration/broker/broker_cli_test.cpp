@@ -19,7 +19,6 @@ namespace snowcar {
 namespace {
 
 using namespace std::chrono_literals;
-using testsupport::ChildOptions;
 using testsupport::ChildProcess;
 using testsupport::RunToCompletion;
 using testsupport::TempDir;

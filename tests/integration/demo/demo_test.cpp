@@ -64,9 +64,9 @@ TEST(DemoTest, RunsBothDirectionsRestartsWithoutDuplicatesAndCleansUp) {
   ASSERT_TRUE(run->status.ok()) << run->status.ToString() << "\n" << out << "\n" << run->err;
 
   for (const auto& table : kTables) {
-    EXPECT_GT(FindInt(out, "^  " + table + ": ([0-9]+) rows in snow\\." + table), 0)
-        << table << "\n"
-        << out;
+    std::string pattern = "^  " + table;
+    pattern.append(": ([0-9]+) rows in snow\\.").append(table);
+    EXPECT_GT(FindInt(out, pattern), 0) << table << "\n" << out;
   }
   // Live progress from the socket, before and after the restart.
   EXPECT_TRUE(Find(out, "^  TABLE +STATE +PHASE +READ +EMITTED +DUP-SUPPR +LAG$")) << out;

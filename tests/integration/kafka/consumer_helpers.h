@@ -16,13 +16,13 @@ namespace snowcar::kafka::testing {
 // of departed members short (docs/embedded-broker.md); `extra` adds or overrides.
 inline ConsumerOptions TestConsumerOptions(const std::string& bootstrap, const std::string& group,
                                            std::vector<std::string> topics,
-                                           std::map<std::string, std::string> extra = {}) {
+                                           const std::map<std::string, std::string>& extra = {}) {
   ConsumerOptions options;
   options.properties = {{"bootstrap.servers", bootstrap},
                         {"group.id", group},
                         {"session.timeout.ms", "6000"},
                         {"heartbeat.interval.ms", "500"}};
-  for (auto& [k, v] : extra) options.properties[k] = v;
+  for (const auto& [k, v] : extra) options.properties[k] = v;
   options.topics = std::move(topics);
   return options;
 }

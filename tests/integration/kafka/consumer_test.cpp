@@ -232,7 +232,8 @@ TEST_P(ConsumerRebalance, SecondMemberTriggersRevokeAndStoredOffsetsAreCommitted
 
   std::vector<InRecord> a_got;
   ASSERT_TRUE(PollUntil(
-      *a, a_got, [&] { return a_got.size() >= kPartitions * kPerPartition; }, seconds(30)));
+      *a, a_got, [&] { return a_got.size() >= static_cast<size_t>(kPartitions) * kPerPartition; },
+      seconds(30)));
   EXPECT_EQ(a_events.assigned.size(), static_cast<size_t>(kPartitions));
   // Before the rebalance, store 3 for every partition (the revoke listener will raise it).
   for (int p = 0; p < kPartitions; ++p) ASSERT_TRUE(a->StoreOffset({topic, p}, 3).ok());

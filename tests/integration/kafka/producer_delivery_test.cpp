@@ -262,8 +262,9 @@ TEST_F(ProducerDelivery, ConcurrentProducersEachKeepTheirOrder) {
   const std::string topic = NewTopic(3);
   auto producer = MakeProducer({{"queue.buffering.max.messages", "500"}});
   ASSERT_NE(producer, nullptr);
-  ReportCollector reports(kThreads * kPerThread);
+  ReportCollector reports(static_cast<size_t>(kThreads) * kPerThread);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       auto strand = boost::asio::make_strand(pool_.executor());
@@ -278,7 +279,8 @@ TEST_F(ProducerDelivery, ConcurrentProducersEachKeepTheirOrder) {
   }
   for (auto& th : threads) th.join();
   ASSERT_TRUE(producer->Flush(seconds(60)).ok());
-  ASSERT_TRUE(WaitFor([&] { return reports.total() == kThreads * kPerThread; }, seconds(10)));
+  ASSERT_TRUE(WaitFor([&] { return reports.total() == static_cast<size_t>(kThreads) * kPerThread; },
+                      seconds(10)));
   EXPECT_EQ(reports.FirstError(), "");
   EXPECT_TRUE(reports.NotExactlyOnce().empty());
   for (int t = 0; t < kThreads; ++t) {

@@ -111,12 +111,13 @@ TEST_F(SinkScaleOutTest, TwoReplicasShareTheGroupAndOneTakesOverWhenTheOtherStop
   ASSERT_TRUE(WaitFor(
       [&] {
         auto c = Committed(group, topic, kPartitions);
-        return std::all_of(c.begin(), c.end(), [](int64_t o) { return o == 2 * kPerPartition; });
+        return std::all_of(c.begin(), c.end(),
+                           [](int64_t o) { return o == int64_t{2} * kPerPartition; });
       },
       60s, 100ms))
       << boost::json::serialize(Partitions(b)) << "\n"
       << Tail(b);
-  EXPECT_EQ(Creates(b), by_b + kPartitions * kPerPartition);
+  EXPECT_EQ(Creates(b), by_b + int64_t{kPartitions} * kPerPartition);
 
   // Every command became exactly one row.
   const auto seen = RowsPerCorrelation();

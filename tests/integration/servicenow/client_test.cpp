@@ -432,7 +432,7 @@ TEST(ClientTest, CompletionRunsOnTheCallersExecutor) {
   auto strand = boost::asio::make_strand(io.io());
   std::promise<bool> on_strand;
   client->Send(Get("/api/now/table/incident"), strand,
-               [&](CallResult) { on_strand.set_value(strand.running_in_this_thread()); });
+               [&](const CallResult&) { on_strand.set_value(strand.running_in_this_thread()); });
   auto f = on_strand.get_future();
   ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
   EXPECT_TRUE(f.get());
@@ -440,7 +440,7 @@ TEST(ClientTest, CompletionRunsOnTheCallersExecutor) {
 
 TEST(ClientTest, ServerClockDriftFromTheDateHeader) {
   IoThreads io;
-  const int64_t ahead_ms = 3600 * 1000;
+  const int64_t ahead_ms = int64_t{3600} * 1000;
   ScriptServer server([ahead_ms](const SeenRequest&, int) {
     Reply r = Json(200, kList);
     const int64_t server_now_s = (SystemClock::Instance().NowMillis() + ahead_ms) / 1000;

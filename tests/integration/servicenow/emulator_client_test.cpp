@@ -191,7 +191,7 @@ TEST_F(EmulatorClientTest, ExpiredTokenIsRefreshedAndTheCallResent) {
   ASSERT_TRUE(SendAndWait(*client, io_.io(), Get("/api/now/table/incident?sysparm_limit=1")).ok());
   ASSERT_EQ(TokenRequests().size(), 1u);
   // The instance's clock moves past the token's life; ours does not know.
-  server_.clock().Advance(1801 * 1000);
+  server_.clock().Advance(int64_t{1801} * 1000);
   CallResult r = SendAndWait(*client, io_.io(), Get("/api/now/table/incident?sysparm_limit=1"));
   ASSERT_TRUE(r.ok()) << r.ToStatus().ToString();
   EXPECT_EQ(r.attempts, 2) << "one 401, then the resend with a fresh token";
@@ -216,10 +216,10 @@ TEST_F(EmulatorClientTest, TokenIsRenewedThirtySecondsBeforeItExpires) {
   FakeClock clock;
   auto client = MakeClient(io_.io(), OAuth(GrantType::kPassword), {.clock = &clock});
   ASSERT_TRUE(SendAndWait(*client, io_.io(), Get("/api/now/table/incident?sysparm_limit=1")).ok());
-  clock.Advance(1700 * 1000);  // 99 s before expires_in (1799 s): still good
+  clock.Advance(int64_t{1700} * 1000);  // 99 s before expires_in (1799 s): still good
   ASSERT_TRUE(SendAndWait(*client, io_.io(), Get("/api/now/table/incident?sysparm_limit=1")).ok());
   EXPECT_EQ(TokenRequests().size(), 1u);
-  clock.Advance(75 * 1000);  // 24 s before expiry: inside the 30 s margin
+  clock.Advance(int64_t{75} * 1000);  // 24 s before expiry: inside the 30 s margin
   CallResult r = SendAndWait(*client, io_.io(), Get("/api/now/table/incident?sysparm_limit=1"));
   ASSERT_TRUE(r.ok()) << r.ToStatus().ToString();
   EXPECT_EQ(r.attempts, 1) << "renewed before sending, no 401";

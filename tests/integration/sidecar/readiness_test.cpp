@@ -26,16 +26,18 @@ std::string ExampleConfig() {
 }
 
 // A loopback port that was free a moment ago: connecting there is refused.
+// 0 if no port could be had.
 uint16_t UnusedPort() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 0;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
   socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+                     getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
   close(fd);
-  return ntohs(addr.sin_port);
+  return bound ? ntohs(addr.sin_port) : 0;
 }
 
 bool ComponentOk(const std::string& socket, const std::string& name) {
@@ -48,7 +50,9 @@ TEST(ReadinessTest, NotReadyWhileKafkaDoesNotAnswer) {
   ASSERT_TRUE(emu.Start().ok());
   testsupport::TempDir dir("snowcar-ready");
   const std::string socket = dir.File("s.sock");
-  const std::string bootstrap = "127.0.0.1:" + std::to_string(UnusedPort());
+  const uint16_t port = UnusedPort();
+  ASSERT_NE(port, 0);
+  const std::string bootstrap = "127.0.0.1:" + std::to_string(port);
   auto child = sidecartest::SpawnRun(
       ExampleConfig(),
       {"source.enabled=false", "snow.url=" + emu.base_url(), "kafka.bootstrap.servers=" + bootstrap,

@@ -151,7 +151,7 @@ TEST_F(SidecarProcessTest, AnswersOnTheSocketAndStopsCleanlyOnSigterm) {
     if (round == 0) {
       for (int i = 0; i < 4096; ++i) junk += static_cast<char>(rng());
     } else if (round == 1) {
-      junk = "GET /" + std::string(100 * 1024, 'a') + " HTTP/1.1\r\n\r\n";
+      junk = "GET /" + std::string(size_t{100} * 1024, 'a') + " HTTP/1.1\r\n\r\n";
     } else {
       junk = "POST /v1/state/cursors HTTP/1.1\r\nContent-Length: 50\r\n\r\nabc";
     }

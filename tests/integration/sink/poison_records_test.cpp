@@ -81,6 +81,7 @@ TEST_F(SinkIntegrationTest, PoisonRecordsGoToTheDlqAndTheLaneGoesOn) {
 
   const std::vector<Step> steps = MixedStream();
   std::vector<testsupport::OutMessage> messages;
+  messages.reserve(steps.size());
   for (const auto& s : steps) messages.push_back(s.message);
   // The test's producer must be able to send the huge record at all.
   auto producer =

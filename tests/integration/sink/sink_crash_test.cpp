@@ -116,6 +116,7 @@ TEST_F(KillNineTest, KillNineAtRandomPointsConvergesWithoutDuplicates) {
     for (int r = 0; r < kRows; ++r) Seed(RowId(chains[c], r), {{"short_description", "start"}});
   }
   std::vector<std::thread> threads;
+  threads.reserve(kChains);
   for (int c = 0; c < kChains; ++c) {
     threads.emplace_back([this, &chains, c, seed] { RunChain(chains[c], seed + c); });
   }

@@ -87,7 +87,8 @@ TEST_F(SinkIntegrationTest, PerPartitionOrderHoldsWhileLanesOverlap) {
   ASSERT_TRUE(WaitFor(
       [&] {
         auto c = Committed(group, topic, kPartitions);
-        return std::all_of(c.begin(), c.end(), [&](int64_t o) { return o == 2 * kPerPartition; });
+        return std::all_of(c.begin(), c.end(),
+                           [&](int64_t o) { return o == int64_t{2} * kPerPartition; });
       },
       10s, 100ms));
   StopSink(sink);

@@ -29,8 +29,8 @@ std::string Base64(const std::string& in) {
 std::string Dump(const std::vector<testsupport::Message>& messages) {
   std::string out;
   for (const auto& m : messages) {
-    out += m.key.value_or("") + "\n" + m.value.value_or("") + "\n";
-    for (const auto& [k, v] : m.headers) out += k + "=" + v + "\n";
+    out.append(m.key.value_or("")).append("\n").append(m.value.value_or("")).append("\n");
+    for (const auto& [k, v] : m.headers) out.append(k).append("=").append(v).append("\n");
   }
   return out;
 }

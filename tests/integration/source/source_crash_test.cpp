@@ -20,6 +20,7 @@ TEST_F(SourceCrash, KillNineDuringAWriterWorkloadLosesNothing) {
   props_["snow.source.poll.interval.ms"] = "100";
   ASSERT_TRUE(broker().CreateTopic(topic_, 4).ok());
   std::vector<int64_t> seconds;
+  seconds.reserve(300);
   const int64_t now = SystemClock::Instance().NowSeconds();
   for (int i = 0; i < 300; ++i) seconds.push_back(now - 1200 + i);
   LoadRows(seconds);

@@ -36,6 +36,7 @@ std::string Base64(std::string_view in) {
 
 TEST_F(SourceFaults, RetryableAnswersDelayButNeverLoseOrRepeatRows) {
   std::vector<int64_t> seconds;
+  seconds.reserve(200);
   for (int i = 0; i < 200; ++i) seconds.push_back(NowS() - 900 + i / 2);
   LoadRows(seconds);
   auto& f = emu_->faults();
@@ -114,6 +115,7 @@ TEST_F(SourceFaults, BrokerAwayForSecondsLosesNothing) {
   props_["kafka.reconnect.backoff.max.ms"] = "300";
   props_["snow.source.batch.size"] = "10";
   std::vector<int64_t> seconds;
+  seconds.reserve(40);
   for (int i = 0; i < 40; ++i) seconds.push_back(NowS() - 800 + i);
   LoadRows(seconds);
   Start();
@@ -124,6 +126,7 @@ TEST_F(SourceFaults, BrokerAwayForSecondsLosesNothing) {
     ~Up() { (void)t->broker().SetBrokerUp(1); }
   } up{this};
   std::vector<int64_t> more;
+  more.reserve(40);
   for (int i = 0; i < 40; ++i) more.push_back(NowS() - 30 + i / 8);
   LoadRows(more, 1000);
   // Deliveries time out while the broker is away: the table backs off and says why.

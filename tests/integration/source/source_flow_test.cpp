@@ -20,7 +20,8 @@ TEST_F(SourceFlow, DeliversEveryRowInOrderWithKeyHeadersAndTimestamp) {
   ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());  // one partition: the order is visible
   const int64_t base = NowS() - 600;
   std::vector<int64_t> seconds;
-  for (int i = 0; i < 30; ++i) seconds.push_back(base + i * 7);
+  seconds.reserve(30 + 75);
+  for (int i = 0; i < 30; ++i) seconds.push_back(base + int64_t{i} * 7);
   for (int i = 0; i < 75; ++i) seconds.push_back(base + 100);  // > 3 pages in one second
   auto ids = LoadRows(seconds);
   Start();
@@ -65,7 +66,7 @@ TEST_F(SourceFlow, DeliversEveryRowInOrderWithKeyHeadersAndTimestamp) {
 
 TEST_F(SourceFlow, SafetyLagHoldsBackTheCurrentSecondOfTheInstanceClock) {
   // The instance's clock is a year ahead of ours: HI must follow it, not the local clock.
-  const int64_t t = NowS() + 365 * 24 * 3600;
+  const int64_t t = NowS() + int64_t{365} * 24 * 3600;
   emu_->clock().FreezeAt(t * 1000);
   ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());  // one partition: the order is visible
   LoadRows({t - 5, t - 1, t});
@@ -105,6 +106,7 @@ TEST_F(SourceFlow, RowUpdatedTwiceBetweenPollsArrivesInItsLatestState) {
 TEST_F(SourceFlow, RestartsAfterSigtermMidBackfillLoseAndRepeatNothing) {
   const int64_t base = NowS() - 4000;
   std::vector<int64_t> seconds;
+  seconds.reserve(1500);
   for (int i = 0; i < 1500; ++i) seconds.push_back(base + i / 3);
   LoadRows(seconds);
   props_["snow.source.batch.size"] = "25";
@@ -132,6 +134,7 @@ TEST_F(SourceFlow, RowsHiddenByAclsNeitherStallNorLeakTheOthers) {
   // empty while readable rows follow.
   const int64_t base = NowS() - 700;
   std::vector<int64_t> seconds;
+  seconds.reserve(240 + 60);
   for (int i = 0; i < 240; ++i) seconds.push_back(base + i / 6);
   for (int i = 0; i < 60; ++i) seconds.push_back(base + 100);  // one crowded second
   auto ids = LoadRows(seconds);

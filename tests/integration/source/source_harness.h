@@ -93,7 +93,7 @@ class SourceTest : public testsupport::SharedBrokerTest<SourceTest> {
   }
 
   std::string WriteProps() {
-    const std::string path = dir_.File("snowcar-" + std::to_string(++generation_) + ".properties");
+    std::string path = dir_.File("snowcar-" + std::to_string(++generation_) + ".properties");
     std::ofstream out(path);
     for (const auto& [k, v] : props_) out << k << "=" << v << "\n";
     return path;

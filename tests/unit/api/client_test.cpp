@@ -89,6 +89,7 @@ TEST(Client, ManyConcurrentClientsAllGetAnswers) {
   ASSERT_TRUE(server.Start().ok());
   std::atomic<int> ok{0};
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 50; ++i) {

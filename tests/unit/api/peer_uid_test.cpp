@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "snowcar/api/client.h"
 #include "snowcar/api/unix_socket_server.h"
@@ -53,8 +54,8 @@ class CapturedLog {
 class PeerUidTest : public ::testing::Test {
  protected:
   Result<HttpResult> PingWith(std::vector<uint32_t> allowed) {
-    UnixSocketServer server(io_.io(), ServerOptions{.path = path_, .allowed_uids = allowed},
-                            PingRouter());
+    UnixSocketServer server(
+        io_.io(), ServerOptions{.path = path_, .allowed_uids = std::move(allowed)}, PingRouter());
     Status s = server.Start();
     EXPECT_TRUE(s.ok()) << s.ToString();
     return Client().Get(path_, "/v1/ping");

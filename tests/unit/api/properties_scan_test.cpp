@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "snowcar/api/state_cli.h"
 
@@ -19,7 +20,7 @@ class PropertiesScanTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string Write(const std::string& text) {
-    const std::string path = dir_ + "/c.properties";
+    std::string path = dir_ + "/c.properties";
     std::ofstream(path) << text;
     return path;
   }
@@ -27,7 +28,7 @@ class PropertiesScanTest : public ::testing::Test {
 };
 
 std::function<std::optional<std::string>(const char*)> Env(std::optional<std::string> socket) {
-  return [socket](const char* name) -> std::optional<std::string> {
+  return [socket = std::move(socket)](const char* name) -> std::optional<std::string> {
     if (std::string_view(name) == "SNOWCAR_SOCKET_PATH") return socket;
     return std::nullopt;
   };

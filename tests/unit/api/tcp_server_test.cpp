@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <optional>
+#include <utility>
 
 #include "socket_test_util.h"
 
@@ -52,7 +53,7 @@ TEST(ListenAddressTest, OnlyLoopbackAddressesCountAsLoopback) {
 }
 
 Handler Answer(std::string text) {
-  return [text](const Request&) { return Response::Text(200, text); };
+  return [text = std::move(text)](const Request&) { return Response::Text(200, text); };
 }
 
 std::shared_ptr<Router> FullRouter() {

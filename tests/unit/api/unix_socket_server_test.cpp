@@ -213,7 +213,7 @@ TEST_F(ServerTest, MalformedRequestLineGets400Json) {
 TEST_F(ServerTest, HugeRequestLineIsRefused) {
   auto server = StartServer();
   RawConnection c(path_);
-  const std::string line = "GET /" + std::string(100 * 1024, 'a') + " HTTP/1.1\r\n\r\n";
+  const std::string line = "GET /" + std::string(size_t{100} * 1024, 'a') + " HTTP/1.1\r\n\r\n";
   c.Send(line);
   auto r = c.ReadToClose();
   ASSERT_TRUE(r.has_value());
@@ -226,7 +226,7 @@ TEST_F(ServerTest, HugeRequestLineIsRefused) {
 TEST_F(ServerTest, BodyOverTheLimitGets413) {
   auto server = StartServer();
   RawConnection c(path_);
-  const std::string body(70 * 1024, 'x');
+  const std::string body(size_t{70} * 1024, 'x');
   c.Send("POST /v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
          "\r\n\r\n" + body);
   auto r = c.ReadToClose();

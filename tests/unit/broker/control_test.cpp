@@ -50,7 +50,7 @@ TEST_F(Control, BadLinesSayWhatIsWrong) {
   EXPECT_NE(Run("explode 1").find("unknown command 'explode'"), std::string::npos);
   EXPECT_NE(Run("down").find("usage: down"), std::string::npos);
   EXPECT_NE(Run("down x").find("'x' is not a whole number"), std::string::npos);
-  EXPECT_NE(Run("down 5").find("5"), std::string::npos);  // no such broker
+  EXPECT_NE(Run("down 5").find('5'), std::string::npos);  // no such broker
   EXPECT_NE(Run("rtt 1 -3").find("negative"), std::string::npos);
   EXPECT_NE(Run("errors Nope X").find("unknown request kind 'Nope'"), std::string::npos);
   EXPECT_NE(Run("errors Produce NOT_ENOUGH_REPLICAS 0").find("count must be"), std::string::npos);

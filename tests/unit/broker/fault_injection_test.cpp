@@ -16,7 +16,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using testsupport::DeliveryReport;
-using testsupport::Message;
 using testsupport::TestProducer;
 using testsupport::UniqueName;
 

@@ -110,6 +110,7 @@ TEST(LogTest, SecretsNeverReachTheLine) {
 TEST(LogTest, ConcurrentWritersNeverInterleaveLines) {
   LogCapture cap;
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([t] {
       for (int i = 0; i < 200; ++i) Write(Level::kInfo, "tick", {{"thread", t}, {"i", i}});

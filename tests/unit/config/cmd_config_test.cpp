@@ -27,6 +27,7 @@ struct Outcome {
 Outcome RunConfig(std::vector<std::string> args) {
   args.insert(args.begin(), "config");
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   ::testing::internal::CaptureStdout();

@@ -17,9 +17,9 @@ using ::testing::Not;
 using ::testing::Pair;
 
 // A shell-only base: no ServiceNow needed, so single keys can be tested on their own.
-std::map<std::string, std::string> Shell(std::map<std::string, std::string> extra = {}) {
+std::map<std::string, std::string> Shell(const std::map<std::string, std::string>& extra = {}) {
   std::map<std::string, std::string> m{{"source.enabled", "false"}, {"sink.enabled", "false"}};
-  for (auto& [k, v] : extra) m[k] = v;
+  for (const auto& [k, v] : extra) m[k] = v;
   return m;
 }
 

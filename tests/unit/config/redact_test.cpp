@@ -59,7 +59,7 @@ TEST_F(RedactTest, RegisteredSecretMaskedRawAndInsideBase64UserColonSecret) {
   // Basic auth sends base64("user:secret"); the user name shifts the secret's alignment, so
   // try user names of every length modulo 3.
   for (const std::string user : {"a", "ab", "abc", "svc.integration"}) {
-    const std::string encoded = Base64(user + ":" + secret);
+    const std::string encoded = Base64(std::string(user).append(":").append(secret));
     const std::string masked = Mask("sent " + encoded);
     EXPECT_THAT(masked, HasSubstr("[redacted]")) << user;
     EXPECT_THAT(masked, Not(HasSubstr(encoded))) << user;

@@ -25,7 +25,7 @@ class TempDir {
 
   // Writes `content` to `name` inside the directory and returns its full path.
   std::string Write(const std::string& name, const std::string& content) const {
-    const std::string file = (path_ / name).string();
+    std::string file = (path_ / name).string();
     std::ofstream(file, std::ios::binary) << content;
     return file;
   }

@@ -112,7 +112,7 @@ TEST_F(SeedTest, LoadsRowsKeepingGivenSystemFields) {
 }
 
 TEST_F(SeedTest, ErrorsNameFileAndPosition) {
-  auto check = [&](const std::string& text, std::vector<std::string> parts) {
+  auto check = [&](const std::string& text, const std::vector<std::string>& parts) {
     const std::string path = Write(text);
     Status s = LoadSeedFile(store_, path);
     ASSERT_FALSE(s.ok()) << text;

@@ -148,7 +148,7 @@ class QuerySemantics : public ::testing::Test {
     GenOptions o;
     o.seed = 11;
     o.rows = 1500;
-    o.span_seconds = 3 * 86400;
+    o.span_seconds = int64_t{3} * 86400;
     ASSERT_TRUE(Populate(store_, "incident", o).ok());
     // Odd values for the numeric rule: text, negatives, decimals, leading zeros, empty.
     for (const char* stc : {"abc", "-5", "1.5", "007", "", "10", "9"}) {
@@ -192,6 +192,7 @@ class QuerySemantics : public ::testing::Test {
       return false;
     });
     std::vector<std::string> ids;
+    ids.reserve(m.size());
     for (const RefRow* r : m) ids.push_back(r->at("sys_id"));
     return ids;
   }
@@ -254,7 +255,7 @@ TEST_F(QuerySemantics, RandomQueriesMatchTheReference) {
           } else if (cond.op == "BETWEEN") {
             std::string a = sample(cond.field), z = sample(cond.field);
             if (a > z && pick(3) != 0) std::swap(a, z);
-            cond.value = a + "@" + z;
+            cond.value.assign(a).append("@").append(z);
           } else if (cond.op != "ISEMPTY" && cond.op != "ISNOTEMPTY") {
             cond.value = sample(cond.field);
           }

@@ -74,7 +74,7 @@ TEST_F(Auth, RefreshGrantAndExpiryByTheClock) {
   const std::string refresh(doc.at("refresh_token").as_string());
   EXPECT_EQ(WithBearer(access).status, 200);
 
-  server_->clock().Advance(61 * 1000);
+  server_->clock().Advance(int64_t{61} * 1000);
   auto expired = WithBearer(access);
   EXPECT_EQ(expired.status, 401);
   EXPECT_EQ(Json(expired.body).at("status").as_string(), "failure");
@@ -86,7 +86,7 @@ TEST_F(Auth, RefreshGrantAndExpiryByTheClock) {
   EXPECT_NE(fresh, access);
   EXPECT_EQ(WithBearer(fresh).status, 200);
 
-  server_->clock().Advance(3601 * 1000);  // the refresh token is now expired too
+  server_->clock().Advance(int64_t{3601} * 1000);  // the refresh token is now expired too
   auto dead =
       Token(std::string("grant_type=refresh_token&") + kClient + "&refresh_token=" + refresh);
   EXPECT_EQ(dead.status, 401);

@@ -181,6 +181,7 @@ TEST_F(TableApi, ConcurrentClientsAreAllServedWhileRowsChange) {
   ASSERT_TRUE(server_->writer().Start(w).ok());
   std::atomic<int> ok{0};
   std::vector<std::thread> clients;
+  clients.reserve(8);
   for (int t = 0; t < 8; ++t) {
     clients.emplace_back([&, t] {
       for (int i = 0; i < 25; ++i) {

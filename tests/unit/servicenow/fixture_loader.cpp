@@ -63,6 +63,7 @@ std::vector<Fixture> LoadAllFixtures() {
   }
   std::sort(names.begin(), names.end());
   std::vector<Fixture> out;
+  out.reserve(names.size());
   for (const auto& n : names) out.push_back(LoadFixture(n));
   return out;
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <future>
+#include <utility>
 
 #include "sink_lanes_util.h"
 #include "support/fake_table_client.h"
@@ -23,7 +24,8 @@ class FieldCatalogTest : public ::testing::Test {
   CatalogAnswer Ask(const std::string& table) {
     std::promise<CatalogAnswer> p;
     io_.restart();
-    catalog_.Columns(table, io_.get_executor(), [&p](CatalogAnswer a) { p.set_value(a); });
+    catalog_.Columns(table, io_.get_executor(),
+                     [&p](CatalogAnswer a) { p.set_value(std::move(a)); });
     auto f = p.get_future();
     while (f.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready) {
       if (io_.run_one_for(std::chrono::seconds(5)) == 0) break;

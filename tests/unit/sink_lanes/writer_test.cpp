@@ -15,7 +15,6 @@
 namespace snowcar::sink {
 namespace {
 
-using servicenow::CallResult;
 using servicenow::HttpRequest;
 using servicenow::Method;
 using servicenow::OutcomeClass;

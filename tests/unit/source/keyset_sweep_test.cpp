@@ -22,6 +22,7 @@ struct Seen {
   int64_t ts;
   std::string sys_id;
   bool operator==(const Seen&) const = default;
+  // NOLINTNEXTLINE(modernize-use-nullptr): false positive on a defaulted operator<=>.
   auto operator<=>(const Seen&) const = default;
 };
 
@@ -39,7 +40,7 @@ class KeysetSweepTest : public ::testing::Test {
         char id[33];
         std::snprintf(id, sizeof(id), "%08x%024d", (n * 2654435761u) & 0xffffffffu, n);
         rows.push_back({{"sys_id", id},
-                        {"sys_updated_on", FormatSnowTimestamp(kBase + s * 10)},
+                        {"sys_updated_on", FormatSnowTimestamp(kBase + int64_t{s} * 10)},
                         {"active", n % 3 == 0 ? "false" : "true"},
                         {"priority", n % 4 == 0 ? "1" : "3"}});
       }

@@ -96,6 +96,7 @@ TEST(SnapshotStoreTest, CaptureThenApplyMovesCursorAndDedupToAnotherStore) {
   auto b = Open(b_dir);
   const auto id = Identity("inc");
   std::vector<state::DedupKey> keys;
+  keys.reserve(6);
   for (int i = 0; i < 5; ++i) keys.push_back({1000, Hex(i), 1});
   keys.push_back({1001, Hex(9), 4});
   CommitState(*a, id, {1001, Hex(9), state::Phase::kStream}, keys);

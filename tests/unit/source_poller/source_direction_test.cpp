@@ -58,7 +58,7 @@ class SourceDirectionTest : public ::testing::Test {
     direction_.reset();
   }
 
-  Status Make(std::map<std::string, std::string> extra = {}) {
+  Status Make(const std::map<std::string, std::string>& extra = {}) {
     std::map<std::string, std::string> values = {
         {"source.enabled", "true"},
         {"snow.url", "https://acme.service-now.com"},
@@ -73,7 +73,7 @@ class SourceDirectionTest : public ::testing::Test {
         {"snow.source.poll.interval.ms", "50"},
         {"snow.source.batch.size", "2"},
     };
-    for (auto& [k, v] : extra) {
+    for (const auto& [k, v] : extra) {
       if (v == "<unset>") {
         values.erase(k);
       } else {

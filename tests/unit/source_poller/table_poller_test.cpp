@@ -170,6 +170,7 @@ class TablePollerTest : public ::testing::Test {
   }
   static std::vector<std::string> Keys(const std::vector<kafka::OutRecord>& records) {
     std::vector<std::string> out;
+    out.reserve(records.size());
     for (const auto& r : records) out.push_back(r.key.value_or(""));
     return out;
   }
@@ -395,6 +396,7 @@ TEST_F(TablePollerTest, BadRowIsSkippedAndCountedUnderSkip) {
 TEST_F(TablePollerTest, HiddenRowsNeverStallThePoller) {
   table_.batch_size = 4;
   std::vector<SimRow> rows;
+  rows.reserve(60);
   for (int i = 0; i < 60; ++i) rows.push_back({kT0 + 10 + i / 7, Id(100 + i)});
   AddRows(rows);
   {

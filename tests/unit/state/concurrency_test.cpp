@@ -26,6 +26,7 @@ TEST(ConcurrencyTest, CommitsAndCorrelationFromManyThreads) {
   const DedupPolicy policy{3, 100};
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
+  threads.reserve(kTables);
   for (int t = 0; t < kTables; ++t) {
     threads.emplace_back([&, t] {
       const std::string table = "table_" + std::to_string(t);

@@ -41,7 +41,7 @@ inline CursorIdentity Identity(const std::string& table, const std::string& fing
 // A ServiceNow-shaped sys_id (32 lowercase hex) derived from a number.
 inline std::string HexId(uint64_t n) {
   char buf[33];
-  std::snprintf(buf, sizeof(buf), "%016llx%016llx", static_cast<unsigned long long>(n * 7919),
+  std::snprintf(buf, sizeof(buf), "%016llx%016llx", static_cast<unsigned long long>(n) * 7919,
                 static_cast<unsigned long long>(n));
   return buf;
 }
