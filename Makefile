@@ -71,14 +71,15 @@ test-asan: deps
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -L '$(ASAN_LABELS)' $(CTEST_ARGS)
 
-# ThreadSanitizer, unit label only: the integration tests run librdkafka's threads (in the
-# sidecar, the broker and some test processes), which crash inside TSan's runtime.
+# ThreadSanitizer, unit tests only, without the ones labelled unit-librdkafka: librdkafka's
+# threads (in the sidecar, the embedded broker and those test processes) crash inside TSan's
+# runtime (docs/reliability.md, Sanitizers).
 test-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug \
 	  -DSNOWCAR_SANITIZE=thread -DSNOWCAR_BUILD_BENCH=OFF
 	cmake --build $(TSAN_BUILD) -j $(JOBS)
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 \
-	  ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)
+	  ctest --output-on-failure -j $(JOBS) -L unit -LE librdkafka $(CTEST_ARGS)
 
 bench: build
 	bash scripts/run-benchmarks $(BUILD)

@@ -541,10 +541,12 @@ void TablePoller::Fail(std::string message) {
   failed_flag_.store(true);
   timer_.cancel();
   commit_retry_.cancel();
+  // Error and health first: whoever sees the state turn to failed also sees why (a test
+  // under ThreadSanitizer caught the health report lagging the state).
   status_.SetLastError(message);
+  if (deps_.health != nullptr) deps_.health->Report("source." + deps_.table->alias, false, message);
   status_.SetState(TableState::kFailed);
   SNOWCAR_LOG(kError, "source.table_failed", {{"table", deps_.table->alias}, {"error", message}});
-  if (deps_.health != nullptr) deps_.health->Report("source." + deps_.table->alias, false, message);
   MaybeCommit(true);
   MarkStarted();
 }
