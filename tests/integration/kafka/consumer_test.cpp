@@ -269,6 +269,19 @@ TEST_P(ConsumerRebalance, SecondMemberTriggersRevokeAndStoredOffsetsAreCommitted
   for (const auto& tp : moved) EXPECT_TRUE(revoked.contains(tp)) << tp.ToString();
   auto committed = b->Committed(moved, seconds(5));
   ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  // True once the second member has read every moved partition to its last record: where it
+  // starts depends on what was committed, so a count of records would not say it is done.
+  auto b_read_to_end = [&] {
+    std::map<TopicPartition, int64_t> last;
+    for (const InRecord& r : b_got) {
+      auto& l = last[{r.topic, r.partition}];
+      l = std::max(l, r.offset);
+    }
+    for (const auto& tp : moved) {
+      if (!last.contains(tp) || last.at(tp) < kPerPartition - 1) return false;
+    }
+    return true;
+  };
 
   if (GetParam() == "cooperative-sticky") {
     // Incremental: the first member kept the partitions it was not asked to give up...
@@ -293,12 +306,7 @@ TEST_P(ConsumerRebalance, SecondMemberTriggersRevokeAndStoredOffsetsAreCommitted
       // the current generation then). What must still hold is the safe side: nothing past the
       // stored offset was committed, so the new owner re-reads the work instead of skipping it.
       for (const auto& tp : moved) EXPECT_LE(committed->at(tp), kStored) << tp.ToString();
-      ASSERT_TRUE(PollUntil(
-          *b, b_got,
-          [&] {
-            return b_got.size() >= moved.size() * static_cast<size_t>(kPerPartition - kStored);
-          },
-          seconds(20)));
+      ASSERT_TRUE(PollUntil(*b, b_got, b_read_to_end, seconds(20)));
       std::map<TopicPartition, int64_t> first;
       for (const InRecord& r : b_got) {
         auto [it, fresh] = first.try_emplace({r.topic, r.partition}, r.offset);
@@ -310,16 +318,39 @@ TEST_P(ConsumerRebalance, SecondMemberTriggersRevokeAndStoredOffsetsAreCommitted
       }
     }
   } else {
-    // Eager: the whole assignment was revoked and handed out again.
-    EXPECT_EQ(a_events.revoked.size(), static_cast<size_t>(kPartitions));
-    EXPECT_EQ(a->Assignment().size() + moved.size(), static_cast<size_t>(kPartitions));
-    // The consumer did try to commit on revoke, but the 2.0.2 mock refuses every OffsetCommit
-    // while the group is rebalancing (REBALANCE_IN_PROGRESS; Apache Kafka accepts commits of
-    // the current generation then). Pinned so a librdkafka upgrade that fixes the mock shows
-    // up here: then assert committed == kStored as in the cooperative case.
-    EXPECT_GT(a->stats().commit_failures, 0);
+    // Eager. The mock cluster does not settle the group in one fixed sequence: under load it
+    // answers the revoke commit with REBALANCE_IN_PROGRESS (Apache Kafka accepts commits of
+    // the current generation then), and the members may go through several eager rebalances
+    // before both are stable, each revoking A's whole assignment again. So this asserts what
+    // holds under every interleaving, not one exact event count:
+    // - an eager rebalance revokes the whole assignment, so every partition the first member
+    //   held was revoked at least once (how often depends on how many rounds the group took);
+    std::set<TopicPartition> revoked_once(a_events.revoked.begin(), a_events.revoked.end());
+    EXPECT_EQ(revoked_once.size(), static_cast<size_t>(kPartitions));
+    // - in the end every partition is owned exactly once;
+    std::set<TopicPartition> owned;
+    for (const auto& tp : a->Assignment()) EXPECT_TRUE(owned.insert(tp).second) << tp.ToString();
+    for (const auto& tp : moved) EXPECT_TRUE(owned.insert(tp).second) << tp.ToString();
+    EXPECT_EQ(owned.size(), static_cast<size_t>(kPartitions));
+    // - nothing past the offset stored in the revoke listener was committed: either that
+    //   commit went through (exactly kStored) or none did (the group has no offset);
     for (const auto& tp : moved) {
-      EXPECT_EQ(committed->at(tp), RD_KAFKA_OFFSET_INVALID) << tp.ToString();
+      const int64_t c = committed->at(tp);
+      EXPECT_TRUE(c == kStored || c == RD_KAFKA_OFFSET_INVALID) << tp.ToString() << " " << c;
+    }
+    // - so the new owner starts at or before the stored offset and never skips work.
+    ASSERT_TRUE(PollUntil(*b, b_got, b_read_to_end, seconds(20)));
+    std::map<TopicPartition, int64_t> first;
+    for (const InRecord& r : b_got) {
+      auto [it, fresh] = first.try_emplace({r.topic, r.partition}, r.offset);
+      if (!fresh) it->second = std::min(it->second, r.offset);
+    }
+    for (const auto& tp : moved) {
+      ASSERT_TRUE(first.contains(tp)) << tp.ToString();
+      // Not "== kStored when committed": after several rebalances the second member may have
+      // read a partition from the start under an earlier generation, before a later revoke
+      // commit of the first member went through.
+      EXPECT_LE(first.at(tp), kStored) << tp.ToString();
     }
   }
   b->Close();
