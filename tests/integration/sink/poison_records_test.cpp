@@ -39,11 +39,13 @@ testsupport::OutMessage Record(std::optional<std::string> key, std::optional<std
 
 testsupport::Headers To(const std::string& table) { return {{"snow.table", table}}; }
 
-std::string Desc(const std::string& text) {
+std::string DescText(const std::string& text) {
   return boost::json::serialize(boost::json::object{{"short_description", text}});
 }
 
-Step Good(int n) { return {Record(SysId(n), Desc("good-" + std::to_string(n)), To(kTable)), ""}; }
+Step Good(int n) {
+  return {Record(SysId(n), DescText("good-" + std::to_string(n)), To(kTable)), ""};
+}
 
 std::vector<Step> MixedStream() {
   std::string huge = "{\"short_description\":\"" + std::string(kHugeValueBytes, 'x') + "\"}";
@@ -56,13 +58,13 @@ std::vector<Step> MixedStream() {
       Good(2),
       {Record(SysId(3), std::move(huge), To(kTable)), "bytes"},
       Good(3),
-      {Record("not-a-sys-id", Desc("bad id"), To(kTable)), "not-a-sys-id"},
-      {Record(SysId(4), Desc("t1"), To("../sys_user")), "../sys_user"},
-      {Record(SysId(4), Desc("t2"), To("incident/../../x")), "incident/../../x"},
-      {Record(SysId(4), Desc("t3"), To("%2e%2e")), "%2e%2e"},
-      {Record(SysId(4), Desc("op"), {{"snow.table", kTable}, {"snow.operation", "FROBNICATE"}}),
+      {Record("not-a-sys-id", DescText("bad id"), To(kTable)), "not-a-sys-id"},
+      {Record(SysId(4), DescText("t1"), To("../sys_user")), "../sys_user"},
+      {Record(SysId(4), DescText("t2"), To("incident/../../x")), "incident/../../x"},
+      {Record(SysId(4), DescText("t3"), To("%2e%2e")), "%2e%2e"},
+      {Record(SysId(4), DescText("op"), {{"snow.table", kTable}, {"snow.operation", "FROBNICATE"}}),
        "FROBNICATE"},
-      {Record("", Desc("empty key"), {{"snow.table", kTable}, {"snow.operation", "PATCH"}}),
+      {Record("", DescText("empty key"), {{"snow.table", kTable}, {"snow.operation", "PATCH"}}),
        "sys_id"},
       Good(4),
   };

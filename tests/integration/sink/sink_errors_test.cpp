@@ -12,10 +12,6 @@ namespace {
 using namespace std::chrono_literals;
 using testsupport::WaitFor;
 
-boost::json::object Desc(const std::string& text) {
-  return boost::json::object{{"short_description", text}};
-}
-
 TEST_F(SinkIntegrationTest, A503StormNeverAdvancesCommittedOffsets) {
   const std::string topic = NewTopic(1);
   const std::string group = NewGroup();

@@ -98,4 +98,9 @@ testsupport::OutMessage Command(std::optional<std::string> key,
                                 std::optional<boost::json::object> value, int32_t partition,
                                 testsupport::Headers headers = {});
 
+// A command body that sets only short_description.
+inline boost::json::object Desc(const std::string& text) {
+  return boost::json::object{{"short_description", text}};
+}
+
 }  // namespace snowcar::sinkit

@@ -11,10 +11,6 @@ namespace {
 using namespace std::chrono_literals;
 using testsupport::WaitFor;
 
-boost::json::object Desc(const std::string& text) {
-  return boost::json::object{{"short_description", text}};
-}
-
 // Index of the row a journal target addresses (-1 when none of `ids`).
 int RowIndex(const std::string& target, const std::vector<std::string>& ids) {
   for (size_t i = 0; i < ids.size(); ++i) {

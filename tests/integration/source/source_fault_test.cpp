@@ -13,8 +13,6 @@ using ::testing::Not;
 
 class SourceFaults : public SourceTest {};
 
-int64_t NowS() { return SystemClock::Instance().NowSeconds(); }
-
 std::string Base64(std::string_view in) {
   static constexpr char kAlphabet[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -14,8 +14,6 @@ using ::testing::HasSubstr;
 
 class SourceFlow : public SourceTest {};
 
-int64_t NowS() { return SystemClock::Instance().NowSeconds(); }
-
 TEST_F(SourceFlow, DeliversEveryRowInOrderWithKeyHeadersAndTimestamp) {
   ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());  // one partition: the order is visible
   const int64_t base = NowS() - 600;

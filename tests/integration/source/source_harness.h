@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "snowcar/api/client.h"
+#include "snowcar/common/time.h"
 #include "snowcar/emulator/data_gen.h"
 #include "snowcar/emulator/emulator_server.h"
 #include "support/broker_fixture.h"
@@ -26,6 +27,9 @@
 namespace snowcar::source::it {
 
 using namespace std::chrono_literals;
+
+// The wall clock in epoch seconds, as the emulator stamps rows.
+inline int64_t NowS() { return SystemClock::Instance().NowSeconds(); }
 
 // One record as kcat printed it.
 struct Consumed {

@@ -17,20 +17,20 @@ using testing::Record;
 using testing::Settings;
 
 // The mapped body of a CREATE with `value`, as JSON text; or the error message.
-std::string Body(const std::string& value, const SinkSettings& s = Settings()) {
+std::string MappedBody(const std::string& value, const SinkSettings& s = Settings()) {
   auto c = DecodeCommand(Record(value), s);
   if (!c.ok()) return "error: " + c.status().message();
   return boost::json::serialize(c->fields);
 }
 
 TEST(MappingTest, ScalarsBecomeStrings) {
-  EXPECT_EQ(Body(R"({"a":"text","b":2,"c":2.0,"d":2.5,"e":true,"f":false,"g":-0.50})"),
+  EXPECT_EQ(MappedBody(R"({"a":"text","b":2,"c":2.0,"d":2.5,"e":true,"f":false,"g":-0.50})"),
             R"({"a":"text","b":"2","c":"2","d":"2.5","e":"true","f":"false","g":"-0.5"})");
 }
 
 TEST(MappingTest, BigIntegersAndLongDecimalsStayExact) {
-  EXPECT_EQ(Body(R"({"big":123456789012345678901234567890,"u":18446744073709551615,)"
-                 R"("neg":-9223372036854775809,"dec":0.30000000000000000001,"e":1E2})"),
+  EXPECT_EQ(MappedBody(R"({"big":123456789012345678901234567890,"u":18446744073709551615,)"
+                       R"("neg":-9223372036854775809,"dec":0.30000000000000000001,"e":1E2})"),
             R"({"big":"123456789012345678901234567890","u":"18446744073709551615",)"
             R"("neg":"-9223372036854775809","dec":"0.30000000000000000001","e":"100"})");
 }
@@ -38,9 +38,9 @@ TEST(MappingTest, BigIntegersAndLongDecimalsStayExact) {
 TEST(MappingTest, RenameAppliesToTheRecordNamesAtOnce) {
   SinkSettings s = Settings();
   s.renames = {{"title", "short_description"}, {"a", "b"}, {"b", "a"}};
-  EXPECT_EQ(Body(R"({"title":"t","a":"1","b":"2","other":"o"})", s),
+  EXPECT_EQ(MappedBody(R"({"title":"t","a":"1","b":"2","other":"o"})", s),
             R"({"short_description":"t","b":"1","a":"2","other":"o"})");
-  EXPECT_THAT(Body(R"({"title":"t","short_description":"s"})", s),
+  EXPECT_THAT(MappedBody(R"({"title":"t","short_description":"s"})", s),
               HasSubstr("fields 'title' and 'short_description' both become 'short_description' "
                         "after snow.sink.field.rename"));
 }
@@ -49,13 +49,13 @@ TEST(MappingTest, AllowlistUsesRenamedNames) {
   SinkSettings s = Settings();
   s.renames = {{"title", "short_description"}};
   s.field_allowlist = {"short_description", "priority"};
-  EXPECT_EQ(Body(R"({"title":"t","priority":1,"secret":"x"})", s),
+  EXPECT_EQ(MappedBody(R"({"title":"t","priority":1,"secret":"x"})", s),
             R"({"short_description":"t","priority":"1"})");
 }
 
 // Found by the sink_command fuzzer: no column has an empty name.
 TEST(MappingTest, EmptyFieldNameIsRefused) {
-  EXPECT_THAT(Body(R"({"":"a","short_description":"b"})"),
+  EXPECT_THAT(MappedBody(R"({"":"a","short_description":"b"})"),
               HasSubstr("error: the record value has a field with an empty name"));
 }
 
@@ -63,84 +63,88 @@ TEST(MappingTest, Denylist) {
   SinkSettings s = Settings();
   s.field_denylist = {"internal", "title"};
   s.renames = {{"title", "short_description"}};
-  EXPECT_EQ(Body(R"({"title":"t","internal":"x","impact":2})", s),
+  EXPECT_EQ(MappedBody(R"({"title":"t","internal":"x","impact":2})", s),
             R"({"short_description":"t","impact":"2"})");
 }
 
 TEST(MappingTest, ReservedNamesAreDropped) {
-  EXPECT_EQ(Body(R"({"sys_id":null,"sys_created_on":"x","sys_created_by":"y",)"
+  EXPECT_EQ(
+      MappedBody(R"({"sys_id":null,"sys_created_on":"x","sys_created_by":"y",)"
                  R"("sys_updated_on":"z","sys_updated_by":"w","sys_mod_count":3,)"
                  R"("snow.table":"t","snow.operation":"o","sys_class_name":"incident","a":"1"})"),
-            R"({"sys_class_name":"incident","a":"1"})");
+      R"({"sys_class_name":"incident","a":"1"})");
   SinkSettings s = Settings();
   s.operation_header = "op";
   s.table_header = "tbl";
-  EXPECT_EQ(Body(R"({"op":"x","tbl":"y","snow.operation":"z"})", s), R"({"snow.operation":"z"})");
+  EXPECT_EQ(MappedBody(R"({"op":"x","tbl":"y","snow.operation":"z"})", s),
+            R"({"snow.operation":"z"})");
 }
 
 TEST(MappingTest, NullPolicies) {
   const std::string value = R"({"a":null,"b":"1"})";
   SinkSettings s = Settings();
-  EXPECT_EQ(Body(value, s), R"({"b":"1"})");
+  EXPECT_EQ(MappedBody(value, s), R"({"b":"1"})");
   s.null_behavior = NullBehavior::kClear;
-  EXPECT_EQ(Body(value, s), R"({"a":"","b":"1"})");
+  EXPECT_EQ(MappedBody(value, s), R"({"a":"","b":"1"})");
   s.null_behavior = NullBehavior::kReject;
-  EXPECT_EQ(Body(value, s), "error: field 'a' is null, and snow.sink.null.behavior is reject");
+  EXPECT_EQ(MappedBody(value, s),
+            "error: field 'a' is null, and snow.sink.null.behavior is reject");
 }
 
 TEST(MappingTest, NestedReject) {
-  EXPECT_EQ(Body(R"({"caller":{"name":"x"}})"),
+  EXPECT_EQ(MappedBody(R"({"caller":{"name":"x"}})"),
             "error: field 'caller' is an object, and snow.sink.nested.behavior is reject "
             "(flatten or stringify accept it)");
-  EXPECT_THAT(Body(R"({"list":[1,2]})"), HasSubstr("field 'list' is an array"));
+  EXPECT_THAT(MappedBody(R"({"list":[1,2]})"), HasSubstr("field 'list' is an array"));
 }
 
 TEST(MappingTest, NestedStringify) {
   SinkSettings s = Settings();
   s.nested = NestedBehavior::kStringify;
-  EXPECT_EQ(Body(R"({"caller":{"name":"x","n":1.0,"z":null}, "list":[1, "a", [true]]})", s),
+  EXPECT_EQ(MappedBody(R"({"caller":{"name":"x","n":1.0,"z":null}, "list":[1, "a", [true]]})", s),
             R"({"caller":"{\"name\":\"x\",\"n\":1,\"z\":null}","list":"[1,\"a\",[true]]"})");
 }
 
 TEST(MappingTest, NestedFlattenRecursively) {
   SinkSettings s = Settings();
   s.nested = NestedBehavior::kFlatten;
-  EXPECT_EQ(Body(R"({"a":{"b":1,"c":{"d":true,"e":"x"},"l":[1,2]},"f":"g","empty":{}})", s),
+  EXPECT_EQ(MappedBody(R"({"a":{"b":1,"c":{"d":true,"e":"x"},"l":[1,2]},"f":"g","empty":{}})", s),
             R"({"a_b":"1","a_c_d":"true","a_c_e":"x","a_l":"[1,2]","f":"g"})");
   s.flatten_delimiter = ".";
-  EXPECT_EQ(Body(R"({"a":{"b":1}})", s), R"({"a.b":"1"})");
+  EXPECT_EQ(MappedBody(R"({"a":{"b":1}})", s), R"({"a.b":"1"})");
 }
 
 TEST(MappingTest, FlattenAppliesTheNullPolicyToLeaves) {
   SinkSettings s = Settings();
   s.nested = NestedBehavior::kFlatten;
-  EXPECT_EQ(Body(R"({"a":{"b":null,"c":"1"}})", s), R"({"a_c":"1"})");
+  EXPECT_EQ(MappedBody(R"({"a":{"b":null,"c":"1"}})", s), R"({"a_c":"1"})");
   s.null_behavior = NullBehavior::kClear;
-  EXPECT_EQ(Body(R"({"a":{"b":null,"c":"1"}})", s), R"({"a_b":"","a_c":"1"})");
+  EXPECT_EQ(MappedBody(R"({"a":{"b":null,"c":"1"}})", s), R"({"a_b":"","a_c":"1"})");
   s.null_behavior = NullBehavior::kReject;
-  EXPECT_THAT(Body(R"({"a":{"b":null}})", s), HasSubstr("field 'a_b' is null"));
+  EXPECT_THAT(MappedBody(R"({"a":{"b":null}})", s), HasSubstr("field 'a_b' is null"));
 }
 
 TEST(MappingTest, FlattenCollisionIsAnError) {
   SinkSettings s = Settings();
   s.nested = NestedBehavior::kFlatten;
-  EXPECT_THAT(Body(R"({"a_b":"1","a":{"b":"2"}})", s), HasSubstr("field 'a_b' is produced twice"));
+  EXPECT_THAT(MappedBody(R"({"a_b":"1","a":{"b":"2"}})", s),
+              HasSubstr("field 'a_b' is produced twice"));
 }
 
 TEST(MappingTest, FlattenedReservedNamesAreDropped) {
   SinkSettings s = Settings();
   s.nested = NestedBehavior::kFlatten;
-  EXPECT_EQ(Body(R"({"sys":{"id":"x","updated_on":"y","class_name":"z"}})", s),
+  EXPECT_EQ(MappedBody(R"({"sys":{"id":"x","updated_on":"y","class_name":"z"}})", s),
             R"({"sys_class_name":"z"})");
 }
 
 TEST(MappingTest, ValueMustBeAnObject) {
-  EXPECT_EQ(Body("[1,2]"),
+  EXPECT_EQ(MappedBody("[1,2]"),
             "error: the record value is an array; a command's value must be a JSON object of "
             "fields");
-  EXPECT_THAT(Body("\"text\""), HasSubstr("the record value is a string"));
-  EXPECT_THAT(Body("42"), HasSubstr("the record value is a number"));
-  EXPECT_THAT(Body("null"), HasSubstr("the record value is null"));
+  EXPECT_THAT(MappedBody("\"text\""), HasSubstr("the record value is a string"));
+  EXPECT_THAT(MappedBody("42"), HasSubstr("the record value is a number"));
+  EXPECT_THAT(MappedBody("null"), HasSubstr("the record value is null"));
 }
 
 SinkSettings Correlation() {

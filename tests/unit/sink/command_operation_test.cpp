@@ -13,13 +13,14 @@ using testing::kId1;
 using testing::Record;
 using testing::Settings;
 
-const std::string kBody = R"({"short_description":"x"})";
+const std::string kOperationBody = R"({"short_description":"x"})";
 
 Result<Command> WithHeader(const std::string& op, bool with_sys_id,
                            const SinkSettings& s = Settings()) {
-  return DecodeCommand(Record(kBody, with_sys_id ? std::optional<std::string>(kId1) : std::nullopt,
-                              {{"snow.operation", op}}),
-                       s);
+  return DecodeCommand(
+      Record(kOperationBody, with_sys_id ? std::optional<std::string>(kId1) : std::nullopt,
+             {{"snow.operation", op}}),
+      s);
 }
 
 TEST(OperationTest, HeaderVocabularyIsCaseInsensitive) {
@@ -69,7 +70,7 @@ TEST(OperationTest, UnknownHeaderValueListsTheAllowedOnes) {
 TEST(OperationTest, CustomHeaderName) {
   SinkSettings s = Settings();
   s.operation_header = "op";
-  auto c = DecodeCommand(Record(kBody, std::string(kId1), {{"op", "PUT"}}), s);
+  auto c = DecodeCommand(Record(kOperationBody, std::string(kId1), {{"op", "PUT"}}), s);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->operation, Operation::kPut);
 }
@@ -77,7 +78,7 @@ TEST(OperationTest, CustomHeaderName) {
 TEST(OperationTest, HeaderRequired) {
   SinkSettings s = Settings();
   s.operation_header_required = true;
-  EXPECT_THAT(DecodeCommand(Record(kBody, std::string(kId1)), s).status().message(),
+  EXPECT_THAT(DecodeCommand(Record(kOperationBody, std::string(kId1)), s).status().message(),
               HasSubstr("header 'snow.operation' is missing, and "
                         "snow.sink.operation.header.required is true"));
   EXPECT_TRUE(WithHeader("PATCH", true, s).ok());
@@ -85,21 +86,24 @@ TEST(OperationTest, HeaderRequired) {
 
 TEST(OperationTest, KeyValueInference) {
   const SinkSettings s = Settings();
-  EXPECT_EQ(DecodeCommand(Record(kBody), s)->operation, Operation::kCreate);
-  EXPECT_EQ(DecodeCommand(Record(kBody, std::string(kId1)), s)->operation, Operation::kPatch);
+  EXPECT_EQ(DecodeCommand(Record(kOperationBody), s)->operation, Operation::kCreate);
+  EXPECT_EQ(DecodeCommand(Record(kOperationBody, std::string(kId1)), s)->operation,
+            Operation::kPatch);
   auto del = DecodeCommand(Record(std::nullopt, std::string(kId1)), s);
   ASSERT_TRUE(del.ok()) << del.status().ToString();
   EXPECT_EQ(del->operation, Operation::kDelete);
   EXPECT_TRUE(del->fields.empty());
   SinkSettings put = s;
   put.update_method = Operation::kPut;
-  EXPECT_EQ(DecodeCommand(Record(kBody, std::string(kId1)), put)->operation, Operation::kPut);
+  EXPECT_EQ(DecodeCommand(Record(kOperationBody, std::string(kId1)), put)->operation,
+            Operation::kPut);
 }
 
 TEST(OperationTest, HeaderModeWithoutHeaderInfers) {
   SinkSettings s = Settings();
   s.operation_mode = OperationMode::kHeader;
-  EXPECT_EQ(DecodeCommand(Record(kBody, std::string(kId1)), s)->operation, Operation::kPatch);
+  EXPECT_EQ(DecodeCommand(Record(kOperationBody, std::string(kId1)), s)->operation,
+            Operation::kPatch);
   EXPECT_EQ(WithHeader("PUT", true, s)->operation, Operation::kPut);
 }
 
@@ -107,13 +111,15 @@ TEST(OperationTest, FixedMode) {
   SinkSettings s = Settings();
   s.operation_mode = OperationMode::kFixed;
   s.operation_fixed = Operation::kPut;
-  EXPECT_EQ(DecodeCommand(Record(kBody, std::string(kId1)), s)->operation, Operation::kPut);
+  EXPECT_EQ(DecodeCommand(Record(kOperationBody, std::string(kId1)), s)->operation,
+            Operation::kPut);
   // The header still wins when present.
   EXPECT_EQ(WithHeader("PATCH", true, s)->operation, Operation::kPatch);
   s.operation_fixed = Operation::kCreate;
   s.operation_fixed_upsert = true;
-  EXPECT_EQ(DecodeCommand(Record(kBody, std::string(kId1)), s)->operation, Operation::kPatch);
-  auto c = DecodeCommand(Record(kBody), s);
+  EXPECT_EQ(DecodeCommand(Record(kOperationBody, std::string(kId1)), s)->operation,
+            Operation::kPatch);
+  auto c = DecodeCommand(Record(kOperationBody), s);
   EXPECT_EQ(c->operation, Operation::kCreate);
   EXPECT_TRUE(c->from_upsert);
 }
@@ -128,7 +134,7 @@ TEST(OperationTest, UpdatesAndDeletesNeedASysId) {
   SinkSettings s = Settings();
   s.operation_mode = OperationMode::kFixed;
   s.operation_fixed = Operation::kDelete;
-  EXPECT_THAT(DecodeCommand(Record(kBody), s).status().message(),
+  EXPECT_THAT(DecodeCommand(Record(kOperationBody), s).status().message(),
               HasSubstr("DELETE needs the target row's sys_id"));
 }
 
@@ -154,7 +160,7 @@ TEST(OperationTest, DeleteIgnoresTheValueBody) {
 }
 
 TEST(OperationTest, ReplayedSourceRecordsAreRefused) {
-  auto c = DecodeCommand(Record(kBody, std::string(kId1),
+  auto c = DecodeCommand(Record(kOperationBody, std::string(kId1),
                                 {{"snow.table", "incident"}, {"snow.source.operation", "UPSERT"}}),
                          Settings());
   ASSERT_FALSE(c.ok());

@@ -14,20 +14,20 @@ using testing::kId2;
 using testing::Record;
 using testing::Settings;
 
-std::string Body(const std::string& sys_id_field = "") {
+std::string SysIdBody(const std::string& sys_id_field = "") {
   if (sys_id_field.empty()) return R"({"short_description":"x"})";
   return R"({"short_description":"x","sys_id":")" + sys_id_field + R"("})";
 }
 
 TEST(SysIdTest, FromAPlainKeyTrimmedAndLowerCased) {
-  auto c = DecodeCommand(Record(Body(), "  0123456789ABCDEF0123456789abcdef\n"), Settings());
+  auto c = DecodeCommand(Record(SysIdBody(), "  0123456789ABCDEF0123456789abcdef\n"), Settings());
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->sys_id, kId1);
   EXPECT_EQ(c->operation, Operation::kPatch);
 }
 
 TEST(SysIdTest, FromAJsonStringKey) {
-  auto c = DecodeCommand(Record(Body(), "\"" + std::string(kId1) + "\""), Settings());
+  auto c = DecodeCommand(Record(SysIdBody(), "\"" + std::string(kId1) + "\""), Settings());
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->sys_id, kId1);
 }
@@ -35,15 +35,16 @@ TEST(SysIdTest, FromAJsonStringKey) {
 TEST(SysIdTest, FromAFieldOfAJsonKey) {
   SinkSettings s = Settings();
   s.sys_id_key_field = "id";
-  auto c = DecodeCommand(Record(Body(), R"({"id":")" + std::string(kId2) + R"(","other":1})"), s);
+  auto c =
+      DecodeCommand(Record(SysIdBody(), R"({"id":")" + std::string(kId2) + R"(","other":1})"), s);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->sys_id, kId2);
   // A JSON key without the field (or with null) gives no sys_id: a create.
-  c = DecodeCommand(Record(Body(), R"({"other":1})"), s);
+  c = DecodeCommand(Record(SysIdBody(), R"({"other":1})"), s);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->sys_id, "");
   EXPECT_EQ(c->operation, Operation::kCreate);
-  c = DecodeCommand(Record(Body(), R"({"id":null})"), s);
+  c = DecodeCommand(Record(SysIdBody(), R"({"id":null})"), s);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->sys_id, "");
 }
@@ -51,17 +52,17 @@ TEST(SysIdTest, FromAFieldOfAJsonKey) {
 TEST(SysIdTest, JsonKeyFieldThatIsNotAString) {
   for (const char* key :
        {R"({"sys_id":42})", R"({"sys_id":{"x":1}})", R"({"sys_id":[1]})", R"({"sys_id":true})"}) {
-    auto c = DecodeCommand(Record(Body(), key), Settings());
+    auto c = DecodeCommand(Record(SysIdBody(), key), Settings());
     ASSERT_FALSE(c.ok()) << key;
     EXPECT_THAT(c.status().message(), HasSubstr("key field 'sys_id' is a"));
     EXPECT_THAT(c.status().message(), HasSubstr("a sys_id must be a string"));
   }
-  EXPECT_THAT(DecodeCommand(Record(Body(), R"({"sys_id":)"), Settings()).status().message(),
+  EXPECT_THAT(DecodeCommand(Record(SysIdBody(), R"({"sys_id":)"), Settings()).status().message(),
               HasSubstr("the record key looks like a JSON object but is not valid JSON"));
 }
 
 TEST(SysIdTest, FromTheValueField) {
-  auto c = DecodeCommand(Record(Body(std::string(kId1))), Settings());
+  auto c = DecodeCommand(Record(SysIdBody(std::string(kId1))), Settings());
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->sys_id, kId1);
   EXPECT_FALSE(c->fields.contains("sys_id")) << "sys_id is never written as data";
@@ -76,50 +77,52 @@ TEST(SysIdTest, FromTheValueField) {
 }
 
 TEST(SysIdTest, FromTheHeader) {
-  auto c =
-      DecodeCommand(Record(Body(), std::nullopt, {{"snow.sys_id", std::string(kId2)}}), Settings());
+  auto c = DecodeCommand(Record(SysIdBody(), std::nullopt, {{"snow.sys_id", std::string(kId2)}}),
+                         Settings());
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->sys_id, kId2);
 }
 
 TEST(SysIdTest, EmptySourcesGiveNone) {
-  auto c = DecodeCommand(Record(Body(" "), "  ", {{"snow.sys_id", ""}}), Settings());
+  auto c = DecodeCommand(Record(SysIdBody(" "), "  ", {{"snow.sys_id", ""}}), Settings());
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->sys_id, "");
   EXPECT_EQ(c->operation, Operation::kCreate);
 }
 
 TEST(SysIdTest, InvalidSysIdNamesItsSource) {
-  EXPECT_THAT(DecodeCommand(Record(Body(), "INC0010001"), Settings()).status().message(),
+  EXPECT_THAT(DecodeCommand(Record(SysIdBody(), "INC0010001"), Settings()).status().message(),
               HasSubstr("the record key gives 'INC0010001', which is not a sys_id (32 "
                         "hexadecimal digits)"));
-  EXPECT_THAT(DecodeCommand(Record(Body("xyz")), Settings()).status().message(),
+  EXPECT_THAT(DecodeCommand(Record(SysIdBody("xyz")), Settings()).status().message(),
               HasSubstr("value field 'sys_id' gives 'xyz', which is not a sys_id"));
-  EXPECT_THAT(DecodeCommand(Record(Body(), std::nullopt, {{"snow.sys_id", std::string(31, 'a')}}),
-                            Settings())
-                  .status()
-                  .message(),
-              HasSubstr("header 'snow.sys_id' gives"));
-  EXPECT_THAT(DecodeCommand(Record(Body(), std::string(kId1) + "0"), Settings()).status().message(),
-              HasSubstr("is not a sys_id"));
+  EXPECT_THAT(
+      DecodeCommand(Record(SysIdBody(), std::nullopt, {{"snow.sys_id", std::string(31, 'a')}}),
+                    Settings())
+          .status()
+          .message(),
+      HasSubstr("header 'snow.sys_id' gives"));
+  EXPECT_THAT(
+      DecodeCommand(Record(SysIdBody(), std::string(kId1) + "0"), Settings()).status().message(),
+      HasSubstr("is not a sys_id"));
 }
 
 TEST(SysIdTest, AgreeingSourcesAreFine) {
   auto c = DecodeCommand(
-      Record(Body(std::string(kId1)), std::string(kId1), {{"snow.sys_id", std::string(kId1)}}),
+      Record(SysIdBody(std::string(kId1)), std::string(kId1), {{"snow.sys_id", std::string(kId1)}}),
       Settings());
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->sys_id, kId1);
 }
 
 TEST(SysIdTest, DisagreeingSourcesAreRejectedByDefault) {
-  auto c = DecodeCommand(Record(Body(std::string(kId2)), std::string(kId1)), Settings());
+  auto c = DecodeCommand(Record(SysIdBody(std::string(kId2)), std::string(kId1)), Settings());
   ASSERT_FALSE(c.ok());
   EXPECT_THAT(c.status().message(),
               HasSubstr("the sys_id sources disagree: the record key gives '" + std::string(kId1) +
                         "' but value field 'sys_id' gives '" + std::string(kId2) + "'"));
   EXPECT_THAT(c.status().message(), HasSubstr("snow.sink.sys.id.precedence"));
-  c = DecodeCommand(Record(Body(), std::string(kId1), {{"snow.sys_id", std::string(kId2)}}),
+  c = DecodeCommand(Record(SysIdBody(), std::string(kId1), {{"snow.sys_id", std::string(kId2)}}),
                     Settings());
   EXPECT_THAT(c.status().message(), HasSubstr("header 'snow.sys_id' gives"));
 }
@@ -127,29 +130,31 @@ TEST(SysIdTest, DisagreeingSourcesAreRejectedByDefault) {
 TEST(SysIdTest, PrecedenceKey) {
   SinkSettings s = Settings();
   s.sys_id_precedence = SysIdPrecedence::kKey;
-  EXPECT_EQ(DecodeCommand(Record(Body(std::string(kId2)), std::string(kId1)), s)->sys_id, kId1);
+  EXPECT_EQ(DecodeCommand(Record(SysIdBody(std::string(kId2)), std::string(kId1)), s)->sys_id,
+            kId1);
   // Key first, then the header, then the value.
-  EXPECT_EQ(
-      DecodeCommand(
-          Record(Body(std::string(kId2)), std::nullopt, {{"snow.sys_id", std::string(kId1)}}), s)
-          ->sys_id,
-      kId1);
-  EXPECT_EQ(DecodeCommand(Record(Body(std::string(kId2))), s)->sys_id, kId2);
+  EXPECT_EQ(DecodeCommand(Record(SysIdBody(std::string(kId2)), std::nullopt,
+                                 {{"snow.sys_id", std::string(kId1)}}),
+                          s)
+                ->sys_id,
+            kId1);
+  EXPECT_EQ(DecodeCommand(Record(SysIdBody(std::string(kId2))), s)->sys_id, kId2);
   // Only the winner's shape matters.
-  EXPECT_EQ(DecodeCommand(Record(Body("not-an-id"), std::string(kId1)), s)->sys_id, kId1);
+  EXPECT_EQ(DecodeCommand(Record(SysIdBody("not-an-id"), std::string(kId1)), s)->sys_id, kId1);
 }
 
 TEST(SysIdTest, PrecedenceValue) {
   SinkSettings s = Settings();
   s.sys_id_precedence = SysIdPrecedence::kValue;
-  EXPECT_EQ(DecodeCommand(Record(Body(std::string(kId2)), std::string(kId1)), s)->sys_id, kId2);
+  EXPECT_EQ(DecodeCommand(Record(SysIdBody(std::string(kId2)), std::string(kId1)), s)->sys_id,
+            kId2);
   EXPECT_EQ(
-      DecodeCommand(Record(Body(), std::string(kId1), {{"snow.sys_id", std::string(kId2)}}), s)
+      DecodeCommand(Record(SysIdBody(), std::string(kId1), {{"snow.sys_id", std::string(kId2)}}), s)
           ->sys_id,
       kId2);
-  EXPECT_EQ(DecodeCommand(Record(Body(), std::string(kId1)), s)->sys_id, kId1);
+  EXPECT_EQ(DecodeCommand(Record(SysIdBody(), std::string(kId1)), s)->sys_id, kId1);
   // A business key (not a sys_id) is ignored when the value names the row.
-  EXPECT_EQ(DecodeCommand(Record(Body(std::string(kId2)), "INC0010001"), s)->sys_id, kId2);
+  EXPECT_EQ(DecodeCommand(Record(SysIdBody(std::string(kId2)), "INC0010001"), s)->sys_id, kId2);
 }
 
 TEST(SysIdTest, SysIdShape) {

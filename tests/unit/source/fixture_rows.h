@@ -2,10 +2,14 @@
 #pragma once
 
 #include <boost/json.hpp>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "snowcar/common/time.h"
 
 namespace snowcar::source::testing {
 
@@ -24,5 +28,8 @@ inline std::vector<boost::json::object> FixtureRows(const std::string& file) {
   }
   return rows;
 }
+
+// A ServiceNow timestamp ("2026-01-01 00:00:00") as epoch seconds; the text must be valid.
+inline int64_t Ts(std::string_view text) { return ParseSnowTimestamp(text).value(); }
 
 }  // namespace snowcar::source::testing

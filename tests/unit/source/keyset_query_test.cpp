@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fixture_rows.h"
 #include "snowcar/common/time.h"
 
 namespace snowcar::source {
@@ -13,7 +14,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-int64_t Ts(std::string_view text) { return ParseSnowTimestamp(text).value(); }
+using testing::Ts;
 
 TableSettings Incident(std::string base_query = "") {
   TableSettings t;

@@ -12,8 +12,7 @@ namespace {
 
 using testing::FixtureRows;
 using ::testing::HasSubstr;
-
-int64_t Ts(std::string_view text) { return ParseSnowTimestamp(text).value(); }
+using testing::Ts;
 
 TableSettings Table() {
   TableSettings t;

@@ -18,7 +18,7 @@ using testing::Id;
 using testing::SimRow;
 using testing::SimTable;
 
-constexpr int64_t kT0 = 1767225600;  // 2026-01-01 00:00:00
+using testing::kT0;
 
 struct SweepLog {
   std::vector<std::string> queries;

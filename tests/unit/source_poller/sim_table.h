@@ -21,6 +21,9 @@
 
 namespace snowcar::source::testing {
 
+// The instant the poller tests start their clocks at: 2026-01-01 00:00:00 UTC.
+inline constexpr int64_t kT0 = 1767225600;
+
 struct SimRow {
   int64_t ts = 0;
   std::string sys_id;

@@ -27,7 +27,7 @@ using ::testing::HasSubstr;
 using testing::Id;
 using testing::SimTable;
 
-constexpr int64_t kT0 = 1767225600;
+using testing::kT0;
 
 class SourceDirectionTest : public ::testing::Test {
  protected:

@@ -29,7 +29,7 @@ using testsupport::FakeProducer;
 using testsupport::FakeTableClient;
 using testsupport::WaitFor;
 
-constexpr int64_t kT0 = 1767225600;  // 2026-01-01 00:00:00
+using testing::kT0;
 
 // The real store, except that Commit fails with RESOURCE_EXHAUSTED (what a full state.dir
 // answers) while `refuse` is set; every refused call is counted.
