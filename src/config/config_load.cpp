@@ -1,13 +1,10 @@
 // Config::Load and Config::FromMap: merge the layers, check each value, fill defaults, then
 // run the cross-field checks; collect every problem before answering.
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "cross_checks.h"
+#include "snowcar/common/file_read.h"
 #include "snowcar/common/redact.h"
 #include "snowcar/config/config.h"
 #include "snowcar/config/options.h"
@@ -58,7 +55,7 @@ std::string Suggest(std::string_view key) {
 
 // Reads a mounted secret; the line break editors and `echo` add is not part of it.
 Result<std::string> ReadSecretFile(const std::string& path) {
-  SNOWCAR_ASSIGN_OR_RETURN(std::string content, ReadTextFile(path));
+  SNOWCAR_ASSIGN_OR_RETURN(std::string content, ReadFileBounded(path, kSecretFileLimit));
   while (!content.empty() && (content.back() == '\n' || content.back() == '\r')) {
     content.pop_back();
   }
@@ -71,7 +68,7 @@ class ConfigLoader {
  public:
   // Reads the file; malformed lines join the other problems, an unreadable file ends loading.
   Status AddFile(const std::string& path) {
-    SNOWCAR_ASSIGN_OR_RETURN(const std::string text, ReadTextFile(path));
+    SNOWCAR_ASSIGN_OR_RETURN(const std::string text, ReadFileBounded(path, kConfigFileLimit));
     AddProperties(ParsePropertiesCollecting(text, path, errors_), path);
     return Status::Ok();
   }
@@ -186,8 +183,7 @@ void ConfigLoader::ReadSecretFiles() {
     const std::string path = Trim(raw.value);
     auto content = ReadSecretFile(path);
     if (!content.ok()) {
-      errors_.push_back(file_key + ": secret file: " + content.status().message() + " [" +
-                        raw.origin + "]");
+      errors_.push_back(file_key + ": " + content.status().message() + " [" + raw.origin + "]");
       continue;
     }
     std::string origin = "file " + path;

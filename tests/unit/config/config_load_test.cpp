@@ -207,15 +207,24 @@ TEST_F(ConfigLoadTest, UnreadableSecretFileNamesKeyAndPath) {
   const std::string missing = dir_.Path("absent");
   const std::string error = ErrorOf(Config::FromMap(Shell({{"snow.auth.password.file", missing}})));
   EXPECT_THAT(error,
-              HasSubstr("snow.auth.password.file: secret file: cannot read '" + missing + "'"));
+              HasSubstr("snow.auth.password.file: cannot read secret file '" + missing + "'"));
   EXPECT_THAT(error, HasSubstr("No such file"));
 }
 
 TEST_F(ConfigLoadTest, SecretFileThatIsADirectoryIsAnError) {
   const std::string error =
       ErrorOf(Config::FromMap(Shell({{"snow.auth.password.file", dir_.Path("")}})));
-  EXPECT_THAT(error, HasSubstr("snow.auth.password.file: secret file: cannot read"));
+  EXPECT_THAT(error, HasSubstr("snow.auth.password.file: cannot read secret file"));
   EXPECT_THAT(error, HasSubstr("it is a directory"));
+}
+
+TEST_F(ConfigLoadTest, OversizedConfigAndSecretFilesAreRefusedNamingTheLimit) {
+  EXPECT_THAT(Config::Load({.file = "/dev/zero"}).status().message(),
+              HasSubstr("cannot read config file '/dev/zero': more than 1 MiB, the limit for a "
+                        "config file"));
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"snow.auth.password.file", "/dev/zero"}}))),
+              HasSubstr("snow.auth.password.file: cannot read secret file '/dev/zero': more "
+                        "than 1 MiB"));
 }
 
 TEST_F(ConfigLoadTest, SecretGivenTwiceIsAnError) {
