@@ -38,7 +38,7 @@ class Dir {
 };
 
 std::string Write(const Dir& dir, const std::string& name, const std::string& content) {
-  const std::string path = dir.File(name);
+  std::string path = dir.File(name);
   std::ofstream(path, std::ios::binary) << content;
   return path;
 }
