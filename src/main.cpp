@@ -1,4 +1,5 @@
 // snowcar: ServiceNow <-> Kafka sidecar. This file only dispatches to a subcommand.
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -34,6 +35,13 @@ void Usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // For every command, and before any thread exists: a write to a pipe or socket whose reader
+  // is gone (`snowcar run ... 2>&1 | head -1`, a client hanging up) fails with EPIPE, which
+  // the writer handles, instead of killing the process by default. SIGUSR1/SIGUSR2 mean
+  // nothing to snowcar, so they must not kill it either; `run` logs them (runtime/sidecar.cpp).
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGUSR1, SIG_IGN);
+  std::signal(SIGUSR2, SIG_IGN);
   if (argc < 2) {
     Usage(stderr);
     return 2;

@@ -38,7 +38,7 @@ bool IsRocksLeftover(const std::string& name) {
 
 }  // namespace
 
-Status EnsureStateDir(const std::string& dir, bool create_if_missing) {
+Status EnsureStateDir(const std::string& dir, bool create_if_missing, bool owner_only) {
   if (dir.empty()) return Status::InvalidArgument("state.dir is empty: set it to a directory");
   struct stat st {};
   if (stat(dir.c_str(), &st) == 0) {
@@ -57,7 +57,19 @@ Status EnsureStateDir(const std::string& dir, bool create_if_missing) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return FromErrno(ec.value(), dir, "cannot create it");
+  // chmod rather than mkdir's mode argument, which the umask would narrow or a loose umask
+  // could not narrow enough.
+  if (owner_only && chmod(dir.c_str(), 0700) != 0) {
+    return FromErrno(errno, dir, "cannot set its mode to 0700");
+  }
   return Status::Ok();
+}
+
+void RestrictUmaskToOwner() {
+  // umask(2) can only be read by setting it: set the tightest first, so another thread
+  // creating a file in between gets a mode too narrow, never too wide.
+  const mode_t old = umask(077);
+  umask(old | 077);
 }
 
 Result<DirContents> InspectStateDir(const std::string& dir) {

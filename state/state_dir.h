@@ -9,8 +9,14 @@
 namespace snowcar::state {
 
 // Makes sure `dir` exists as a directory. Errors name the dir and the cause: a regular file
-// in its place, a parent that is a file, no permission, a read-only file system.
-Status EnsureStateDir(const std::string& dir, bool create_if_missing);
+// in its place, a parent that is a file, no permission, a read-only file system. A dir it
+// creates gets mode 0700 when `owner_only` (whatever the umask), else the umask's choice;
+// missing parents always get the umask's choice, and an existing dir is left as it is.
+Status EnsureStateDir(const std::string& dir, bool create_if_missing, bool owner_only);
+
+// Adds 077 to the process umask, so every file created from now on (RocksDB's included) is
+// readable by its owner only. Never loosens it; never opens a window where it is looser.
+void RestrictUmaskToOwner();
 
 enum class DirContents {
   kEmpty,     // nothing but our lock file (or RocksDB's leftovers of an interrupted create)

@@ -204,7 +204,13 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StateStoreOptions& op
 }
 
 Result<std::unique_ptr<StateStore>> StateStoreImpl::Open(const StateStoreOptions& options) {
-  SNOWCAR_RETURN_IF_ERROR(EnsureStateDir(options.dir, options.create_if_missing));
+  SNOWCAR_RETURN_IF_ERROR(
+      EnsureStateDir(options.dir, options.create_if_missing, options.owner_only));
+  // Before the first file is created (our lock file, then RocksDB's). RocksDB creates files
+  // for as long as the store is open (flushes, compactions, new logs) with mode 0644 minus
+  // the umask, and this version offers no working per-database mode, so the umask is the
+  // one setting that covers them all. It stays tightened for the rest of the process.
+  if (options.owner_only) RestrictUmaskToOwner();
   std::unique_ptr<StateStoreImpl> store(new StateStoreImpl());
   store->dir_ = options.dir;
   store->sync_writes_ = options.sync_writes;

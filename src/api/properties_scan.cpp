@@ -1,10 +1,10 @@
 // FindPropertyInFile: just enough of the Java .properties format to pull one key out of a
 // config file, so `snowcar state --config FILE` finds the socket without the full config
 // module (which would also insist on every required key being valid).
-#include <fstream>
 #include <sstream>
 
 #include "snowcar/api/state_cli.h"
+#include "snowcar/common/file_read.h"
 
 namespace snowcar::api {
 namespace {
@@ -56,10 +56,8 @@ std::string Unescape(std::string_view text) {
 
 Result<std::optional<std::string>> FindPropertyInFile(const std::string& file,
                                                       std::string_view key) {
-  std::ifstream in(file);
-  if (!in) {
-    return Status::NotFound("cannot read config file '" + file + "'");
-  }
+  SNOWCAR_ASSIGN_OR_RETURN(const std::string text, ReadFileBounded(file, kConfigFileLimit));
+  std::istringstream in(text);
   std::optional<std::string> found;  // the last occurrence wins, as in java.util.Properties
   for (const std::string& line : LogicalLines(in)) {
     size_t end = 0;

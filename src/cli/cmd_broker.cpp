@@ -1,4 +1,5 @@
-// `snowcar broker`: serves an embedded Kafka cluster (librdkafka's mock) until SIGTERM/SIGINT.
+// `snowcar broker`: serves an embedded Kafka cluster (librdkafka's mock) until
+// SIGTERM/SIGINT/SIGHUP.
 //
 // The first stdout line is the bootstrap address, flushed at once, so a script or test can
 // start it and read where to connect. --port-file writes the same address to a file (written
@@ -28,8 +29,8 @@ constexpr const char* kUsage =
     "usage: snowcar broker [--brokers N] [--topics name[:partitions[:replication]],...]\n"
     "                      [--partitions N] [--port-file FILE] [--control-stdin]\n"
     "\n"
-    "Serves an in-memory Kafka cluster (librdkafka's mock cluster) on 127.0.0.1 until SIGTERM\n"
-    "or SIGINT. Prints the bootstrap address as the first line on stdout.\n"
+    "Serves an in-memory Kafka cluster (librdkafka's mock cluster) on 127.0.0.1 until SIGTERM,\n"
+    "SIGINT or SIGHUP. Prints the bootstrap address as the first line on stdout.\n"
     "\n"
     "  --brokers N       number of brokers, ids 1..N (default 1)\n"
     "  --topics LIST     topics to create up front, e.g. orders:3,audit\n"
@@ -163,6 +164,7 @@ int BrokerMain(int argc, char** argv) {
   sigemptyset(&stop);
   sigaddset(&stop, SIGTERM);
   sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGHUP);  // a closed terminal: stop as for Ctrl-C
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 
   auto started = broker::EmbeddedBroker::Start(parsed->options);

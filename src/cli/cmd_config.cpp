@@ -21,8 +21,9 @@ constexpr std::string_view kUsage =
     "       snowcar config print [FILE] [--set key=value]... [--json]\n"
     "       snowcar config docs\n"
     "\n"
-    "check  validates FILE with SNOWCAR_* environment overrides and --set overrides applied;\n"
-    "       exit 0 when valid, 2 listing every problem otherwise\n"
+    "check  validates FILE with SNOWCAR_* environment overrides and --set overrides applied,\n"
+    "       making every check `snowcar run` makes before it starts; exit 0 when valid, 2\n"
+    "       listing every problem otherwise\n"
     "print  shows the effective value of every key (secrets as [redacted])\n"
     "docs   prints the Markdown reference of all keys (docs/configuration.md)\n";
 
@@ -71,6 +72,9 @@ Result<config::Config> LoadFor(const Args& args) {
 
 void PrintNotes(const config::Config& cfg, std::FILE* out) {
   for (const std::string& note : cfg.notes()) std::fprintf(out, "note: %s\n", note.c_str());
+  for (const std::string& warning : cfg.warnings()) {
+    std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  }
 }
 
 int Check(const Args& args) {
@@ -79,8 +83,9 @@ int Check(const Args& args) {
     std::fprintf(stderr, "%s\n", cfg.status().message().c_str());
     return 2;
   }
-  if (Status s = runtime::CheckDirectionSettings(*cfg); !s.ok()) {
+  if (Status s = runtime::CheckRunSettings(*cfg); !s.ok()) {
     std::fprintf(stderr, "%s\n", s.message().c_str());
+    PrintNotes(*cfg, stderr);
     return 2;
   }
   size_t given = 0;

@@ -25,7 +25,7 @@ constexpr char kUsage[] =
     "                       [--auto-create-tables] [--gzip] [--idle-timeout-ms MS]\n"
     "\n"
     "Serves the ServiceNow Table API emulator on http://HOST:PORT (port 0 picks a free port)\n"
-    "and prints that base URL as the first line on stdout. Stops on SIGTERM or SIGINT.\n"
+    "and prints that base URL as the first line on stdout. Stops on SIGTERM, SIGINT or SIGHUP.\n"
     "--tables creates tables with generated rows (incident:10000,change_request:500).\n"
     "Default credentials: user admin / password admin-emulator; OAuth client\n"
     "snowcar-emulator-client / snowcar-emulator-secret. Knobs: POST /_emulator/... (see\n"
@@ -182,6 +182,7 @@ int EmulateMain(int argc, char** argv) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGHUP);  // a closed terminal: stop as for Ctrl-C
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   emulator::EmulatorServer server(options);
@@ -220,7 +221,10 @@ int EmulateMain(int argc, char** argv) {
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
-  SNOWCAR_LOG(kInfo, "emulator.stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  SNOWCAR_LOG(kInfo, "emulator.stopping",
+              {{"signal", sig == SIGTERM  ? "SIGTERM"
+                          : sig == SIGINT ? "SIGINT"
+                                          : "SIGHUP"}});
   server.Stop();
   return 0;
 }

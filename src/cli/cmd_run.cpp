@@ -16,7 +16,8 @@ constexpr const char* kRunUsage =
     "usage: snowcar run [--config FILE] [--set key=value]...\n"
     "\n"
     "Runs the sidecar. Values come from FILE (Java .properties), then SNOWCAR_* environment\n"
-    "variables, then --set (last wins). SIGTERM or SIGINT stops it gracefully (exit 0).\n"
+    "variables, then --set (last wins). SIGTERM, SIGINT or SIGHUP stops it gracefully (exit 0);\n"
+    "SIGUSR1 and SIGUSR2 are logged and ignored; SIGPIPE is ignored.\n"
     "Exit codes: 0 stopped cleanly, 1 failed while starting or running, 2 bad usage or config.\n";
 
 }  // namespace
@@ -55,7 +56,7 @@ int RunMain(int argc, char** argv) {
     return 2;
   }
   const config::Config& cfg = *loaded;
-  if (Status s = runtime::CheckDirectionSettings(cfg); !s.ok()) {
+  if (Status s = runtime::CheckRunSettings(cfg); !s.ok()) {
     std::fprintf(stderr, "snowcar run: configuration is not valid:\n%s\n", s.message().c_str());
     return 2;
   }
@@ -68,6 +69,9 @@ int RunMain(int argc, char** argv) {
     log::SetFormat(*format);
   }
   for (const auto& note : cfg.notes()) SNOWCAR_LOG(kInfo, "config.note", {{"note", note}});
+  for (const auto& warning : cfg.warnings()) {
+    SNOWCAR_LOG(kWarn, "config.warning", {{"warning", warning}});
+  }
   if (!cfg.GetBool("snow.tls.verify")) {
     SNOWCAR_LOG(kWarn, "config.tls_verify_disabled",
                 {{"key", "snow.tls.verify"},

@@ -10,9 +10,10 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
-#include <fstream>
 #include <sstream>
 #include <thread>
+
+#include "snowcar/common/file_read.h"
 
 namespace snowcar::cli::demo {
 namespace {
@@ -199,8 +200,8 @@ Result<std::string> WaitFirstLine(ProcessGroup& group, pid_t pid, const std::str
                                   std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   while (true) {
-    std::ifstream in(path);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto head = ReadFileHead(path, kChildOutputLimit);
+    const std::string text = head.ok() ? *head : std::string();  // not created yet: no line
     if (const size_t nl = text.find('\n'); nl != std::string::npos) return text.substr(0, nl);
     if (!group.Running(pid)) {
       return Status::Unavailable("the " + name + " ended (" + group.ExitText(pid) +
@@ -216,7 +217,8 @@ Result<std::string> WaitFirstLine(ProcessGroup& group, pid_t pid, const std::str
 }
 
 std::string Tail(const std::string& path, int lines) {
-  std::ifstream in(path);
+  auto tail = ReadFileTail(path, kChildOutputLimit);
+  std::istringstream in(tail.ok() ? *tail : std::string());
   std::deque<std::string> last;
   std::string line;
   while (std::getline(in, line)) {

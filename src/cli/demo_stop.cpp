@@ -9,6 +9,7 @@ StopSignal::StopSignal() {
   sigemptyset(&set_);
   sigaddset(&set_, SIGINT);
   sigaddset(&set_, SIGTERM);
+  sigaddset(&set_, SIGHUP);  // the terminal went away: stop the children just as for Ctrl-C
   pthread_sigmask(SIG_BLOCK, &set_, nullptr);
 }
 
@@ -35,6 +36,7 @@ bool StopSignal::Wait(std::chrono::milliseconds duration) {
 const char* StopSignal::name() const {
   if (signal_ == SIGINT) return "SIGINT";
   if (signal_ == SIGTERM) return "SIGTERM";
+  if (signal_ == SIGHUP) return "SIGHUP";
   return "";
 }
 

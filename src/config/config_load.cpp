@@ -1,13 +1,11 @@
 // Config::Load and Config::FromMap: merge the layers, check each value, fill defaults, then
 // run the cross-field checks; collect every problem before answering.
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include <cstdio>
 #include <set>
-#include <sstream>
 
 #include "cross_checks.h"
+#include "snowcar/common/file_read.h"
 #include "snowcar/common/redact.h"
 #include "snowcar/config/config.h"
 #include "snowcar/config/options.h"
@@ -17,13 +15,14 @@
 namespace snowcar::config {
 namespace {
 
-constexpr std::string_view kEnvPrefix = "SNOWCAR_";
 constexpr std::string_view kFileSuffix = ".file";
 
 // A value before checking, with where it came from for messages.
 struct RawValue {
   std::string value;
   std::string origin;  // "app.properties:12", "environment SNOWCAR_THREADS", "--set"
+  // The variable's name when the value came from the environment; "" otherwise.
+  std::string env_name = {};
 };
 
 size_t EditDistance(std::string_view a, std::string_view b) {
@@ -41,8 +40,8 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-// " (did you mean 'snow.url'?)" for a near miss, else "".
-std::string Suggest(std::string_view key) {
+// The declared key closest to `key` when it is a near miss, else "".
+std::string_view NearestKey(std::string_view key) {
   std::string_view best;
   size_t best_distance = std::max<size_t>(2, key.size() / 6) + 1;
   for (const OptionSpec& spec : Options()) {
@@ -53,12 +52,36 @@ std::string Suggest(std::string_view key) {
       best = spec.name;
     }
   }
+  return best;
+}
+
+// " (did you mean 'snow.url'?)" for a near miss, else "".
+std::string Suggest(std::string_view key) {
+  const std::string_view best = NearestKey(key);
   return best.empty() ? "" : " (did you mean '" + std::string(best) + "'?)";
+}
+
+// A value as a message may show it: control characters written as properties escapes
+// (`\u0000`), so a NUL cannot end the message early and a line break cannot split it.
+std::string Printable(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (const char ch : value) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7f) {
+      out += ch;
+      continue;
+    }
+    char escape[8];
+    std::snprintf(escape, sizeof escape, "\\u%04X", c);
+    out += escape;
+  }
+  return out;
 }
 
 // Reads a mounted secret; the line break editors and `echo` add is not part of it.
 Result<std::string> ReadSecretFile(const std::string& path) {
-  SNOWCAR_ASSIGN_OR_RETURN(std::string content, ReadTextFile(path));
+  SNOWCAR_ASSIGN_OR_RETURN(std::string content, ReadFileBounded(path, kSecretFileLimit));
   while (!content.empty() && (content.back() == '\n' || content.back() == '\r')) {
     content.pop_back();
   }
@@ -71,7 +94,7 @@ class ConfigLoader {
  public:
   // Reads the file; malformed lines join the other problems, an unreadable file ends loading.
   Status AddFile(const std::string& path) {
-    SNOWCAR_ASSIGN_OR_RETURN(const std::string text, ReadTextFile(path));
+    SNOWCAR_ASSIGN_OR_RETURN(const std::string text, ReadFileBounded(path, kConfigFileLimit));
     AddProperties(ParsePropertiesCollecting(text, path, errors_), path);
     return Status::Ok();
   }
@@ -85,10 +108,11 @@ class ConfigLoader {
 
   void AddEnvironment(const std::map<std::string, std::string>& env) {
     for (const auto& [name, value] : env) {
-      if (!name.starts_with(kEnvPrefix) || name.size() == kEnvPrefix.size()) continue;
-      std::string key = Lower(std::string_view(name).substr(kEnvPrefix.size()));
-      std::replace(key.begin(), key.end(), '_', '.');
-      Put(key, value, "environment " + name);
+      if (!name.starts_with(kEnvironmentPrefix) || name.size() == kEnvironmentPrefix.size()) {
+        continue;
+      }
+      const std::string key = KeyFromEnvironmentName(name);
+      merged_[key] = RawValue{value, "environment " + name, name};
     }
   }
 
@@ -127,6 +151,7 @@ class ConfigLoader {
   std::set<std::string, std::less<>> rejected_;   // keys whose value failed its check
   std::vector<std::string> errors_;
   std::vector<std::string> notes_;
+  std::vector<std::string> warnings_;
 };
 
 void ConfigLoader::Classify(const std::string& key, const RawValue& raw) {
@@ -142,6 +167,19 @@ void ConfigLoader::Classify(const std::string& key, const RawValue& raw) {
     }
   }
   if (spec == nullptr) {
+    if (!raw.env_name.empty()) {
+      // Other software may set SNOWCAR_* variables of its own (a wrapper's SNOWCAR_BIN); they
+      // must not stop the sidecar, but a misspelt key should still be seen.
+      std::string warning = "environment variable " + raw.env_name +
+                            " names no configuration key ('" + redact::Mask(key) +
+                            "'), so it is ignored";
+      if (const std::string_view best = NearestKey(key); !best.empty()) {
+        warning +=
+            " (did you mean " + EnvironmentName(best) + ", for '" + std::string(best) + "'?)";
+      }
+      warnings_.push_back(std::move(warning));
+      return;
+    }
     errors_.push_back("unknown key '" + redact::Mask(key) + "' [" + raw.origin + "]" +
                       Suggest(key));
     return;
@@ -186,8 +224,7 @@ void ConfigLoader::ReadSecretFiles() {
     const std::string path = Trim(raw.value);
     auto content = ReadSecretFile(path);
     if (!content.ok()) {
-      errors_.push_back(file_key + ": secret file: " + content.status().message() + " [" +
-                        raw.origin + "]");
+      errors_.push_back(file_key + ": " + content.status().message() + " [" + raw.origin + "]");
       continue;
     }
     std::string origin = "file " + path;
@@ -207,7 +244,7 @@ void ConfigLoader::CheckValues(Config& config) {
     auto normalized = NormalizeValue(spec, raw.value);
     if (!normalized.ok()) {
       std::string shown = "the value";
-      if (!IsSecretKey(spec, key)) shown = "'" + redact::Mask(raw.value) + "'";
+      if (!IsSecretKey(spec, key)) shown = "'" + Printable(redact::Mask(raw.value)) + "'";
       std::string error = key + ": ";
       error += shown;
       error += " " + normalized.status().message();
@@ -267,9 +304,12 @@ Result<Config> ConfigLoader::Finish() {
     std::string message = "invalid configuration (" + std::to_string(errors_.size()) +
                           (errors_.size() == 1 ? " problem):" : " problems):");
     for (const std::string& e : errors_) message += "\n  - " + e;
+    // A misspelt environment key is often why a required key is missing.
+    for (const std::string& w : warnings_) message += "\nwarning: " + w;
     return Status::InvalidArgument(message);
   }
   config.notes_ = std::move(notes_);
+  config.warnings_ = std::move(warnings_);
   return config;
 }
 

@@ -1,10 +1,11 @@
 // Renders docs/configuration.md from the option table (`snowcar config docs`).
 #include <algorithm>
-#include <cctype>
 #include <string>
 #include <vector>
 
 #include "migration_table.h"
+#include "snowcar/common/file_read.h"
+#include "snowcar/config/config.h"
 #include "snowcar/config/options.h"
 #include "value_normalize.h"
 
@@ -21,11 +22,15 @@ properties of an existing ServiceNow source or sink connector for Kafka Connect 
 as they are. Three layers can supply a value, and a later layer replaces an earlier one:
 
 1. the properties file;
-2. environment variables named `SNOWCAR_` plus the key in upper case with dots turned into
-   underscores (`state.dir` is `SNOWCAR_STATE_DIR`, `kafka.bootstrap.servers` is
-   `SNOWCAR_KAFKA_BOOTSTRAP_SERVERS`); a `SNOWCAR_` variable that maps to no key is an error.
-   Every underscore becomes a dot, so a key whose `<name>` part contains an underscore
-   (a table alias, a topic) can only be set in the file or with `--set`;
+2. environment variables named `SNOWCAR_` plus the key in upper case, with each dot written
+   as one underscore and each underscore of the key as two (`state.dir` is
+   `SNOWCAR_STATE_DIR`, `kafka.bootstrap.servers` is `SNOWCAR_KAFKA_BOOTSTRAP_SERVERS`,
+   `snow.table.change_request.name` is `SNOWCAR_SNOW_TABLE_CHANGE__REQUEST_NAME`). Since
+   names are read in lower case, a `<name>` part with capitals or a `-` (some topic names)
+   can only be set in the file or with `--set`. A `SNOWCAR_` variable that maps to no key
+   does not stop snowcar, because scripts and other tools may set `SNOWCAR_` variables of
+   their own: it is ignored with a warning naming the variable (logged at start, printed by
+   `snowcar config check`), so a misspelt key is still noticed;
 3. `--set key=value` arguments, in the order given.
 
 Any secret can be kept out of the file: `<key>.file=/path` reads the value from that file
@@ -33,22 +38,25 @@ Any secret can be kept out of the file: `<key>.file=/path` reads the value from 
 `<key>.file` is an error, as is a file that cannot be read. Secret values never appear in
 messages, logs or `snowcar config print`.
 
-Start-up stops on any unknown key, malformed value, value out of bounds or missing
-required key, and lists every such problem at once, naming the key, the offending value
-(unless secret), where it came from and what would be accepted. Enumerated values match
-regardless of case. `snowcar config check FILE` runs the same checks without starting
-anything; `snowcar config print FILE` shows the effective value of every key.
+Start-up stops on any unknown key (from the file or `--set`), malformed value, value out of
+bounds or missing required key, and lists every such problem at once, naming the key, the
+offending value (unless secret), where it came from and what would be accepted. Enumerated
+values match regardless of case. No value may contain a control character (a `\u0000` or
+`\n` escape, a tab): it would be cut or split where the value is used, so it is refused
+naming the key; only `kafka.<property>` values may hold line breaks, for inline PEM text.
+Files are read with a size limit, so that a path like `/dev/zero` is an error naming the
+file rather than a process out of memory: a config file may hold at most
+{config_file_limit}, a secret file at most {secret_file_limit}.
+
+`snowcar config check FILE` makes the checks `snowcar run` makes on the configuration before
+it starts anything (each value, the settings of each enabled direction, `admin.listen`, the
+`kafka.*` properties against the installed librdkafka), and exits 2 when one fails, as
+`run` does. What only starting can find (a state dir in use, an unreachable broker or
+instance, a set of Kafka properties librdkafka refuses only when it creates a client) makes
+`run` exit 1. `snowcar config print FILE` shows the effective value of every key.
 
 Keys written as `prefix.<name>` stand for a family: any key of that shape is accepted.
 )";
-
-std::string EnvName(std::string_view key) {
-  std::string out = "SNOWCAR_";
-  for (char c : key) {
-    out += c == '.' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
 
 void RenderEntry(const OptionSpec& spec, std::string& out) {
   out += "### `" + std::string(spec.name) + "`\n\n";
@@ -74,7 +82,7 @@ void RenderEntry(const OptionSpec& spec, std::string& out) {
     out += "- secret: yes; may instead be read from the file named by `" + std::string(spec.name) +
            ".file`\n";
   }
-  if (!spec.is_pattern()) out += "- environment: `" + EnvName(spec.name) + "`\n";
+  if (!spec.is_pattern()) out += "- environment: `" + EnvironmentName(spec.name) + "`\n";
   out += "\n";
 }
 
@@ -89,10 +97,23 @@ void RenderIgnored(const std::vector<const OptionSpec*>& specs, std::string& out
   out += "\n";
 }
 
+// kIntro with the file size limits filled in from their one definition.
+std::string Intro() {
+  std::string out(kIntro);
+  const auto fill = [&out](std::string_view placeholder, const ReadLimit& limit) {
+    const size_t at = out.find(placeholder);
+    if (at != std::string::npos)
+      out.replace(at, placeholder.size(), FormatByteSize(limit.max_bytes));
+  };
+  fill("{config_file_limit}", kConfigFileLimit);
+  fill("{secret_file_limit}", kSecretFileLimit);
+  return out;
+}
+
 }  // namespace
 
 std::string RenderMarkdownReference() {
-  std::string out(kIntro);
+  std::string out = Intro();
   std::vector<std::string_view> groups;
   for (const OptionSpec& spec : Options()) {
     if (std::find(groups.begin(), groups.end(), spec.group) == groups.end()) {

@@ -203,15 +203,30 @@ std::vector<OptionSpec> CoreOptions() {
       // --- Sidecar process --------------------------------------------------------------------
       {.name = "state.dir",
        .default_value = "/var/lib/snowcar",
+       .check = CheckNotBlank,
        .group = kSidecar,
        .doc = "Directory of the RocksDB state store (cursors, dedup index, correlation cache). "
               "Keep it on a persistent volume: losing it means re-reading from the configured "
               "start timestamps. Only one process may use it at a time."},
+      {.name = "state.dir.access",
+       .type = T::kEnum,
+       .default_value = "owner",
+       .allowed = {"owner", "umask"},
+       .group = kSidecar,
+       .doc = "Who may read the state store, which holds your data (cursors, correlation "
+              "cache). `owner`: a missing `state.dir` is created with mode 0700 and every file "
+              "in it gets mode 0600 (the process umask is tightened to 077, since RocksDB "
+              "creates its files throughout the store's life with the umask applied); an "
+              "existing directory keeps its mode. `umask`: modes follow the process umask "
+              "(0755 and 0644 under the common 022), for when another user or group must read "
+              "the store, e.g. a backup agent with umask 027."},
       {.name = "socket.path",
        .default_value = "/var/run/snowcar/snowcar.sock",
+       .check = CheckSocketPath,
        .group = kSidecar,
        .doc = "Unix socket serving the HTTP/JSON state API that `snowcar state` talks to. "
-              "Created with mode 0660, so access follows the directory's group."},
+              "Created with mode 0660, so access follows the directory's group. At most 107 "
+              "bytes (the size of a Unix socket address); removed when snowcar stops."},
       {.name = "threads",
        .type = T::kInt,
        .default_value = "0",
@@ -226,8 +241,9 @@ std::vector<OptionSpec> CoreOptions() {
        .min = 0,
        .max = kDayMs,
        .group = kSidecar,
-       .doc = "On SIGTERM, how long in-flight work may take to finish and be committed before "
-              "the process exits anyway. Keep it below the pod's termination grace period."},
+       .doc = "On SIGTERM (or SIGINT, SIGHUP), how long in-flight work may take to finish and "
+              "be committed before the process exits anyway. Keep it below the pod's "
+              "termination grace period."},
       {.name = "log.level",
        .type = T::kEnum,
        .default_value = "info",
@@ -295,12 +311,14 @@ std::vector<OptionSpec> KafkaAndConnectOptions() {
   return {
       // --- Kafka client -----------------------------------------------------------------------
       {.name = "kafka.<property>",
+       .allow_line_breaks = true,  // PEM text: kafka.ssl.key.pem, kafka.ssl.certificate.pem
        .group = kKafka,
        .doc = "Handed to librdkafka as `<property>` without the `kafka.` prefix, e.g. "
-              "`kafka.bootstrap.servers` or `kafka.security.protocol`; librdkafka checks names "
-              "and values when the client is created. A property whose last part names a "
-              "password, secret or token is treated as a secret and may be read from "
-              "`<key>.file`."},
+              "`kafka.bootstrap.servers` or `kafka.security.protocol`. Names and values are "
+              "checked against the installed librdkafka by `snowcar config check` and before "
+              "start. A property whose last part names a password, secret or token is treated "
+              "as a secret and may be read from `<key>.file`. Unlike other keys, values may "
+              "hold line breaks, for PEM text given inline (`kafka.ssl.key.pem`)."},
 
       // --- Kafka Connect compatibility ---------------------------------------------------------
       {.name = "name", .ignored = true, .group = kConnect, .doc = "Connector name."},

@@ -1,12 +1,9 @@
 #include "snowcar/config/properties.h"
 
-#include <cerrno>
 #include <cstdint>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
+
+#include "snowcar/common/file_read.h"
 
 namespace snowcar::config {
 namespace {
@@ -225,27 +222,8 @@ Result<Properties> ParseProperties(std::string_view text, std::string_view origi
   return props;
 }
 
-Result<std::string> ReadTextFile(const std::string& path) {
-  std::error_code ec;
-  // A directory opens fine and only fails on read, with no error the stream reports.
-  if (std::filesystem::is_directory(path, ec)) {
-    return Status::InvalidArgument("cannot read '" + path + "': it is a directory");
-  }
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("cannot read '" + path + "': " + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  // Reading a directory "opens" but fails on the first read.
-  if (in.bad() || (in.fail() && !in.eof())) {
-    return Status::Unavailable("cannot read '" + path +
-                               "': " + std::strerror(errno != 0 ? errno : EIO));
-  }
-  return buffer.str();
-}
-
 Result<Properties> ReadPropertiesFile(const std::string& path) {
-  SNOWCAR_ASSIGN_OR_RETURN(const std::string text, ReadTextFile(path));
+  SNOWCAR_ASSIGN_OR_RETURN(const std::string text, ReadFileBounded(path, kConfigFileLimit));
   return ParseProperties(text, path);
 }
 

@@ -1,5 +1,7 @@
 #include "value_checks.h"
 
+#include <sys/un.h>
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -117,6 +119,17 @@ std::string CheckTopicName(std::string_view value) {
 
 std::string CheckNotBlank(std::string_view value) {
   return value.empty() ? "must not be empty" : "";
+}
+
+std::string CheckSocketPath(std::string_view value) {
+  if (value.empty()) return "must not be empty";
+  // bind(2) needs the path and its terminating NUL in sockaddr_un::sun_path.
+  constexpr size_t kMax = sizeof(sockaddr_un::sun_path) - 1;
+  if (value.size() > kMax) {
+    return "is " + std::to_string(value.size()) + " bytes; a Unix socket path may have at most " +
+           std::to_string(kMax);
+  }
+  return "";
 }
 
 namespace {

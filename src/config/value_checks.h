@@ -37,6 +37,9 @@ std::string CheckTopicName(std::string_view value);
 // Refuses an empty value for keys whose default must not be blanked out.
 std::string CheckNotBlank(std::string_view value);
 
+// A Unix socket path: not empty, and short enough for sockaddr_un (107 bytes on Linux).
+std::string CheckSocketPath(std::string_view value);
+
 // snow.tables: every alias matches ^[a-z0-9_]+$ and appears once.
 std::string CheckTableAliasList(std::string_view value);
 

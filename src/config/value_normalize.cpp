@@ -4,6 +4,7 @@
 #include <boost/url/parse.hpp>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <vector>
 
 namespace snowcar::config {
@@ -109,6 +110,24 @@ Result<std::string> NormalizeUrl(const OptionSpec& spec, const std::string& text
   return scheme + "://" + std::string(url.encoded_authority()) + path;
 }
 
+// "" when `value` holds no control character the key refuses, else what was found. The
+// character is named, never shown: a NUL or line break would cut or split the message.
+std::string ControlCharacterProblem(const OptionSpec& spec, std::string_view value) {
+  for (size_t i = 0; i < value.size(); ++i) {
+    const auto c = static_cast<unsigned char>(value[i]);
+    if (c >= 0x20 && c != 0x7f) continue;
+    if (spec.allow_line_breaks && (c == '\n' || c == '\r' || c == '\t')) continue;
+    char code[8];
+    std::snprintf(code, sizeof code, "U+%04X", c);
+    std::string problem = "contains the control character " + std::string(code);
+    if (c == 0) problem += " (NUL, e.g. from a \\u0000 escape)";
+    if (c == '\n' || c == '\r') problem += " (a line break)";
+    problem += " at byte " + std::to_string(i + 1) + "; control characters are not allowed here";
+    return problem;
+  }
+  return "";
+}
+
 }  // namespace
 
 Result<std::string> NormalizeValue(const OptionSpec& spec, std::string_view raw) {
@@ -152,6 +171,11 @@ Result<std::string> NormalizeValue(const OptionSpec& spec, std::string_view raw)
       }
       break;
     }
+  }
+  // Checked after trimming: a line break at either end (a secret pasted with its newline into
+  // an environment variable) is dropped with the blanks, for every type but a password.
+  if (std::string problem = ControlCharacterProblem(spec, value); !problem.empty()) {
+    return Status::InvalidArgument(std::move(problem));
   }
   if (spec.check != nullptr) {
     std::string problem = spec.check(value);

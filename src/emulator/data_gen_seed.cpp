@@ -1,9 +1,8 @@
 // Seed files: {"<table>":[{row},...],...} loaded into a TableStore.
 #include <boost/json.hpp>
 #include <charconv>
-#include <fstream>
-#include <sstream>
 
+#include "snowcar/common/file_read.h"
 #include "snowcar/emulator/data_gen.h"
 
 namespace snowcar::emulator {
@@ -98,11 +97,8 @@ Status LoadSeedJson(TableStore& store, std::string_view json, std::string_view s
 }
 
 Status LoadSeedFile(TableStore& store, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("seed file " + path + " cannot be opened");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return LoadSeedJson(store, buf.str(), path);
+  SNOWCAR_ASSIGN_OR_RETURN(const std::string text, ReadFileBounded(path, kSeedFileLimit));
+  return LoadSeedJson(store, text, path);
 }
 
 }  // namespace snowcar::emulator

@@ -64,12 +64,13 @@ PropertyScope ScopeOf(std::string_view name) {
 
 std::map<std::string, std::string> MergeProperties(
     const std::map<std::string, std::string>& user,
-    const std::map<std::string, std::string>& defaults, ClientKind kind) {
+    const std::map<std::string, std::string>& defaults, ClientKind kind, Dropped dropped) {
   const PropertyScope other =
       kind == ClientKind::kProducer ? PropertyScope::kConsumerOnly : PropertyScope::kProducerOnly;
   std::map<std::string, std::string> out;
   for (const auto& [name, value] : user) {
     if (ScopeOf(name) == other) {
+      if (dropped == Dropped::kQuiet) continue;
       SNOWCAR_LOG(kInfo, "kafka.property_dropped",
                   {{"property", name},
                    {"client", kind == ClientKind::kProducer ? "producer" : "consumer"},

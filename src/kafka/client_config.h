@@ -31,11 +31,16 @@ struct ConfDeleter {
 };
 using ConfPtr = std::unique_ptr<rd_kafka_conf_t, ConfDeleter>;
 
+// Whether MergeProperties logs each property it drops (not when only checking a config).
+enum class Dropped { kLog, kQuiet };
+
 // The final property map for `kind`: the user's properties minus those of the other client
-// kind (each dropped one logged), with `defaults` added where the user set nothing.
+// kind (each dropped one logged unless kQuiet), with `defaults` added where the user set
+// nothing.
 std::map<std::string, std::string> MergeProperties(
     const std::map<std::string, std::string>& user,
-    const std::map<std::string, std::string>& defaults, ClientKind kind);
+    const std::map<std::string, std::string>& defaults, ClientKind kind,
+    Dropped dropped = Dropped::kLog);
 
 // client.id: `role` alone, or "<user's client.id>-<role>" when the user set one.
 std::string ClientId(const std::map<std::string, std::string>& user, std::string_view role);

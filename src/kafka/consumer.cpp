@@ -202,11 +202,13 @@ struct KafkaConsumer::Impl {
   }
 };
 
-Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(ConsumerOptions options) {
+namespace {
+
+// Every check Create makes on the properties before a client exists, shared with
+// CheckProperties: the final properties in `properties` and the conf built from them.
+Result<internal::ConfPtr> PrepareConf(const ConsumerOptions& options, internal::Dropped dropped,
+                                      std::map<std::string, std::string>& properties) {
   const auto& user = options.properties;
-  if (options.topics.empty()) {
-    return Status::InvalidArgument("kafka consumer: no topics to subscribe to");
-  }
   auto group = user.find("group.id");
   if (group == user.end() || group->second.empty()) {
     return Status::InvalidArgument("kafka property 'group.id' is required (set kafka.group.id)");
@@ -221,10 +223,29 @@ Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(ConsumerOptions opt
   // librdkafka before 2.3.0 (Debian 12 ships 2.0.2) can abort the process when a consumer
   // closes during a rebalance (librdkafka issue #4312; an assertion on assignments still in
   // progress at terminate was seen here too), i.e. on a SIGTERM at the wrong moment.
-  auto properties = internal::MergeProperties(
+  properties = internal::MergeProperties(
       user,
       {{"partition.assignment.strategy", "range,roundrobin"}, {"auto.offset.reset", "earliest"}},
-      internal::ClientKind::kConsumer);
+      internal::ClientKind::kConsumer, dropped);
+  properties["enable.auto.offset.store"] = "false";
+  properties["client.id"] = internal::ClientId(user, options.client_id);
+  return internal::BuildConf(properties);
+}
+
+}  // namespace
+
+Status KafkaConsumer::CheckProperties(const ConsumerOptions& options) {
+  std::map<std::string, std::string> properties;
+  return PrepareConf(options, internal::Dropped::kQuiet, properties).status();
+}
+
+Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(ConsumerOptions options) {
+  if (options.topics.empty()) {
+    return Status::InvalidArgument("kafka consumer: no topics to subscribe to");
+  }
+  std::map<std::string, std::string> properties;
+  SNOWCAR_ASSIGN_OR_RETURN(internal::ConfPtr conf,
+                           PrepareConf(options, internal::Dropped::kLog, properties));
   if (properties["partition.assignment.strategy"].find("cooperative") != std::string::npos &&
       rd_kafka_version() < 0x020300ff) {
     SNOWCAR_LOG(kWarn, "kafka.consumer.cooperative_unsafe",
@@ -233,9 +254,6 @@ Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(ConsumerOptions opt
                   "cooperative rebalancing in librdkafka before 2.3.0 can abort the process "
                   "when the consumer closes during a rebalance; use range or roundrobin"}});
   }
-  properties["enable.auto.offset.store"] = "false";
-  properties["client.id"] = internal::ClientId(user, options.client_id);
-  SNOWCAR_ASSIGN_OR_RETURN(internal::ConfPtr conf, internal::BuildConf(properties));
 
   auto impl = std::make_unique<Impl>();
   impl->listener = std::move(options.listener);

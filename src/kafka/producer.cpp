@@ -206,7 +206,12 @@ struct KafkaProducer::Impl {
   }
 };
 
-Result<std::unique_ptr<KafkaProducer>> KafkaProducer::Create(const ProducerOptions& options) {
+namespace {
+
+// The final properties and the conf built from them: every check Create makes before a
+// client exists, shared with CheckOptions.
+Result<internal::ConfPtr> PrepareConf(const ProducerOptions& options, internal::Dropped dropped,
+                                      std::map<std::string, std::string>& properties) {
   const auto& user = options.properties;
   if (user.contains("transactional.id")) {
     return Status::InvalidArgument(
@@ -221,9 +226,22 @@ Result<std::unique_ptr<KafkaProducer>> KafkaProducer::Create(const ProducerOptio
   if (options.statistics_interval_ms > 0) {
     defaults.emplace("statistics.interval.ms", std::to_string(options.statistics_interval_ms));
   }
-  auto properties = internal::MergeProperties(user, defaults, internal::ClientKind::kProducer);
+  properties = internal::MergeProperties(user, defaults, internal::ClientKind::kProducer, dropped);
   properties["client.id"] = internal::ClientId(user, options.client_id);
-  SNOWCAR_ASSIGN_OR_RETURN(internal::ConfPtr conf, internal::BuildConf(properties));
+  return internal::BuildConf(properties);
+}
+
+}  // namespace
+
+Status KafkaProducer::CheckOptions(const ProducerOptions& options) {
+  std::map<std::string, std::string> properties;
+  return PrepareConf(options, internal::Dropped::kQuiet, properties).status();
+}
+
+Result<std::unique_ptr<KafkaProducer>> KafkaProducer::Create(const ProducerOptions& options) {
+  std::map<std::string, std::string> properties;
+  SNOWCAR_ASSIGN_OR_RETURN(internal::ConfPtr conf,
+                           PrepareConf(options, internal::Dropped::kLog, properties));
 
   auto impl = std::make_unique<Impl>();
   internal::RouteLogs(conf.get());

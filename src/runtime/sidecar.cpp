@@ -8,6 +8,8 @@
 #include "snowcar/api/prometheus.h"
 #include "snowcar/api/routes.h"
 #include "snowcar/common/log.h"
+#include "snowcar/kafka/consumer.h"
+#include "snowcar/kafka/producer.h"
 #include "snowcar/runtime/sidecar_metrics.h"
 #include "snowcar/servicenow/client_options.h"
 #include "snowcar/servicenow/curl_table_client.h"
@@ -21,6 +23,7 @@ namespace snowcar::runtime {
 SidecarSettings SidecarSettings::FromConfig(const config::Config& config) {
   SidecarSettings s;
   s.state_dir = config.GetString("state.dir");
+  s.state_owner_only = config.GetString("state.dir.access") == "owner";
   s.socket_path = config.GetString("socket.path");
   s.threads = static_cast<size_t>(config.GetInt("threads"));
   s.shutdown_timeout_ms = config.GetInt("shutdown.timeout.ms");
@@ -45,33 +48,103 @@ Status CheckAdminListen(const std::string& listen, bool allow_remote) {
       "pod. Use 127.0.0.1:PORT, or set admin.listen.allow.remote=true to mean it");
 }
 
-Status CheckDirectionSettings(const config::Config& config) {
-  std::string problems;
+namespace {
+
+// The librdkafka clients a run would create, checked without creating them: the metadata
+// probe and the producers (source, sink DLQ) share the producer's checks; the sink and the
+// source group each add a consumer.
+void CheckKafkaClients(const config::Config& config, std::vector<std::string>& problems) {
+  const bool source = config.GetBool("source.enabled");
+  const bool sink = config.GetBool("sink.enabled");
+  if (!source && !sink) return;
+  kafka::ProducerOptions producer;
+  producer.properties = config.WithPrefix("kafka.");
+  if (Status s = kafka::KafkaProducer::CheckOptions(producer); !s.ok()) {
+    problems.push_back(s.message());
+  }
+  kafka::ConsumerOptions consumer;
+  consumer.properties = producer.properties;
+  if (sink) {
+    if (Status s = kafka::KafkaConsumer::CheckProperties(consumer); !s.ok()) {
+      problems.push_back(s.message());
+    }
+  }
+  if (source && !config.GetString("source.group.id").empty()) {
+    kafka::ConsumerOptions group = consumer;
+    group.properties["group.id"] = config.GetString("source.group.id");
+    if (Status s = kafka::KafkaConsumer::CheckProperties(group); !s.ok()) {
+      problems.push_back(s.message());
+    }
+  }
+}
+
+}  // namespace
+
+Status CheckRunSettings(const config::Config& config) {
+  std::vector<std::string> problems;
   if (Status s = CheckAdminListen(config.GetString("admin.listen"),
                                   config.GetBool("admin.listen.allow.remote"));
       !s.ok()) {
-    problems += s.message();
+    problems.push_back(s.message());
   }
   if (config.GetBool("source.enabled")) {
     if (auto s = source::SourceSettings::FromConfig(config); !s.ok()) {
-      if (!problems.empty()) problems += "\n";
-      problems += s.status().message();
+      problems.push_back(s.status().message());
     }
   }
   if (config.GetBool("sink.enabled")) {
     if (auto s = sink::SinkSettings::FromConfig(config); !s.ok()) {
-      if (!problems.empty()) problems += "\n";
-      problems += s.status().message();
+      problems.push_back(s.status().message());
     }
   }
-  if (problems.empty()) return Status::Ok();
-  return Status::InvalidArgument(problems);
+  CheckKafkaClients(config, problems);
+  std::string message;
+  for (const std::string& problem : problems) {
+    // The same refused kafka property fails every client: say it once.
+    if (message.find(problem) != std::string::npos) continue;
+    if (!message.empty()) message += "\n";
+    message += problem;
+  }
+  if (message.empty()) return Status::Ok();
+  return Status::InvalidArgument(message);
 }
 
+// What each signal means to a running sidecar (docs/runtime.md, "Signals"):
+//   SIGTERM, SIGINT, SIGHUP  a graceful stop (SIGHUP too: a closed terminal or a supervisor
+//                            that sends it means "go away"; there is nothing to reload, since
+//                            a changed config needs a restart anyway);
+//   SIGUSR1, SIGUSR2         logged and otherwise ignored, rather than their default action
+//                            of killing the process with its socket file left behind;
+//   SIGPIPE                  ignored for the whole process (main.cpp): a write to a closed
+//                            pipe or socket fails with EPIPE instead.
 struct Sidecar::Signals {
-  explicit Signals(boost::asio::io_context& io) : set(io, SIGTERM, SIGINT) {}
+  explicit Signals(boost::asio::io_context& io) : set(io, SIGTERM, SIGINT, SIGHUP) {
+    set.add(SIGUSR1);
+    set.add(SIGUSR2);
+  }
   boost::asio::signal_set set;
 };
+
+namespace {
+
+const char* SignalName(int signo) {
+  switch (signo) {
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGUSR1:
+      return "SIGUSR1";
+    case SIGUSR2:
+      return "SIGUSR2";
+    default:
+      return "signal";
+  }
+}
+
+}  // namespace
 
 Sidecar::Sidecar(SidecarSettings settings, const config::Config* config)
     : settings_(std::move(settings)), pool_(settings_.threads), config_(config) {
@@ -81,10 +154,16 @@ Sidecar::Sidecar(SidecarSettings settings, const config::Config* config)
 Sidecar::~Sidecar() { Shutdown(); }
 
 void Sidecar::HandleSignals() {
-  signals_ = std::make_unique<Signals>(pool_.context());
+  if (!signals_) signals_ = std::make_unique<Signals>(pool_.context());
   signals_->set.async_wait([this](const boost::system::error_code& ec, int signo) {
     if (ec) return;  // cancelled at shutdown
-    RequestStop(signo == SIGTERM ? "SIGTERM" : "SIGINT");
+    if (signo == SIGUSR1 || signo == SIGUSR2) {
+      SNOWCAR_LOG(kInfo, "sidecar.signal_ignored",
+                  {{"signal", SignalName(signo)}, {"meaning", "none; the sidecar keeps running"}});
+      HandleSignals();  // wait for the next one
+      return;
+    }
+    RequestStop(SignalName(signo));
   });
 }
 
@@ -115,6 +194,7 @@ Status Sidecar::Start() {
 
   state::StateStoreOptions store_options;
   store_options.dir = settings_.state_dir;
+  store_options.owner_only = settings_.state_owner_only;
   auto store = state::StateStore::Open(store_options);
   if (!store.ok()) {
     health_.Report("state", false, store.status().message());
@@ -316,10 +396,13 @@ void Sidecar::Shutdown() {
   server_.reset();
   admin_server_.reset();
   kafka_probe_.reset();
-  signals_.reset();
   directions_.clear();
   client_.reset();
   store_.reset();
+  // Last: destroying the set restores the signals' default actions, and a SIGHUP or SIGUSR1
+  // must not kill the process while the store is still closing. Caught signals that arrive
+  // during the shutdown just wait in the set.
+  signals_.reset();
 }
 
 }  // namespace snowcar::runtime

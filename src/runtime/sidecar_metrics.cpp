@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <fstream>
 #include <sstream>
 
 #include "snowcar/api/prometheus.h"
+#include "snowcar/common/file_read.h"
 #include "snowcar/state/state_store.h"
 
 #ifndef SNOWCAR_VERSION
@@ -23,8 +23,14 @@ double Seconds(const timeval& tv) {
 }
 
 // Second field of /proc/self/statm: resident pages. First: total program size.
+// A /proc file as a stream; empty (so every parse fails) when it cannot be read.
+std::istringstream ProcFile(const std::string& path) {
+  auto text = ReadFileBounded(path, kProcFileLimit);
+  return std::istringstream(text.ok() ? *text : std::string());
+}
+
 bool ReadStatm(int64_t& virtual_bytes, int64_t& resident_bytes) {
-  std::ifstream in("/proc/self/statm");
+  std::istringstream in = ProcFile("/proc/self/statm");
   int64_t size_pages = 0;
   int64_t resident_pages = 0;
   if (!(in >> size_pages >> resident_pages)) return false;
@@ -48,7 +54,7 @@ int64_t CountOpenFds() {
 // Field 22 of /proc/self/stat (starttime, clock ticks since boot) plus the boot time from
 // /proc/stat ("btime"). The command name in field 2 may hold spaces, so parse after ')'.
 bool ReadStartTime(double& seconds) {
-  std::ifstream stat_file("/proc/self/stat");
+  std::istringstream stat_file = ProcFile("/proc/self/stat");
   std::string line;
   if (!std::getline(stat_file, line)) return false;
   const size_t paren = line.rfind(')');
@@ -60,7 +66,7 @@ bool ReadStartTime(double& seconds) {
     if (i == 22) start_ticks = std::stoull(field);
   }
   if (start_ticks == 0) return false;
-  std::ifstream proc_stat("/proc/stat");
+  std::istringstream proc_stat = ProcFile("/proc/stat");
   std::string key;
   uint64_t btime = 0;
   while (proc_stat >> key) {

@@ -98,7 +98,9 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const std::string& bin
   posix_spawnattr_init(&attr);
   sigset_t defaults;
   sigemptyset(&defaults);
-  for (int s : {SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD}) sigaddset(&defaults, s);
+  for (int s : {SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2}) {
+    sigaddset(&defaults, s);
+  }
   sigset_t empty;
   sigemptyset(&empty);
   posix_spawnattr_setsigdefault(&attr, &defaults);

@@ -1,8 +1,11 @@
 // The validated configuration of one snowcar process.
 //
 // Where values come from, later layers winning: the properties file, then `SNOWCAR_*`
-// environment variables (SNOWCAR_STATE_DIR -> state.dir: upper case, dots as underscores),
-// then `--set key=value` arguments. A secret may instead be read from the file named by
+// environment variables (SNOWCAR_STATE_DIR -> state.dir: upper case, dots as underscores, an
+// underscore of the key doubled: SNOWCAR_SNOW_TABLE_CHANGE__REQUEST_NAME), then `--set
+// key=value` arguments. An unknown key is an error, except from the environment, where it is
+// only a warning: other software may set SNOWCAR_* variables of its own. A secret may instead be
+// read from the file named by
 // `<key>.file` (trailing line breaks dropped), the way Kubernetes mounts secrets.
 //
 // Loading happens in two passes: each value is checked against its table entry and
@@ -35,6 +38,15 @@ struct LoadRequest {
 // The SNOWCAR_* variables of this process's environment.
 std::map<std::string, std::string> EnvironFromProcess();
 
+inline constexpr std::string_view kEnvironmentPrefix = "SNOWCAR_";
+// The variable that sets `key`: snow.table.change_request.name ->
+// SNOWCAR_SNOW_TABLE_CHANGE__REQUEST_NAME (upper case, `.` as `_`, `_` as `__`).
+std::string EnvironmentName(std::string_view key);
+// The key a variable sets, the inverse of EnvironmentName for keys without capitals:
+// lower case, `__` read as `_` and a single `_` as `.`, left to right. The prefix is dropped
+// when present.
+std::string KeyFromEnvironmentName(std::string_view name);
+
 class Config {
  public:
   // Returns the config, or InvalidArgument whose message lists every problem, one per line.
@@ -61,6 +73,9 @@ class Config {
   // Things worth logging at start that are not errors: ignored Kafka Connect keys, repeated
   // keys, a disabled TLS check.
   const std::vector<std::string>& notes() const { return notes_; }
+  // Likely mistakes that do not stop the process: a SNOWCAR_* environment variable that names
+  // no key (it may belong to other software, so it is ignored, but it may be a misspelt key).
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   friend class ConfigLoader;  // src/config/config_load.cpp fills the fields below.
@@ -71,6 +86,7 @@ class Config {
   std::map<std::string, std::string, std::less<>> values_;
   std::set<std::string, std::less<>> explicit_;
   std::vector<std::string> notes_;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace snowcar::config

@@ -57,6 +57,11 @@ struct OptionSpec {
   // Accepted so a Kafka Connect properties file loads, but without effect here: giving it
   // produces a note (logged at start) instead of an error.
   bool ignored = false;
+  // Control characters (below U+0020, and U+007F) are refused in every value: a `\u0000`
+  // escape would cut the value short where it is handed on as a C string, and a line break
+  // could split a header or a log line. Line breaks (and tabs) are allowed only where a key
+  // sets this, e.g. PEM text given inline to librdkafka (`kafka.ssl.key.pem`).
+  bool allow_line_breaks = false;
   ValueCheck check = nullptr;
   std::string_view group = {};  // section in docs/configuration.md, in order of first use
   std::string_view doc = {};    // what it does and why one would change it

@@ -40,10 +40,8 @@ Result<Properties> ParseProperties(std::string_view text, std::string_view origi
 Properties ParsePropertiesCollecting(std::string_view text, std::string_view origin,
                                      std::vector<std::string>& errors);
 
-// Reads a whole file; an unreadable file is an error naming the path and the reason.
-Result<std::string> ReadTextFile(const std::string& path);
-
-// Reads and parses a file.
+// Reads (at most kConfigFileLimit) and parses a file; an unreadable or oversized file is an
+// error naming the path and the reason.
 Result<Properties> ReadPropertiesFile(const std::string& path);
 
 // Escapes a key or value so that ParseProperties reads it back unchanged (used by

@@ -63,6 +63,9 @@ class KafkaConsumer {
   // missing group.id / bootstrap.servers / topic list; enable.auto.offset.store=true is
   // refused (the sink must decide which offsets are stored).
   static Result<std::unique_ptr<KafkaConsumer>> Create(ConsumerOptions options);
+  // The property checks of Create (group.id, enable.auto.offset.store, what librdkafka would
+  // refuse, bootstrap.servers) without creating a client: `snowcar config check`.
+  static Status CheckProperties(const ConsumerOptions& options);
   ~KafkaConsumer();  // Close()
 
   // The next record, or nullopt when none arrived within `timeout` (or Wake() was called).

@@ -77,6 +77,9 @@ class KafkaProducer final : public RecordProducer {
   // when the name says password/secret), or when bootstrap.servers is missing.
   // transactional.id is refused: this producer is idempotent, not transactional.
   static Result<std::unique_ptr<KafkaProducer>> Create(const ProducerOptions& options);
+  // The checks of Create that need no broker (the properties librdkafka would refuse,
+  // transactional.id, bootstrap.servers), without creating a client: `snowcar config check`.
+  static Status CheckOptions(const ProducerOptions& options);
   ~KafkaProducer() override;  // Close(0): pending callbacks get kCancelled
 
   void Produce(OutRecord record, boost::asio::any_io_executor executor,

@@ -39,6 +39,7 @@ namespace snowcar::runtime {
 // The sidecar keys the shell itself reads (design section 4), resolved from a Config.
 struct SidecarSettings {
   std::string state_dir;
+  bool state_owner_only = true;  // state.dir.access=owner
   std::string socket_path;
   size_t threads = 0;
   int64_t shutdown_timeout_ms = 30000;
@@ -53,11 +54,13 @@ struct SidecarSettings {
   static SidecarSettings FromConfig(const config::Config& config);
 };
 
-// Checks the settings of every enabled direction (source tables, sink routing and policies)
-// and of the admin listener, without starting anything: what `snowcar config check` and
-// `snowcar run` do before start, so a bad key is a configuration error (exit 2), not a
-// start-up failure.
-Status CheckDirectionSettings(const config::Config& config);
+// The checks of `snowcar run` that go beyond Config::Load, made without starting anything:
+// the settings of every enabled direction (source tables, sink routing and policies), the
+// admin listener, and the `kafka.*` properties of every Kafka client a run would create.
+// `snowcar config check` and `snowcar run` both call it after loading, so a bad value is a
+// configuration error (exit 2) in both, never a start-up failure found only by `run`.
+// (Checks of single values, e.g. socket.path's length, live in the option table.)
+Status CheckRunSettings(const config::Config& config);
 
 // admin.listen must be loopback unless admin.listen.allow.remote=true. "" is fine (off).
 Status CheckAdminListen(const std::string& listen, bool allow_remote);
@@ -78,12 +81,12 @@ class Sidecar {
   // the Status names the step and its cause. Call once.
   Status Start();
 
-  // Blocks the calling thread until a stop is requested (SIGTERM/SIGINT once
+  // Blocks the calling thread until a stop is requested (SIGTERM, SIGINT or SIGHUP once
   // HandleSignals() was called, or RequestStop()), then shuts down. REQUIRES: Start() OK.
   Status Wait();
 
-  // Makes SIGTERM and SIGINT request a graceful stop. Call before Start() so a signal that
-  // arrives during start-up is not lost.
+  // Makes SIGTERM, SIGINT and SIGHUP request a graceful stop, and SIGUSR1/SIGUSR2 a log line
+  // and nothing else. Call before Start() so a signal that arrives during start-up is not lost.
   void HandleSignals();
 
   // Thread-safe; may be called from a signal handler's completion or any pool thread.

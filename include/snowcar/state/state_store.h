@@ -107,6 +107,10 @@ struct StateStoreOptions {
   // fsync the WAL on every commit. Off by default: a process crash loses nothing either way;
   // a machine crash may lose the last commits, which re-emits rows, never loses them.
   bool sync_writes = false;
+  // state.dir.access=owner: a dir created here gets mode 0700 and every file 0600, by adding
+  // 077 to the process umask for the rest of the process (RocksDB creates files as long as
+  // the store is open and honours no per-database mode). False: modes follow the umask.
+  bool owner_only = true;
 };
 
 class StateStore {

@@ -122,6 +122,34 @@ TEST(DemoTest, CtrlCStopsEveryChildAndRemovesTheWorkDir) {
   EXPECT_FALSE(std::filesystem::exists(*work)) << *work;
 }
 
+// A closed terminal (SIGHUP) stops the demo as Ctrl-C does; the user signals do nothing.
+// Had SIGUSR1 killed the demo (its default action), its children would be left running.
+TEST(DemoTest, HangupStopsEveryChildAndUserSignalsAreIgnored) {
+  testsupport::TempDir tmp("snowcar-demo-test");
+  auto child =
+      testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, DemoOptions(tmp, {"--rows", "100"}));
+  ASSERT_TRUE(child.ok()) << child.status().message();
+  std::string seen;
+  while (seen.find("sidecar pid") == std::string::npos) {
+    auto line = (*child)->ReadLine(60s);
+    ASSERT_TRUE(line.ok()) << line.status().message() << "\n" << seen;
+    seen += *line + "\n";
+  }
+  ASSERT_TRUE((*child)->Signal(SIGUSR1).ok());
+  ASSERT_TRUE((*child)->Signal(SIGUSR2).ok());
+  ASSERT_TRUE((*child)->Signal(SIGHUP).ok());
+  auto rest = (*child)->ReadAllStdout(60s);
+  ASSERT_TRUE(rest.ok()) << rest.status().message();
+  seen += *rest;
+  auto exit = (*child)->Wait(30s);
+  ASSERT_TRUE(exit.ok());
+  EXPECT_TRUE(exit->ok()) << exit->ToString() << "\n" << seen << (*child)->Stderr();
+  EXPECT_TRUE(Find(seen, "== SIGHUP received")) << seen;
+  const int64_t pgid = FindInt(seen, "process group ([0-9]+)");
+  ASSERT_GT(pgid, 0) << seen;
+  EXPECT_TRUE(GroupGone(static_cast<pid_t>(pgid)));
+}
+
 TEST(DemoTest, RefusesBadOptionsNamingThem) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--seconds", "soon"}, "--seconds: 'soon' is not a whole number"},

@@ -10,8 +10,11 @@
 #include <boost/json/parse.hpp>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "support/child_process.h"
 #include "support/temp_dir.h"
@@ -260,6 +263,138 @@ TEST_F(SidecarProcessTest, EnabledDirectionWithIncompleteKeysIsAConfigError) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->status.code, 2) << c->status.ToString();
   EXPECT_NE(c->err.find("snow.tables"), std::string::npos) << c->err;
+}
+
+// Values `run` could not use passed `config check` (exit 0) and failed `run` only at start
+// (exit 1). One validation now refuses them in both, as configuration errors (exit 2).
+TEST_F(SidecarProcessTest, ConfigCheckRefusesWhatRunRefuses) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"socket.path=", "socket.path: '' must not be empty"},
+      {"socket.path=" + dir_.File(std::string(139 - dir_.File("").size(), 'a')),
+       "is 139 bytes; a Unix socket path may have at most 107"},
+      {"state.dir=", "state.dir: '' must not be empty"},
+  };
+  for (const auto& [set, message] : cases) {
+    SCOPED_TRACE(set);
+    ChildOptions check;
+    check.args = {"config", "check",
+                  std::string(SNOWCAR_SOURCE_DIR) + "/docs/examples/shell-only.properties", "--set",
+                  set};
+    auto c = RunToCompletion(SNOWCAR_BINARY, check, 20s);
+    ASSERT_TRUE(c.ok());
+    EXPECT_EQ(c->status.code, 2) << c->status.ToString() << c->out;
+    EXPECT_NE(c->err.find(message), std::string::npos) << c->err;
+
+    ChildOptions run;
+    run.args = RunArgs(state_dir_, socket_path_);
+    run.args.insert(run.args.end(), {"--set", set});
+    auto r = RunToCompletion(SNOWCAR_BINARY, run, 20s);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->status.code, 2) << r->status.ToString();
+    EXPECT_NE(r->err.find(message), std::string::npos) << r->err;
+    EXPECT_FALSE(std::filesystem::exists(state_dir_)) << "nothing may start";
+  }
+}
+
+// A config or secret file that never ends (/dev/zero) used to be read until memory ran out
+// and std::bad_alloc aborted the process.
+TEST_F(SidecarProcessTest, EndlessConfigOrSecretFileIsRefusedNamingTheLimit) {
+  ChildOptions check;
+  check.args = {"config", "check", "/dev/zero"};
+  auto c = RunToCompletion(SNOWCAR_BINARY, check, 20s);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->status.code, 2) << c->status.ToString();
+  EXPECT_NE(c->err.find("cannot read config file '/dev/zero': more than 1 MiB"), std::string::npos)
+      << c->err;
+
+  ChildOptions run;
+  run.args = RunArgs(state_dir_, socket_path_);
+  run.args.insert(run.args.end(), {"--set", "snow.auth.password.file=/dev/zero"});
+  auto r = RunToCompletion(SNOWCAR_BINARY, run, 20s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status.code, 2) << r->status.ToString();
+  EXPECT_NE(r->err.find("snow.auth.password.file: cannot read secret file '/dev/zero': more "
+                        "than 1 MiB, the limit for a secret file"),
+            std::string::npos)
+      << r->err;
+
+  ChildOptions state;
+  state.args = {"state", "--config", "/dev/zero", "health"};
+  auto st = RunToCompletion(SNOWCAR_BINARY, state, 20s);
+  ASSERT_TRUE(st.ok());
+  EXPECT_EQ(st->status.code, 1) << st->status.ToString();
+  EXPECT_NE(st->err.find("cannot read config file '/dev/zero'"), std::string::npos) << st->err;
+}
+
+// A wrapper script's SNOWCAR_BIN used to stop `run` ("unknown key 'bin'"). It is a warning.
+TEST_F(SidecarProcessTest, StrayEnvironmentVariableIsAWarningNotAnError) {
+  ChildOptions opts;
+  opts.args = RunArgs(state_dir_, socket_path_);
+  opts.env = {{"SNOWCAR_BIN", "/opt/wrapper/bin"}};
+  opts.capture_stderr = true;
+  auto child = ChildProcess::Spawn(SNOWCAR_BINARY, opts);
+  ASSERT_TRUE(child.ok()) << child.status().ToString();
+  ASSERT_TRUE(testsupport::WaitFor([&] { return State({"ready"}).status.ok(); }, 20s, 25ms))
+      << (*child)->Stderr();
+  ASSERT_TRUE((*child)->Signal(SIGTERM).ok());
+  auto exit = (*child)->Wait(20s);
+  ASSERT_TRUE(exit.ok());
+  EXPECT_TRUE(exit->ok()) << exit->ToString();
+  ASSERT_TRUE((*child)->WaitStreamsDrained(10s));
+  const std::string err = (*child)->Stderr();
+  EXPECT_NE(err.find(R"("level":"warn","event":"config.warning")"), std::string::npos) << err;
+  EXPECT_NE(err.find("environment variable SNOWCAR_BIN names no configuration key"),
+            std::string::npos)
+      << err;
+}
+
+// The state store holds the user's data: owner-only unless state.dir.access=umask.
+TEST_F(SidecarProcessTest, StateDirIsOwnerOnlyUnlessToldOtherwise) {
+  // This process's umask, which the children inherit.
+  const mode_t umask_now = ::umask(077);
+  ::umask(umask_now);
+  const auto run_once = [&](const std::string& state_dir, std::vector<std::string> extra) {
+    ChildOptions opts;
+    opts.args = RunArgs(state_dir, socket_path_);
+    opts.args.insert(opts.args.end(), extra.begin(), extra.end());
+    opts.capture_stderr = true;
+    auto child = ChildProcess::Spawn(SNOWCAR_BINARY, opts);
+    ASSERT_TRUE(child.ok()) << child.status().ToString();
+    ASSERT_TRUE(testsupport::WaitFor([&] { return State({"ready"}).status.ok(); }, 20s, 25ms))
+        << (*child)->Stderr();
+    ASSERT_TRUE((*child)->Signal(SIGTERM).ok());
+    auto exit = (*child)->Wait(20s);
+    ASSERT_TRUE(exit.ok());
+    EXPECT_TRUE(exit->ok()) << exit->ToString() << (*child)->Stderr();
+  };
+  const auto modes = [](const std::string& dir) {
+    std::map<std::string, mode_t> out;
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) == 0) out["."] = st.st_mode & 07777;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      if (::stat(entry.path().c_str(), &st) == 0) {
+        out[entry.path().filename().string()] = st.st_mode & 07777;
+      }
+    }
+    return out;
+  };
+
+  const std::string owner_dir = dir_.File("volume/state");  // the parent is created too
+  run_once(owner_dir, {});
+  const auto owner = modes(owner_dir);
+  ASSERT_GT(owner.size(), 5u) << "expected RocksDB's files";
+  for (const auto& [name, mode] : owner) {
+    EXPECT_EQ(mode, name == "." ? 0700u : 0600u) << name << " has mode " << std::oct << mode;
+  }
+
+  const std::string umask_dir = dir_.File("shared/state");
+  run_once(umask_dir, {"--set", "state.dir.access=umask"});
+  const auto shared = modes(umask_dir);
+  ASSERT_GT(shared.size(), 5u);
+  for (const auto& [name, mode] : shared) {
+    const mode_t expected = (name == "." ? 0777u : 0644u) & ~umask_now;
+    EXPECT_EQ(mode, expected) << name << " has mode " << std::oct << mode;
+  }
 }
 
 }  // namespace

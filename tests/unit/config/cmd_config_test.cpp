@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "snowcar/common/redact.h"
@@ -76,6 +78,50 @@ TEST_F(CmdConfigTest, CheckAppliesProcessEnvironment) {
   EXPECT_EQ(o.code, 2);
   EXPECT_THAT(o.err, HasSubstr("threads: 'lots' is not a whole number"));
   EXPECT_THAT(o.err, HasSubstr("[environment SNOWCAR_THREADS]"));
+}
+
+// `config check` makes every check `run` makes before it starts. These passed `config check`
+// and failed only when `run` created its Kafka clients (exit 1).
+TEST_F(CmdConfigTest, CheckRefusesTheKafkaPropertiesRunWouldRefuse) {
+  std::vector<std::string> args = {"check",
+                                   "--set=source.enabled=false",
+                                   "--set=sink.enabled=true",
+                                   "--set=snow.url=https://x.example",
+                                   "--set=snow.auth.username=svc",
+                                   "--set=snow.auth.password=pw-123456",
+                                   "--set=snow.sink.topics=cmds",
+                                   "--set=snow.sink.table=incident",
+                                   "--set=kafka.bootstrap.servers=127.0.0.1:9092"};
+  const auto with = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> all = args;
+    all.insert(all.end(), extra.begin(), extra.end());
+    return RunConfig(all);
+  };
+  const Outcome ok = with({"--set=kafka.group.id=g"});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+
+  const Outcome no_group = with({});
+  EXPECT_EQ(no_group.code, 2);
+  EXPECT_THAT(no_group.err, HasSubstr("kafka property 'group.id' is required"));
+
+  const Outcome unknown = with({"--set=kafka.group.id=g", "--set=kafka.no.such.property=1"});
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("kafka property 'no.such.property'"));
+
+  const Outcome bad_value = with({"--set=kafka.group.id=g", "--set=kafka.acks=sometimes"});
+  EXPECT_EQ(bad_value.code, 2);
+  EXPECT_THAT(bad_value.err, HasSubstr("kafka property 'acks'"));
+}
+
+TEST_F(CmdConfigTest, CheckWarnsAboutUnknownEnvironmentVariablesAndPasses) {
+  const std::string path =
+      dir_.Write("ok.properties", "source.enabled=false\nsink.enabled=false\n");
+  ASSERT_EQ(setenv("SNOWCAR_BIN", "/opt/snowcar/bin/snowcar", 1), 0);
+  const Outcome o = RunConfig({"check", path});
+  unsetenv("SNOWCAR_BIN");
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("warning: environment variable SNOWCAR_BIN names no "
+                               "configuration key ('bin'), so it is ignored"));
 }
 
 TEST_F(CmdConfigTest, PrintRedactsSecretsAndReparses) {

@@ -154,10 +154,116 @@ TEST_F(ConfigLoadTest, EnvMapsKafkaFamilyAndReportsUnknownVariables) {
   ASSERT_TRUE(cfg.ok()) << cfg.status().message();
   EXPECT_EQ(cfg->WithPrefix("kafka."),
             (std::map<std::string, std::string>{{"bootstrap.servers", "b:9092"}}));
-  const std::string error = ErrorOf(Config::Load({.env = {{"SNOWCAR_SOURCE_ENABLED", "false"},
-                                                          {"SNOWCAR_SINK_ENABLED", "false"},
-                                                          {"SNOWCAR_THREDS", "2"}}}));
-  EXPECT_THAT(error, HasSubstr("unknown key 'threds' [environment SNOWCAR_THREDS]"));
+}
+
+// Other software may set SNOWCAR_* variables of its own (a wrapper script's SNOWCAR_BIN): they
+// never stop the sidecar. A misspelt key is still reported, as a warning naming the variable
+// and the one probably meant.
+TEST_F(ConfigLoadTest, UnknownEnvironmentVariablesAreWarningsNotErrors) {
+  auto cfg = Config::Load({.env = {{"SNOWCAR_SOURCE_ENABLED", "false"},
+                                   {"SNOWCAR_SINK_ENABLED", "false"},
+                                   {"SNOWCAR_BIN", "/opt/snowcar/bin/snowcar"},
+                                   {"SNOWCAR_THREDS", "2"}}});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetInt("threads"), 0);
+  EXPECT_THAT(cfg->warnings(),
+              Contains(AllOf(HasSubstr("SNOWCAR_BIN"), HasSubstr("names no configuration key"))));
+  EXPECT_THAT(cfg->warnings(),
+              Contains(AllOf(HasSubstr("SNOWCAR_THREDS"), HasSubstr("SNOWCAR_THREADS"))));
+  EXPECT_EQ(cfg->warnings().size(), 2u);
+
+  // A value the environment gives a real key is still checked like any other.
+  EXPECT_THAT(ErrorOf(Config::Load({.env = {{"SNOWCAR_SOURCE_ENABLED", "false"},
+                                            {"SNOWCAR_SINK_ENABLED", "false"},
+                                            {"SNOWCAR_THREADS", "many"}}})),
+              HasSubstr("threads: 'many' is not a whole number"));
+  // The same unknown key given in a file or with --set stays an error.
+  EXPECT_THAT(
+      ErrorOf(Config::Load({.sets = {"source.enabled=false", "sink.enabled=false", "threds=2"}})),
+      HasSubstr("unknown key 'threds' [--set]"));
+  // When loading fails anyway, the warning comes with the errors: it may be the reason.
+  const std::string error =
+      ErrorOf(Config::Load({.env = {{"SNOWCAR_SOURCE_ENABLED", "true"},
+                                    {"SNOWCAR_SINK_ENABLED", "false"},
+                                    {"SNOWCAR_SNOW_URLL", "https://x.example"}}}));
+  EXPECT_THAT(error, HasSubstr("snow.url is required"));
+  EXPECT_THAT(error, HasSubstr("warning: environment variable SNOWCAR_SNOW_URLL"));
+}
+
+// A `_` of a key is `__` in its variable, so keys of table aliases like change_request can be
+// set from the environment (one `_` stands for a `.`).
+TEST_F(ConfigLoadTest, DoubleUnderscoreInAVariableIsAnUnderscoreInTheKey) {
+  EXPECT_EQ(KeyFromEnvironmentName("SNOWCAR_SNOW_TABLE_CHANGE__REQUEST_FIELDS"),
+            "snow.table.change_request.fields");
+  EXPECT_EQ(KeyFromEnvironmentName("SNOWCAR_STATE_DIR"), "state.dir");
+  EXPECT_EQ(EnvironmentName("snow.table.change_request.fields"),
+            "SNOWCAR_SNOW_TABLE_CHANGE__REQUEST_FIELDS");
+  EXPECT_EQ(EnvironmentName("kafka.bootstrap.servers"), "SNOWCAR_KAFKA_BOOTSTRAP_SERVERS");
+
+  auto cfg = Config::Load({.env = {{"SNOWCAR_SINK_ENABLED", "false"},
+                                   {"SNOWCAR_SNOW_URL", "https://x.example"},
+                                   {"SNOWCAR_SNOW_AUTH_USERNAME", "svc"},
+                                   {"SNOWCAR_SNOW_AUTH_PASSWORD", "pw-123456"},
+                                   {"SNOWCAR_SNOW_TABLES", "change_request"},
+                                   {"SNOWCAR_SNOW_TABLE_CHANGE__REQUEST_FIELDS", "number,state"},
+                                   {"SNOWCAR_SNOW_TABLE_CHANGE__REQUEST_BATCH_SIZE", "50"}}});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetString("snow.table.change_request.fields"), "number,state");
+  EXPECT_EQ(cfg->GetInt("snow.table.change_request.batch.size"), 50);
+  EXPECT_TRUE(cfg->warnings().empty());
+}
+
+// A \u0000 escape used to cut the value where it was handed on as a C string; control
+// characters are refused naming the key, the value shown with the escape written out.
+TEST_F(ConfigLoadTest, ControlCharactersInValuesAreRefusedNamingTheKey) {
+  const std::string path = dir_.Write("c.properties",
+                                      "source.enabled=false\nsink.enabled=false\n"
+                                      "snow.http.user.agent=x\\u0000y\n"
+                                      "state.dir=/var/lib/snow\\tcar\n"
+                                      "snow.auth.password=pw\\u0000secret\n");
+  const std::string error = ErrorOf(Config::Load({.file = path}));
+  EXPECT_THAT(error, HasSubstr("snow.http.user.agent: 'x\\u0000y' contains the control "
+                               "character U+0000"));
+  EXPECT_THAT(error, HasSubstr("state.dir: '/var/lib/snow\\u0009car' contains the control "
+                               "character U+0009"));
+  EXPECT_THAT(error, HasSubstr("snow.auth.password: the value contains the control character"));
+  EXPECT_THAT(error, Not(HasSubstr("secret")));
+  EXPECT_EQ(error.find('\0'), std::string::npos);
+
+  // Blanks and line breaks around a value are trimmed, not refused (a value pasted with its
+  // newline into a variable); PEM text inside a kafka.* value keeps its line breaks.
+  const std::string pem = "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----";
+  auto cfg = Config::Load(
+      {.sets = {"source.enabled=false", "sink.enabled=false", "kafka.ssl.key.pem=" + pem},
+       .env = {{"SNOWCAR_STATE_DIR", "/var/lib/snowcar\n"}}});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetString("state.dir"), "/var/lib/snowcar");
+  EXPECT_EQ(cfg->WithPrefix("kafka.").at("ssl.key.pem"), pem);
+  EXPECT_THAT(ErrorOf(Config::Load({.sets = {"source.enabled=false", "sink.enabled=false",
+                                             "kafka.client.id=a\x01"
+                                             "b"}})),
+              HasSubstr("kafka.client.id: 'a\\u0001b' contains the control character U+0001"));
+}
+
+// Values `snowcar run` cannot use are refused when the configuration loads, so `config check`
+// refuses them too.
+TEST_F(ConfigLoadTest, SocketPathAndStateDirMustBeUsable) {
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"socket.path", ""}}))),
+              HasSubstr("socket.path: '' must not be empty"));
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"socket.path", "/tmp/" + std::string(134, 'a')}}))),
+              HasSubstr("is 139 bytes; a Unix socket path may have at most 107"));
+  EXPECT_TRUE(Config::FromMap(Shell({{"socket.path", "/tmp/" + std::string(102, 'a')}})).ok());
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"state.dir", " "}}))),
+              HasSubstr("state.dir: ' ' must not be empty"));
+}
+
+TEST_F(ConfigLoadTest, OversizedConfigAndSecretFilesAreRefusedNamingTheLimit) {
+  EXPECT_THAT(Config::Load({.file = "/dev/zero"}).status().message(),
+              HasSubstr("cannot read config file '/dev/zero': more than 1 MiB, the limit for a "
+                        "config file"));
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"snow.auth.password.file", "/dev/zero"}}))),
+              HasSubstr("snow.auth.password.file: cannot read secret file '/dev/zero': more "
+                        "than 1 MiB"));
 }
 
 TEST_F(ConfigLoadTest, EnvironFromProcessKeepsOnlySnowcarVariables) {
@@ -207,14 +313,14 @@ TEST_F(ConfigLoadTest, UnreadableSecretFileNamesKeyAndPath) {
   const std::string missing = dir_.Path("absent");
   const std::string error = ErrorOf(Config::FromMap(Shell({{"snow.auth.password.file", missing}})));
   EXPECT_THAT(error,
-              HasSubstr("snow.auth.password.file: secret file: cannot read '" + missing + "'"));
+              HasSubstr("snow.auth.password.file: cannot read secret file '" + missing + "'"));
   EXPECT_THAT(error, HasSubstr("No such file"));
 }
 
 TEST_F(ConfigLoadTest, SecretFileThatIsADirectoryIsAnError) {
   const std::string error =
       ErrorOf(Config::FromMap(Shell({{"snow.auth.password.file", dir_.Path("")}})));
-  EXPECT_THAT(error, HasSubstr("snow.auth.password.file: secret file: cannot read"));
+  EXPECT_THAT(error, HasSubstr("snow.auth.password.file: cannot read secret file"));
   EXPECT_THAT(error, HasSubstr("it is a directory"));
 }
 
