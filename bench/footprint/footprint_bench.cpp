@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     else if (arg == "--stream-seconds")
       o.stream_seconds = std::atoi(argv[++i]);
   }
-  auto broker = StartSnowcar({"broker", "--brokers", "1"});
+  auto broker = StartSnowcar({"broker", "--brokers", "1", "--direct"});
   std::string spec;
   std::string writer_tables;
   for (int t = 0; t < o.tables; ++t) {

@@ -158,8 +158,8 @@ int main(int argc, char** argv) {
       in_flight = std::atoi(argv[++i]);
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
-  auto broker =
-      StartSnowcar({"broker", "--brokers", "1", "--topics", "bench.cmds64:64,bench.cmds1:1"});
+  auto broker = StartSnowcar(
+      {"broker", "--brokers", "1", "--direct", "--topics", "bench.cmds64:64,bench.cmds1:1"});
   auto emulator =
       StartSnowcar({"emulate", "--port", "0", "--threads", "2", "--tables", "incident:2000"});
   snowcar::bench::EmulatorHttp("POST", emulator.first_line + "/_emulator/latency",

@@ -220,8 +220,8 @@ int main(int argc, char** argv) {
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
 
-  auto broker = StartSnowcar(
-      {"broker", "--brokers", "1", "--topics", "bench.floor:4,bench.sidecar:4,bench.backfill:4"});
+  auto broker = StartSnowcar({"broker", "--brokers", "1", "--direct", "--topics",
+                              "bench.floor:4,bench.sidecar:4,bench.backfill:4"});
   auto emulator =
       StartSnowcar({"emulate", "--port", "0", "--tables", "incident:" + std::to_string(rows)});
   std::printf("source end to end: %d rows of `incident`, page %d, broker %s\n", rows, page,

@@ -9,6 +9,8 @@
 // caller's io_context, so slow clients never block each other.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -28,6 +30,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -40,9 +43,37 @@ namespace snowcar::api::internal {
 struct HttpLimits {
   size_t header_limit = size_t{8} * 1024;
   size_t body_limit = size_t{64} * 1024;
+  // From the moment the server waits for a request (a new connection, or the next request on
+  // a kept-alive one) until its request line and headers are in; on expiry the connection is
+  // closed. Short on purpose: every client of this API sends a request in one go, and a
+  // client that trickles bytes or idles must not hold a connection slot for long.
+  std::chrono::milliseconds header_timeout{3000};
+  // For the body of a request and for writing one answer.
   std::chrono::milliseconds read_timeout{10000};
   size_t max_connections = 64;
+  // Connections accepted while max_connections are open. Each may send one request within
+  // spare_header_timeout: a GET of one of the probe_paths is answered as usual, anything
+  // else (or nothing in time) gets the 503. So liveness and readiness probes are answered
+  // while slow or idle clients hold every regular slot. When this many already wait, the
+  // oldest is answered 503 at once to make room: a newcomer always gets its chance.
+  size_t spare_connections = 64;
+  std::chrono::milliseconds spare_header_timeout{1000};
+  std::vector<std::string> probe_paths = {"/v1/health", "/v1/ready"};
 };
+
+// How long a connection the server closes after an answer still reads (and discards) what
+// the client sends. Closing a socket with unread input makes the kernel reset the connection,
+// and a reset can destroy the answer before the client reads it; a client that sent a whole
+// request reads the answer and closes long before this runs out.
+inline constexpr std::chrono::milliseconds kLingerTimeout{1000};
+
+// The path of a request target without its query and one trailing slash, as the router
+// matches it ("/v1/health/?x=1" -> "/v1/health").
+inline std::string_view TargetPath(std::string_view target) {
+  target = target.substr(0, target.find('?'));
+  if (target.size() > 1 && target.back() == '/') target.remove_suffix(1);
+  return target;
+}
 
 // What the server decided about one accepted connection before reading from it.
 struct Admission {
@@ -69,6 +100,12 @@ inline Response ErrorForReadFailure(const boost::beast::error_code& ec, const Ht
 template <class Protocol>
 class HttpSession;
 
+// Which kind of slot a connection holds, decided when it is accepted.
+enum class SlotKind {
+  kRegular,  // any request, keep-alive
+  kSpare,    // beyond max_connections: one request, probe paths only (HttpLimits)
+};
+
 template <class Protocol>
 class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protocol>> {
  public:
@@ -80,7 +117,7 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
   HttpServerCore(boost::asio::io_context& io, HttpLimits limits,
                  std::shared_ptr<const Router> router, Admit admit, std::string log_prefix)
       : io_(io),
-        limits_(limits),
+        limits_(std::move(limits)),
         router_(std::move(router)),
         admit_(std::move(admit)),
         log_prefix_(std::move(log_prefix)),
@@ -106,8 +143,8 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
     std::vector<std::shared_ptr<HttpSession<Protocol>>> open;
     {
       std::lock_guard lock(mu_);
-      for (auto& [id, weak] : sessions_) {
-        if (auto s = weak.lock()) open.push_back(std::move(s));
+      for (auto& [id, entry] : sessions_) {
+        if (auto s = entry.session.lock()) open.push_back(std::move(s));
       }
     }
     for (auto& s : open) s->Close();
@@ -125,12 +162,48 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
   const Admit& admit() const { return admit_; }
   const std::string& log_prefix() const { return log_prefix_; }
 
+  bool IsProbePath(std::string_view target) const {
+    const std::string_view path = TargetPath(target);
+    for (const std::string& p : limits_.probe_paths) {
+      if (p == path) return true;
+    }
+    return false;
+  }
+
+  Response TooManyConnections() const {
+    return Response::Error(503,
+                           "too many open connections (limit " +
+                               std::to_string(limits_.max_connections) + "); retry later",
+                           "");
+  }
+
   void Forget(uint64_t id) {
     std::lock_guard lock(mu_);
-    sessions_.erase(id);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end()) return;
+    if (it->second.kind == SlotKind::kRegular) {
+      --regular_;
+    } else {
+      waiting_spares_.erase(std::remove(waiting_spares_.begin(), waiting_spares_.end(), id),
+                            waiting_spares_.end());
+    }
+    sessions_.erase(it);
+  }
+
+  // A spare connection got its request (or its answer): it no longer waits for one, so it is
+  // not a candidate to be pushed out.
+  void SpareAnswered(uint64_t id) {
+    std::lock_guard lock(mu_);
+    waiting_spares_.erase(std::remove(waiting_spares_.begin(), waiting_spares_.end(), id),
+                          waiting_spares_.end());
   }
 
  private:
+  struct Entry {
+    std::weak_ptr<HttpSession<Protocol>> session;
+    SlotKind kind = SlotKind::kRegular;
+  };
+
   void Accept() {
     acceptor_.async_accept(
         boost::asio::make_strand(io_),
@@ -152,26 +225,46 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
       return;
     }
     std::shared_ptr<HttpSession<Protocol>> session;
-    bool over_limit = false;
+    std::shared_ptr<HttpSession<Protocol>> pushed_out;
+    SlotKind kind = SlotKind::kRegular;
     {
       std::lock_guard lock(mu_);
-      over_limit = sessions_.size() >= limits_.max_connections;
+      kind = regular_ < limits_.max_connections ? SlotKind::kRegular : SlotKind::kSpare;
       const uint64_t id = next_id_++;
-      session =
-          std::make_shared<HttpSession<Protocol>>(std::move(socket), this->shared_from_this(), id);
-      sessions_.emplace(id, session);
+      session = std::make_shared<HttpSession<Protocol>>(std::move(socket), this->shared_from_this(),
+                                                        id, kind);
+      sessions_.emplace(id, Entry{session, kind});
+      if (kind == SlotKind::kRegular) {
+        ++regular_;
+      } else {
+        if (waiting_spares_.size() >= std::max<size_t>(1, limits_.spare_connections)) {
+          const uint64_t oldest = waiting_spares_.front();
+          waiting_spares_.erase(waiting_spares_.begin());
+          if (auto it = sessions_.find(oldest); it != sessions_.end()) {
+            pushed_out = it->second.session.lock();
+          }
+        }
+        waiting_spares_.push_back(id);
+      }
     }
-    if (over_limit) {
-      SNOWCAR_LOG(kWarn, "api.connection_limit",
-                  {{"listener", log_prefix_}, {"max_connections", limits_.max_connections}});
-      session->Reject(Response::Error(503,
-                                      "too many open connections (limit " +
-                                          std::to_string(limits_.max_connections) +
-                                          "); retry later",
-                                      ""));
-    } else {
-      session->Start();
+    if (kind == SlotKind::kSpare) {
+      spare_since_log_.fetch_add(1);
+      // At most one line per kLimitLogEvery, counting the connections since the last one: a
+      // flood must not turn into a flood of log lines.
+      const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+      auto due = next_limit_log_.load();
+      if (now >= due &&
+          next_limit_log_.compare_exchange_strong(
+              due, now + std::chrono::steady_clock::duration(kLimitLogEvery).count())) {
+        SNOWCAR_LOG(kWarn, "api.connection_limit",
+                    {{"listener", log_prefix_},
+                     {"max_connections", limits_.max_connections},
+                     {"connections_over_limit", spare_since_log_.exchange(0)},
+                     {"note", "connections over the limit may only ask for the probe paths"}});
+      }
     }
+    if (pushed_out) pushed_out->PushOut();
+    session->Start();
     Accept();
   }
 
@@ -183,10 +276,15 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
   Acceptor acceptor_;                         // used on its own strand only
   boost::asio::steady_timer accept_backoff_;  // same strand as the acceptor
   std::atomic<bool> stopped_{false};
+  static constexpr std::chrono::seconds kLimitLogEvery{10};
+  std::atomic<std::chrono::steady_clock::rep> next_limit_log_{0};
+  std::atomic<int64_t> spare_since_log_{0};
 
   mutable std::mutex mu_;
-  uint64_t next_id_ = 0;                                                         // guarded by mu_
-  std::unordered_map<uint64_t, std::weak_ptr<HttpSession<Protocol>>> sessions_;  // guarded by mu_
+  uint64_t next_id_ = 0;                          // guarded by mu_
+  size_t regular_ = 0;                            // guarded by mu_
+  std::vector<uint64_t> waiting_spares_;          // guarded by mu_; oldest first
+  std::unordered_map<uint64_t, Entry> sessions_;  // guarded by mu_
 };
 
 // One connection. Every member function runs on the connection's strand (the socket's
@@ -197,8 +295,13 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Protocol>> {
   using Socket = typename Protocol::socket;
   using Stream = boost::beast::basic_stream<Protocol>;
 
-  HttpSession(Socket socket, std::shared_ptr<HttpServerCore<Protocol>> server, uint64_t id)
-      : stream_(std::move(socket)), server_(std::move(server)), id_(id) {}
+  HttpSession(Socket socket, std::shared_ptr<HttpServerCore<Protocol>> server, uint64_t id,
+              SlotKind kind)
+      : stream_(std::move(socket)),
+        server_(std::move(server)),
+        id_(id),
+        kind_(kind),
+        spare_deadline_(stream_.get_executor()) {}
 
   ~HttpSession() { server_->Forget(id_); }
 
@@ -213,55 +316,114 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Protocol>> {
     });
   }
 
-  // Answers once with `response`, then closes (the connection cap).
-  void Reject(Response response) {
-    boost::asio::post(stream_.get_executor(),
-                      [self = this->shared_from_this(), r = std::move(response)] {
-                        self->Write(r, 11, /*keep_alive=*/false);
-                      });
+  // A spare connection still waiting for its request makes room for a newer one: it gets
+  // the 503 now instead of at its deadline.
+  void PushOut() {
+    boost::asio::post(stream_.get_executor(), [self = this->shared_from_this()] {
+      if (self->answered_) return;
+      self->pushed_out_ = true;
+      self->stream_.cancel();  // the pending header read ends with operation_aborted
+    });
   }
 
   void Close() {
     boost::asio::post(stream_.get_executor(), [self = this->shared_from_this()] {
-      boost::beast::error_code ignored;
-      self->stream_.socket().shutdown(Socket::shutdown_both, ignored);
-      self->stream_.socket().close(ignored);
+      self->closing_ = true;
+      self->CloseNow();
     });
   }
 
  private:
   void Read() {
     namespace http = boost::beast::http;
-    if (server_->stopped()) return;
+    if (server_->stopped() || closing_) return CloseNow();
+    const HttpLimits& limits = server_->limits();
     parser_.emplace();
-    parser_->header_limit(static_cast<uint32_t>(server_->limits().header_limit));
-    parser_->body_limit(server_->limits().body_limit);
+    parser_->header_limit(static_cast<uint32_t>(limits.header_limit));
+    parser_->body_limit(limits.body_limit);
+    if (kind_ == SlotKind::kSpare) {
+      // Not the stream's own deadline: that one closes the socket when it fires, and a spare
+      // connection that ran out of time still gets its 503. This timer only ends the read.
+      stream_.expires_never();
+      spare_deadline_.expires_after(limits.spare_header_timeout);
+      spare_deadline_.async_wait([self = this->shared_from_this()](boost::beast::error_code ec) {
+        if (ec || self->answered_) return;
+        self->pushed_out_ = true;
+        self->stream_.cancel();
+      });
+    } else {
+      stream_.expires_after(limits.header_timeout);
+    }
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = this->shared_from_this()](boost::beast::error_code ec, size_t) {
+                              self->OnHeader(ec);
+                            });
+  }
+
+  // True for the ways a read ends when there is nobody (left) to answer.
+  static bool ClientGone(const boost::beast::error_code& ec) {
+    namespace http = boost::beast::http;
+    namespace net = boost::asio;
+    return ec == http::error::end_of_stream || ec == net::error::eof ||
+           ec == net::error::connection_reset || ec == net::error::broken_pipe ||
+           ec == http::error::partial_message;
+  }
+
+  void OnHeader(boost::beast::error_code ec) {
+    namespace http = boost::beast::http;
+    if (kind_ == SlotKind::kSpare) {
+      answered_ = true;
+      spare_deadline_.cancel();
+      server_->SpareAnswered(id_);
+      if (closing_ || server_->stopped()) return CloseNow();
+      if (pushed_out_) {
+        // Too slow, or pushed out by a newer connection: it still learns why, instead of
+        // seeing the connection vanish.
+        return Write(server_->TooManyConnections(), 11, /*keep_alive=*/false);
+      }
+    }
+    if (ec == boost::beast::error::timeout || ec == boost::asio::error::operation_aborted ||
+        ClientGone(ec)) {
+      // The client left, went silent, or we are stopping: nobody to answer.
+      return CloseNow();
+    }
+    if (ec) return AnswerReadFailure(ec);
+    const auto& header = parser_->get();
+    if (refusal_) return Write(*refusal_, header.version(), /*keep_alive=*/false);
+    if (kind_ == SlotKind::kSpare) {
+      if (header.method() != http::verb::get || !server_->IsProbePath(header.target())) {
+        return Write(server_->TooManyConnections(), header.version(), /*keep_alive=*/false);
+      }
+      // A probe: no body to wait for (a GET), answered at once.
+      return Dispatch(/*keep_alive_allowed=*/false);
+    }
+    if (parser_->is_done()) return Dispatch(/*keep_alive_allowed=*/true);
     stream_.expires_after(server_->limits().read_timeout);
     http::async_read(stream_, buffer_, *parser_,
-                     [self = this->shared_from_this()](boost::beast::error_code ec, size_t) {
-                       self->OnRead(ec);
+                     [self = this->shared_from_this()](boost::beast::error_code ec2, size_t) {
+                       self->OnBody(ec2);
                      });
   }
 
-  void OnRead(boost::beast::error_code ec) {
-    namespace http = boost::beast::http;
-    namespace net = boost::asio;
-    if (ec == http::error::end_of_stream || ec == boost::beast::error::timeout ||
-        ec == net::error::operation_aborted || ec == net::error::eof ||
-        ec == net::error::connection_reset || ec == net::error::broken_pipe ||
-        ec == http::error::partial_message) {
-      // The client left, went silent, or we are stopping: nobody to answer.
-      return Shutdown();
+  void OnBody(boost::beast::error_code ec) {
+    if (ec == boost::beast::error::timeout || ec == boost::asio::error::operation_aborted ||
+        ClientGone(ec)) {
+      return CloseNow();
     }
-    if (ec) {
-      const Response r = ErrorForReadFailure(ec, server_->limits());
-      SNOWCAR_LOG(
-          kDebug, "api.bad_request",
-          {{"listener", server_->log_prefix()}, {"status", r.status}, {"error", ec.message()}});
-      return Write(r, 11, /*keep_alive=*/false);
-    }
+    if (ec) return AnswerReadFailure(ec);
+    Dispatch(/*keep_alive_allowed=*/true);
+  }
+
+  void AnswerReadFailure(const boost::beast::error_code& ec) {
+    const Response r = ErrorForReadFailure(ec, server_->limits());
+    SNOWCAR_LOG(
+        kDebug, "api.bad_request",
+        {{"listener", server_->log_prefix()}, {"status", r.status}, {"error", ec.message()}});
+    Write(r, 11, /*keep_alive=*/false);
+  }
+
+  void Dispatch(bool keep_alive_allowed) {
     const auto& message = parser_->get();
-    if (refusal_) return Write(*refusal_, message.version(), /*keep_alive=*/false);
     Request request;
     request.method = std::string(message.method_string());
     request.target = std::string(message.target());
@@ -273,7 +435,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Protocol>> {
                  {"method", request.method},
                  {"target", request.target},
                  {"status", response.status}});
-    Write(response, message.version(), message.keep_alive());
+    Write(response, message.version(), keep_alive_allowed && message.keep_alive());
   }
 
   void Write(const Response& r, unsigned version, bool keep_alive) {
@@ -291,14 +453,34 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Protocol>> {
     stream_.expires_after(server_->limits().read_timeout);
     http::async_write(stream_, *res,
                       [self = this->shared_from_this(), res](boost::beast::error_code ec, size_t) {
-                        if (ec || !res->keep_alive()) return self->Shutdown();
+                        if (ec) return self->CloseNow();
+                        if (!res->keep_alive()) return self->Linger();
                         self->Read();
                       });
   }
 
-  void Shutdown() {
+  // After the last answer: stop sending, then read and discard until the client closes or
+  // kLingerTimeout passes, and only then close (see kLingerTimeout for why).
+  void Linger() {
+    if (closing_ || server_->stopped()) return CloseNow();
     boost::beast::error_code ignored;
     stream_.socket().shutdown(Socket::shutdown_send, ignored);
+    stream_.expires_after(kLingerTimeout);
+    Drain();
+  }
+
+  void Drain() {
+    stream_.async_read_some(boost::asio::buffer(drain_),
+                            [self = this->shared_from_this()](boost::beast::error_code ec, size_t) {
+                              if (ec || self->closing_) return self->CloseNow();
+                              self->Drain();
+                            });
+  }
+
+  void CloseNow() {
+    spare_deadline_.cancel();
+    boost::beast::error_code ignored;
+    stream_.socket().shutdown(Socket::shutdown_both, ignored);
     stream_.socket().close(ignored);
   }
 
@@ -307,8 +489,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Protocol>> {
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   std::shared_ptr<HttpServerCore<Protocol>> server_;
   const uint64_t id_;
+  const SlotKind kind_;
   std::string peer_;
   std::optional<Response> refusal_;
+  boost::asio::steady_timer spare_deadline_;  // spare: the time it has to send its request
+  bool answered_ = false;    // spare: its one request was read (or it was answered anyway)
+  bool pushed_out_ = false;  // spare: too slow, or made room for a newer connection
+  bool closing_ = false;     // Close() was called (server stopping)
+  std::array<char, 512> drain_{};
 };
 
 }  // namespace snowcar::api::internal

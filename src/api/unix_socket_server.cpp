@@ -35,8 +35,11 @@ namespace {
 internal::HttpLimits LimitsOf(const ServerOptions& o) {
   return {.header_limit = o.header_limit,
           .body_limit = o.body_limit,
+          .header_timeout = o.header_timeout,
           .read_timeout = o.read_timeout,
-          .max_connections = o.max_connections};
+          .max_connections = o.max_connections,
+          .spare_connections = o.spare_connections,
+          .spare_header_timeout = o.spare_header_timeout};
 }
 
 // The connecting process as the kernel reports it (not as the client claims), checked

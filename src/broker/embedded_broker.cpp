@@ -9,7 +9,9 @@
 #include <librdkafka/rdkafka_mock.h>
 
 #include <string>
+#include <vector>
 
+#include "admin_front.h"
 #include "snowcar/common/log.h"
 
 namespace snowcar::broker {
@@ -39,6 +41,23 @@ Status FromKafka(rd_kafka_resp_err_t err, std::string_view what) {
     default:
       return Status::Internal(std::move(msg));
   }
+}
+
+// The ports of "127.0.0.1:p1,127.0.0.1:p2,...", in order (the mock lists its brokers by id).
+std::vector<uint16_t> PortsOf(const std::string& bootstrap) {
+  std::vector<uint16_t> ports;
+  size_t start = 0;
+  while (start < bootstrap.size()) {
+    size_t end = bootstrap.find(',', start);
+    if (end == std::string::npos) end = bootstrap.size();
+    const std::string item = bootstrap.substr(start, end - start);
+    const size_t colon = item.rfind(':');
+    if (colon != std::string::npos) {
+      ports.push_back(static_cast<uint16_t>(std::stoul(item.substr(colon + 1))));
+    }
+    start = end + 1;
+  }
+  return ports;
 }
 
 }  // namespace
@@ -74,14 +93,25 @@ Result<std::unique_ptr<EmbeddedBroker>> EmbeddedBroker::Start(const BrokerOption
   for (const TopicSpec& t : options.topics) {
     SNOWCAR_RETURN_IF_ERROR(broker->CreateTopic(t.name, t.partitions, t.replication_factor));
   }
+  if (options.create_topics_on_request) {
+    EmbeddedBroker* raw = broker.get();
+    SNOWCAR_ASSIGN_OR_RETURN(broker->front_,
+                             internal::AdminFront::Start(PortsOf(broker->bootstrap_),
+                                                         [raw](const internal::TopicToCreate& t) {
+                                                           return raw->CreateOnRequest(t);
+                                                         }));
+    broker->bootstrap_ = broker->front_->bootstrap();
+  }
   SNOWCAR_LOG(kInfo, "broker.started",
               {{"brokers", options.brokers},
                {"bootstrap_servers", broker->bootstrap_},
-               {"topics", options.topics.size()}});
+               {"topics", options.topics.size()},
+               {"create_topics_on_request", options.create_topics_on_request}});
   return broker;
 }
 
 EmbeddedBroker::~EmbeddedBroker() {
+  front_.reset();  // the relay first: it may be creating a topic in the cluster
   // Takes from a few ms up to ~1 s: in librdkafka 2.0.2 an internal thread of the host handle
   // notices the stop only on its next one-second tick, and nothing public can wake it.
   if (cluster_ != nullptr) rd_kafka_mock_cluster_destroy(cluster_);
@@ -105,6 +135,38 @@ Status EmbeddedBroker::CreateTopic(std::string_view name, int partitions, int re
   return FromKafka(
       rd_kafka_mock_topic_create(cluster_, topic.c_str(), partitions, replication_factor),
       "create topic '" + topic + "'");
+}
+
+// A CreateTopics request as Apache Kafka would judge it, with its defaults (num.partitions
+// and default.replication.factor are 1). The mock keeps no topic configuration, so configs
+// such as cleanup.policy=compact are accepted and have no effect.
+internal::CreateOutcome EmbeddedBroker::CreateOnRequest(const internal::TopicToCreate& t) {
+  if (Status s = ValidateTopicName(t.name); !s.ok()) {
+    return {internal::kErrInvalidTopic, s.message()};
+  }
+  const int partitions = t.assigned_partitions > 0 ? t.assigned_partitions
+                         : t.partitions == -1      ? 1
+                                                   : t.partitions;
+  const int replication = t.replication_factor == -1 ? 1 : t.replication_factor;
+  BrokerOptions check;
+  check.brokers = broker_count_;
+  check.topics.push_back({t.name, partitions, replication});
+  if (Status s = Validate(check); !s.ok()) {
+    const bool partitions_bad =
+        partitions < 1 || s.message().find("partition") != std::string::npos;
+    return {
+        partitions_bad ? internal::kErrInvalidPartitions : internal::kErrInvalidReplicationFactor,
+        s.message()};
+  }
+  if (t.validate_only) return {};
+  const Status created = CreateTopic(t.name, partitions, replication);
+  if (created.code() == StatusCode::kAlreadyExists) {
+    return {internal::kErrTopicAlreadyExists, "topic '" + t.name + "' already exists"};
+  }
+  if (!created.ok()) return {internal::kErrInvalidRequest, created.message()};
+  SNOWCAR_LOG(kInfo, "broker.topic_created",
+              {{"topic", t.name}, {"partitions", partitions}, {"replication", replication}});
+  return {};
 }
 
 Status EmbeddedBroker::SetBrokerDown(int broker_id) {

@@ -27,10 +27,14 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: snowcar broker [--brokers N] [--topics name[:partitions[:replication]],...]\n"
-    "                      [--partitions N] [--port-file FILE] [--control-stdin]\n"
+    "                      [--partitions N] [--port-file FILE] [--control-stdin] [--direct]\n"
     "\n"
-    "Serves an in-memory Kafka cluster (librdkafka's mock cluster) on 127.0.0.1 until SIGTERM,\n"
-    "SIGINT or SIGHUP. Prints the bootstrap address as the first line on stdout.\n"
+    "Serves an in-memory Kafka cluster (librdkafka's mock cluster) on 127.0.0.1 until SIGTERM,
+"
+    "SIGINT or SIGHUP. Prints the bootstrap address as the first line on stdout. Clients may
+"
+    "create topics through the Admin API (CreateTopics), as against Apache Kafka.
+"
     "\n"
     "  --brokers N       number of brokers, ids 1..N (default 1)\n"
     "  --topics LIST     topics to create up front, e.g. orders:3,audit\n"
@@ -40,6 +44,8 @@ constexpr const char* kUsage =
     "                    stdout with 'ok ...' or 'error: ...':\n"
     "                      down <id|all>, up <id|all>, rtt <id|all> <ms>,\n"
     "                      errors <Api> <ERROR> [count], clear <Api>\n"
+    "  --direct          clients talk to the mock brokers directly, without the relay that\n"
+    "                    answers CreateTopics (one loopback hop less; for benchmarks)\n"
     "\n"
     "A mock for tests and demos, not a production broker: data lives in memory only.\n";
 
@@ -67,6 +73,8 @@ Result<int> ParsePositive(std::string_view flag, std::string_view text) {
 
 Result<Args> Parse(int argc, char** argv) {
   Args args;
+  // A user's path (a source group creating its topics) must work as against Apache Kafka.
+  args.options.create_topics_on_request = true;
   std::string topics;
   int default_partitions = 1;
   for (int i = 1; i < argc; ++i) {
@@ -77,6 +85,10 @@ Result<Args> Parse(int argc, char** argv) {
     }
     if (a == "--control-stdin") {
       args.control_stdin = true;
+      continue;
+    }
+    if (a == "--direct") {
+      args.options.create_topics_on_request = false;
       continue;
     }
     // Both "--flag value" and "--flag=value".

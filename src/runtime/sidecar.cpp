@@ -13,6 +13,7 @@
 #include "snowcar/runtime/sidecar_metrics.h"
 #include "snowcar/servicenow/client_options.h"
 #include "snowcar/servicenow/curl_table_client.h"
+#include "snowcar/servicenow/instance_reachability.h"
 #include "snowcar/sink/sink.h"
 #include "snowcar/sink/sink_settings.h"
 #include "snowcar/source/source.h"
@@ -250,7 +251,18 @@ Status Sidecar::Start() {
       return "waiting for Kafka metadata from " + kafka_probe_->bootstrap();
     }
     for (const auto& direction : directions_) {
-      if (!direction->Started()) return std::string(direction->name()) + " is starting";
+      if (direction->Started()) continue;
+      // A direction waiting on an instance that cannot be reached says so, rather than
+      // "starting" for as long as the outage lasts.
+      if (instance_ != nullptr) {
+        const servicenow::InstanceReachability::View view = instance_->Read();
+        if (!view.reachable()) {
+          return std::string(direction->name()) +
+                 " is waiting for the ServiceNow instance, which is " +
+                 servicenow::InstanceReachability::Describe(view);
+        }
+      }
+      return std::string(direction->name()) + " is starting";
     }
     return {};
   });
@@ -278,6 +290,14 @@ Status Sidecar::StartDirections() {
   servicenow::CurlTableClient* raw_client = client.get();
   client_ = std::move(client);
   stop_client_ = [raw_client] { raw_client->Stop(); };
+  // The instance as a whole: not ok while calls give up because it cannot be reached (or
+  // refuses the credentials), ok again with its next answer. Both directions' calls feed it.
+  instance_ = &raw_client->reachability();
+  health_.Report("servicenow", true, servicenow::InstanceReachability::Describe(instance_->Read()));
+  instance_->SetListener([this](const servicenow::InstanceReachability::View& view) {
+    health_.Report("servicenow", view.reachable(),
+                   servicenow::InstanceReachability::Describe(view));
+  });
 
   DirectionContext context;
   context.config = config_;
@@ -334,6 +354,13 @@ api::Response Sidecar::Metrics() const {
                            "1 when the latest Kafka metadata request was answered");
     api::WriteSample(out, "snowcar_kafka_metadata_reachable", "",
                      int64_t{kafka_probe_->reachable() ? 1 : 0});
+  }
+  if (instance_ != nullptr) {
+    api::WriteMetricFamily(out, "snowcar_servicenow_reachable", "gauge",
+                           "0 while calls give up because the ServiceNow instance cannot be "
+                           "reached or refuses the credentials, else 1");
+    api::WriteSample(out, "snowcar_servicenow_reachable", "",
+                     int64_t{instance_->Read().reachable() ? 1 : 0});
   }
   std::vector<Direction::ProducerGauge> producers;
   for (const auto& direction : directions_) {
@@ -397,6 +424,7 @@ void Sidecar::Shutdown() {
   admin_server_.reset();
   kafka_probe_.reset();
   directions_.clear();
+  instance_ = nullptr;
   client_.reset();
   store_.reset();
   // Last: destroying the set restores the signals' default actions, and a SIGHUP or SIGUSR1

@@ -74,6 +74,7 @@ Verdict TransportVerdict(const AttemptFacts& f) {
   const std::string what = redact::Mask(curl_easy_strerror(static_cast<CURLcode>(f.curl_code)));
   if (IsSetupError(f.curl_code)) {
     v.klass = OutcomeClass::kPermanent;
+    v.instance_unreachable = true;  // certificate, TLS or URL: every request fails alike
     v.message = "cannot talk to the instance: " + what;
     return v;
   }
@@ -81,6 +82,7 @@ Verdict TransportVerdict(const AttemptFacts& f) {
     // Refused, unresolvable, timed out while connecting: the instance never saw it.
     v.klass = OutcomeClass::kRetryable;
     v.retry = true;
+    v.instance_unreachable = true;
     v.message = "request not sent: " + what;
     return v;
   }
@@ -199,6 +201,7 @@ Verdict Classify(const AttemptFacts& f) {
     case 401:
       v.klass = OutcomeClass::kUnauthorized;
       v.reauthenticate = true;
+      v.instance_unreachable = true;  // the credentials fail for every request
       return v;
     case 403:
       v.klass = OutcomeClass::kPermission;

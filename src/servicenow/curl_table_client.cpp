@@ -62,16 +62,18 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
         jitter(seams.jitter ? std::move(seams.jitter) : DefaultJitter()),
         loop(std::make_shared<MultiLoop>(strand, options.max_concurrent_requests + 1)),
         limit(options.max_concurrent_requests, options.adaptive_throttling),
-        tokens(options, *clock, [this](const TransferSpec& spec, auto done) {
-          auto t = NewTransfer(spec, options);
-          if (!t.ok()) {
-            Transfer dummy;
-            done(dummy, CURLE_FAILED_INIT);
-            return;
-          }
-          (*t)->done = std::move(done);
-          loop->Add(std::move(t).value());
-        }) {
+        tokens(options, *clock,
+               [this](const TransferSpec& spec, auto done) {
+                 auto t = NewTransfer(spec, options);
+                 if (!t.ok()) {
+                   Transfer dummy;
+                   done(dummy, CURLE_FAILED_INIT);
+                   return;
+                 }
+                 (*t)->done = std::move(done);
+                 loop->Add(std::move(t).value());
+               }),
+        reachability(clock) {
     stats.limit = limit.limit();
   }
 
@@ -84,6 +86,7 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
   AdaptiveLimit limit;
   TokenSource tokens;
 
+  InstanceReachability reachability;         // fed by every answer and every final verdict
   std::deque<std::shared_ptr<Call>> queue;   // waiting for a permit
   std::set<std::shared_ptr<Call>> sleeping;  // waiting to retry
   int in_flight = 0;
@@ -127,13 +130,17 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
       }
       ++call->attempts;
       if (token.status().code() == StatusCode::kPermissionDenied) {
+        self->reachability.OnUnreachable("credentials refused: " +
+                                         redact::Mask(token.status().message()));
         self->Fail(call, OutcomeClass::kUnauthorized, token.status().message());
       } else if (token.status().code() == StatusCode::kCancelled || self->stopped) {
         self->Fail(call, OutcomeClass::kRetryable, token.status().message());
       } else {
+        // No token, no request: whatever kept the endpoint from issuing one stops every call.
         Verdict v;
         v.klass = OutcomeClass::kRetryable;
         v.retry = true;
+        v.instance_unreachable = true;
         v.message = token.status().message();
         self->RetryOrFinish(call, v, TableResponse{}, 0);
       }
@@ -212,6 +219,9 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
     facts.http_status = t.response.status;
     facts.parsed = t.response.status != 0 ? &parsed : nullptr;
     Verdict v = Classify(facts);
+    if (t.response.status != 0 && v.klass != OutcomeClass::kUnauthorized) {
+      reachability.OnAnswered();
+    }
 
     if (v.throttled) {
       limit.OnThrottled();
@@ -268,6 +278,11 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
         });
         return;
       }
+    }
+    if (v.instance_unreachable && !stopped) {
+      reachability.OnUnreachable(
+          (v.klass == OutcomeClass::kUnauthorized ? "credentials refused: " : "") +
+          redact::Mask(v.message));
     }
     CallResult result;
     result.klass = v.klass;
@@ -388,6 +403,8 @@ void CurlTableClient::Stop() {
                 {{"note", "the io_context did not run the client's stop within 10 s"}});
   }
 }
+
+InstanceReachability& CurlTableClient::reachability() { return impl_->reachability; }
 
 ClientStats CurlTableClient::stats() const {
   std::lock_guard lock(impl_->stats_mu);

@@ -553,13 +553,15 @@ void TablePoller::Fail(std::string message) {
 
 void TablePoller::ReportHealth() {
   if (deps_.health == nullptr || failed_) return;
-  // Backing off is not unhealthy: the table resumes by itself, and a liveness probe that
-  // restarted the process for a Kafka or instance outage would only add a restart to it.
-  // Only a failed table (Fail) reports not ok.
+  // Backing off is not ok: the table has stopped moving (its call gave up after the
+  // client's retries, or Kafka or the state store refused), and an operator alerting on
+  // health must see that. It is no reason to restart the process, and /v1/health stays
+  // HTTP 200 whatever a component says. The table turns ok again with its next good answer.
   const TableStatus::View view = status_.Read();
   std::string detail(TableStateName(view.state));
-  if (view.state == TableState::kBackingOff) detail += ": " + view.last_error;
-  deps_.health->Report("source." + deps_.table->alias, true, std::move(detail));
+  const bool backing_off = view.state == TableState::kBackingOff;
+  if (backing_off) detail += ": " + view.last_error;
+  deps_.health->Report("source." + deps_.table->alias, !backing_off, std::move(detail));
 }
 
 // ---- stopping --------------------------------------------------------------------------

@@ -23,6 +23,11 @@ struct TopicSpec {
 struct BrokerOptions {
   int brokers = 1;  // broker ids are 1..brokers
   std::vector<TopicSpec> topics{};
+  // Answer the Admin API's CreateTopics, which the mock lacks, so a client that creates its
+  // own topics (the source group's) works as against Apache Kafka. Clients then connect
+  // through a thin relay in front of each mock broker (docs/embedded-broker.md). Off by
+  // default: in-process tests create their topics up front and talk to the mock directly.
+  bool create_topics_on_request = false;
 };
 
 // Accepts names the way Kafka does: 1..249 chars of [A-Za-z0-9._-], not "." or "..".

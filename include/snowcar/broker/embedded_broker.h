@@ -25,6 +25,11 @@
 typedef struct rd_kafka_mock_cluster_s rd_kafka_mock_cluster_t;
 
 namespace snowcar::broker {
+namespace internal {
+class AdminFront;
+struct TopicToCreate;
+struct CreateOutcome;
+}  // namespace internal
 
 // Pass as a broker id to the hooks that accept it to mean "every broker".
 inline constexpr int kAllBrokers = -1;
@@ -49,7 +54,8 @@ class EmbeddedBroker {
   EmbeddedBroker(const EmbeddedBroker&) = delete;
   EmbeddedBroker& operator=(const EmbeddedBroker&) = delete;
 
-  // "127.0.0.1:port,127.0.0.1:port,..." for a client's bootstrap.servers.
+  // "127.0.0.1:port,127.0.0.1:port,..." for a client's bootstrap.servers (the relay's ports
+  // with create_topics_on_request).
   const std::string& bootstrap_servers() const { return bootstrap_; }
   int broker_count() const { return broker_count_; }
 
@@ -86,8 +92,12 @@ class EmbeddedBroker {
 
  private:
   EmbeddedBroker() = default;
+  // Answers one topic of a CreateTopics request (create_topics_on_request).
+  internal::CreateOutcome CreateOnRequest(const internal::TopicToCreate& t);
   Status CheckBrokerId(int broker_id, bool allow_all, std::string_view hook) const;
 
+  // With create_topics_on_request: the relay clients connect to (bootstrap_ names it).
+  std::unique_ptr<internal::AdminFront> front_;
   rd_kafka_t* host_ = nullptr;  // the handle the mock cluster lives in; sends nothing
   rd_kafka_mock_cluster_t* cluster_ = nullptr;
   std::string bootstrap_;

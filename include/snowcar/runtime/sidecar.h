@@ -34,6 +34,10 @@
 #include "snowcar/runtime/thread_pool.h"
 #include "snowcar/state/state_store.h"
 
+namespace snowcar::servicenow {
+class InstanceReachability;
+}
+
 namespace snowcar::runtime {
 
 // The sidecar keys the shell itself reads (design section 4), resolved from a Config.
@@ -122,6 +126,8 @@ class Sidecar {
   // The one ServiceNow client (a CurlTableClient), shared by the directions.
   std::shared_ptr<servicenow::TableClient> client_;
   std::function<void()> stop_client_;
+  // Owned by the client; whether the instance can be used at all (health, readiness, metrics).
+  servicenow::InstanceReachability* instance_ = nullptr;
   std::vector<std::unique_ptr<Direction>> directions_;
   struct Signals;
   std::unique_ptr<Signals> signals_;

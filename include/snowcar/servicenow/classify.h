@@ -55,6 +55,11 @@ struct Verdict {
   bool throttled = false;
   // A v1 list's 404 read as "no rows".
   bool empty_list = false;
+  // The cause concerns the whole instance, not this request: no connection could be made
+  // (refused, unresolvable, timed out connecting, TLS) or the credentials were refused. When
+  // a call ends with such a verdict the instance counts as unreachable
+  // (instance_reachability.h) until it answers again.
+  bool instance_unreachable = false;
   // Human text: the instance's own message (masked) or what went wrong on the wire.
   std::string message;
 };

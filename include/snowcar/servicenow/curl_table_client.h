@@ -16,6 +16,7 @@
 
 #include "snowcar/common/time.h"
 #include "snowcar/servicenow/client_options.h"
+#include "snowcar/servicenow/instance_reachability.h"
 #include "snowcar/servicenow/retry_policy.h"
 #include "snowcar/servicenow/table_client.h"
 
@@ -56,6 +57,10 @@ class CurlTableClient final : public TableClient {
   void Stop();
 
   ClientStats stats() const;
+
+  // Whether the instance can be used at all, fed by this client's calls. Set its listener
+  // before the first Send().
+  InstanceReachability& reachability();
 
   struct Impl;
 

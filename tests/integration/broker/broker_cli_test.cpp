@@ -128,6 +128,27 @@ TEST_F(BrokerCli, ThreeBrokersListedAndSigintStops) {
   EXPECT_TRUE(status->ok()) << status->ToString();
 }
 
+// By default clients reach the cluster through the relay that answers CreateTopics; with
+// --direct they talk to the mock's own listeners. Either way the cluster is the same to kcat,
+// and the relay's ports are not the mock's (the broker's log names the mock's addresses).
+TEST_F(BrokerCli, DirectSkipsTheRelay) {
+  ASSERT_NO_FATAL_FAILURE(StartBroker({"--topics", "t:2"}));
+  const std::string relayed = bootstrap_;
+  EXPECT_NE(Kcat({"-L", "-b", relayed}).find("topic \"t\" with 2 partitions"), std::string::npos);
+  ASSERT_TRUE(broker_->Signal(SIGTERM).ok());
+  ASSERT_TRUE(broker_->Wait(30s).ok());
+
+  ASSERT_NO_FATAL_FAILURE(StartBroker({"--direct", "--topics", "t:2"}));
+  const std::string meta = Kcat({"-L", "-b", bootstrap_});
+  EXPECT_NE(meta.find("topic \"t\" with 2 partitions"), std::string::npos) << meta;
+  // kcat -L prints each broker as "<id> at <host:port>": the mock's own port.
+  EXPECT_NE(meta.find(" at " + bootstrap_), std::string::npos) << meta;
+  EXPECT_NE(broker_->Stderr().find("\"create_topics_on_request\":false"), std::string::npos)
+      << broker_->Stderr();
+  ASSERT_TRUE(broker_->Signal(SIGTERM).ok());
+  ASSERT_TRUE(broker_->Wait(30s).ok());
+}
+
 TEST(BrokerCliUsage, BadArgumentsExitTwoNamingTheProblem) {
   struct Case {
     std::vector<std::string> args;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <boost/asio/post.hpp>
+#include <mutex>
 #include <regex>
 
 #include "client_harness.h"
@@ -422,6 +423,67 @@ TEST(ClientTest, RefusedConnectionIsRetriedThenReported) {
   EXPECT_EQ(r.klass, OutcomeClass::kRetryable) << "never sent: safe to retry even a create";
   EXPECT_EQ(r.attempts, 3);
   EXPECT_EQ(r.http_status, 0);
+}
+
+// The instance-wide state: a call that gives up without reaching the instance makes it
+// unreachable (naming the cause), the next answer makes it reachable again; an answer that
+// is an error (500 until the retries run out) still proves the instance is there, while
+// refused credentials do not.
+TEST(ClientTest, ReachabilityFollowsFailedConnectionsAnswersAndRefusedCredentials) {
+  IoThreads io;
+  std::string dead_url;
+  {
+    ScriptServer gone([](const SeenRequest&, int) { return Json(200, kList); });
+    gone.Start();
+    dead_url = gone.base_url();
+  }
+  ScriptServer live([](const SeenRequest& req, int) {
+    if (req.target.find("/broken") != std::string::npos) return Json(500, R"({"error":{}})");
+    if (req.target.find("/locked") != std::string::npos) {
+      return Json(401, R"({"error":{"message":"User Not Authenticated"},"status":"failure"})");
+    }
+    return Json(200, kList);
+  });
+  live.Start();
+  ClientOptions o = BasicOptions(dead_url);
+  o.retry.max_attempts = 2;
+  auto client = MakeClient(io.io(), o, {.jitter = ZeroJitter()});
+  std::mutex mu;
+  std::vector<InstanceReachability::View> told;
+  client->reachability().SetListener([&](const InstanceReachability::View& v) {
+    std::lock_guard lock(mu);
+    told.push_back(v);
+  });
+  EXPECT_EQ(client->reachability().Read().state, InstanceReachability::State::kUnknown);
+
+  CallResult refused = SendAndWait(*client, io.io(), Get("/api/now/table/incident"));
+  EXPECT_EQ(refused.klass, OutcomeClass::kRetryable);
+  InstanceReachability::View v = client->reachability().Read();
+  EXPECT_EQ(v.state, InstanceReachability::State::kUnreachable);
+  EXPECT_NE(v.reason.find("Couldn't connect"), std::string::npos) << v.reason;
+  EXPECT_EQ(v.failed_calls, 1);
+  EXPECT_NE(InstanceReachability::Describe(v).find("unreachable since"), std::string::npos);
+
+  // An absolute target reaches the live server through the same client.
+  CallResult broken = SendAndWait(*client, io.io(), Get(live.base_url() + "/api/now/table/broken"));
+  EXPECT_EQ(broken.klass, OutcomeClass::kRetryable);
+  EXPECT_EQ(client->reachability().Read().state, InstanceReachability::State::kReachable);
+
+  CallResult locked = SendAndWait(*client, io.io(), Get(live.base_url() + "/api/now/table/locked"));
+  EXPECT_EQ(locked.klass, OutcomeClass::kUnauthorized);
+  v = client->reachability().Read();
+  EXPECT_EQ(v.state, InstanceReachability::State::kUnreachable);
+  EXPECT_NE(v.reason.find("credentials refused"), std::string::npos) << v.reason;
+
+  CallResult ok = SendAndWait(*client, io.io(), Get(live.base_url() + "/api/now/table/incident"));
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(client->reachability().Read().state, InstanceReachability::State::kReachable);
+  std::lock_guard lock(mu);
+  ASSERT_EQ(told.size(), 4u);  // unreachable, reachable, unreachable, reachable
+  EXPECT_FALSE(told[0].reachable());
+  EXPECT_TRUE(told[1].reachable());
+  EXPECT_FALSE(told[2].reachable());
+  EXPECT_TRUE(told[3].reachable());
 }
 
 TEST(ClientTest, CompletionRunsOnTheCallersExecutor) {

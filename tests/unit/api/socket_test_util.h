@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -100,7 +101,8 @@ class RawConnection {
   }
   void ShutdownWrite() { shutdown(fd_, SHUT_WR); }
 
-  // Reads until the peer closes (or the 5 s timeout, reported as nullopt).
+  // Reads until the peer closes (or the 5 s timeout, reported as nullopt). A reset counts as
+  // a close here; was_reset() tells the two apart.
   std::optional<std::string> ReadToClose() {
     std::string out;
     char buf[4096];
@@ -108,11 +110,22 @@ class RawConnection {
       const ssize_t n = recv(fd_, buf, sizeof buf, 0);
       if (n == 0) return out;
       if (n < 0) {
-        if (errno == ECONNRESET) return out;
+        if (errno == ECONNRESET) {
+          reset_ = true;
+          return out;
+        }
         return std::nullopt;
       }
       out.append(buf, static_cast<size_t>(n));
     }
+  }
+  // True when a read ended with ECONNRESET instead of an orderly close.
+  bool was_reset() const { return reset_; }
+
+  // Waits until something (data, or the peer's close) can be read, at most `deadline`.
+  bool WaitReadable(std::chrono::milliseconds deadline) {
+    pollfd p{fd_, POLLIN, 0};
+    return poll(&p, 1, static_cast<int>(deadline.count())) == 1;
   }
 
   // Reads one HTTP response with a Content-Length (enough for this server's answers).
@@ -142,6 +155,7 @@ class RawConnection {
  private:
   int fd_ = -1;
   bool connected_ = false;
+  bool reset_ = false;
   std::string pending_;
 };
 

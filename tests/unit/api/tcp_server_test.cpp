@@ -9,8 +9,10 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "socket_test_util.h"
 
@@ -148,6 +150,54 @@ TEST(TcpServerTest, ServesTheSubsetOnLoopbackAndNothingElse) {
   // Refused, reset, or closed without a byte: never an answer.
   auto after = TcpRequest(server.port(), Get("/metrics"));
   EXPECT_TRUE(!after.has_value() || after->empty()) << "a stopped listener answered: " << *after;
+}
+
+// A TCP connection to 127.0.0.1:port that sent one byte and then stalls; closed on scope exit.
+class StalledTcpClient {
+ public:
+  explicit StalledTcpClient(uint16_t port) {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ok_ = fd_ >= 0 && connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+          send(fd_, "G", 1, MSG_NOSIGNAL) == 1;
+  }
+  ~StalledTcpClient() {
+    if (fd_ >= 0) close(fd_);
+  }
+  StalledTcpClient(const StalledTcpClient&) = delete;
+  StalledTcpClient& operator=(const StalledTcpClient&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  int fd_ = -1;
+  bool ok_ = false;
+};
+
+// Slow clients holding every connection of the admin listener: probes are still answered, and
+// a scrape over the limit gets the documented 503 (TcpRequest reports a reset as nullopt).
+TEST(TcpServerTest, ProbesAreAnsweredWhileStalledClientsHoldEverySlot) {
+  IoThreads io;
+  auto subset = SubsetRouter(*FullRouter(), {"/metrics", "/v1/health", "/v1/ready"});
+  ASSERT_TRUE(subset.ok());
+  TcpServer server(io.io(), TcpServerOptions{.address = {"127.0.0.1", 0}}, *subset);
+  ASSERT_TRUE(server.Start().ok());
+  std::vector<std::unique_ptr<StalledTcpClient>> stalled;
+  for (int i = 0; i < 40; ++i) {
+    stalled.push_back(std::make_unique<StalledTcpClient>(server.port()));
+    ASSERT_TRUE(stalled.back()->ok()) << i;
+  }
+  ASSERT_TRUE(testing::WaitFor([&] { return server.open_connections() >= 16; }));
+  for (const char* probe : {"/v1/health", "/v1/ready"}) {
+    auto r = TcpRequest(server.port(), Get(probe));
+    ASSERT_TRUE(r.has_value()) << probe << ": no answer, or a reset";
+    EXPECT_EQ(StatusOf(*r), 200) << probe << ": " << *r;
+  }
+  auto scrape = TcpRequest(server.port(), Get("/metrics"));
+  ASSERT_TRUE(scrape.has_value()) << "a reset instead of the 503";
+  EXPECT_EQ(StatusOf(*scrape), 503) << *scrape;
 }
 
 TEST(TcpServerTest, APortInUseFailsNamingTheAddress) {

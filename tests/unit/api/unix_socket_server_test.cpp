@@ -277,9 +277,9 @@ TEST_F(ServerTest, PipelinedRequestsAreAnsweredInOrder) {
   EXPECT_TRUE(rest->empty());
 }
 
-TEST_F(ServerTest, SilentClientIsDroppedAfterTheReadTimeout) {
+TEST_F(ServerTest, SilentClientIsDroppedAfterTheHeaderTimeout) {
   ServerOptions options;
-  options.read_timeout = std::chrono::milliseconds(200);
+  options.header_timeout = std::chrono::milliseconds(200);
   auto server = StartServer(options);
   RawConnection silent(path_);
   ASSERT_TRUE(silent.Send("GET /v1/pi"));  // never finishes its request
@@ -288,6 +288,19 @@ TEST_F(ServerTest, SilentClientIsDroppedAfterTheReadTimeout) {
   EXPECT_TRUE(r->empty());
   EXPECT_TRUE(WaitFor([&] { return server->open_connections() == 0; }));
   ExpectServesGoodClient();
+}
+
+// With the default limits: a client that sent part of a request and went quiet loses its
+// slot within a few seconds (the header deadline), not after the 10 s a body may take.
+TEST_F(ServerTest, DefaultHeaderDeadlineDropsATricklingClientWithinSeconds) {
+  auto server = StartServer();
+  RawConnection slow(path_);
+  ASSERT_TRUE(slow.Send("G"));
+  const auto start = std::chrono::steady_clock::now();
+  auto r = slow.ReadToClose();  // gives up (nullopt) after 5 s
+  ASSERT_TRUE(r.has_value()) << "still connected after 5 s";
+  EXPECT_TRUE(r->empty()) << *r;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(4500));
 }
 
 TEST_F(ServerTest, ConnectionsBeyondTheCapGet503) {
@@ -306,6 +319,77 @@ TEST_F(ServerTest, ConnectionsBeyondTheCapGet503) {
   auto ok = a.ReadResponse();
   ASSERT_TRUE(ok.has_value());
   EXPECT_EQ(StatusOf(*ok), 200);
+}
+
+// The flood of issue 15: many connections that send a byte and stall hold every regular
+// slot. The probe paths are still answered at once, on a spare slot.
+TEST_F(ServerTest, HealthIsAnsweredWhileSlowClientsHoldEverySlot) {
+  auto router = TestRouter();
+  ASSERT_TRUE(router
+                  ->Add({"GET", "/v1/health", "health", false,
+                         [](const Request&) { return Response::Text(200, "healthy"); }})
+                  .ok());
+  ServerOptions options;
+  options.path = path_;
+  UnixSocketServer server(io_.io(), options, router);
+  ASSERT_TRUE(server.Start().ok());
+  constexpr size_t kSlow = 200;
+  std::vector<std::unique_ptr<RawConnection>> slow;
+  for (size_t i = 0; i < kSlow; ++i) {
+    slow.push_back(std::make_unique<RawConnection>(path_));
+    ASSERT_TRUE(slow.back()->connected()) << i;
+    ASSERT_TRUE(slow.back()->Send("G")) << i;
+  }
+  // Every regular slot is taken (the spare ones hold the rest, or answered them 503).
+  ASSERT_TRUE(WaitFor([&] { return server.open_connections() >= options.max_connections; }));
+
+  const auto start = std::chrono::steady_clock::now();
+  RawConnection probe(path_);
+  ASSERT_TRUE(probe.Send("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"));
+  auto r = probe.ReadResponse();
+  ASSERT_TRUE(r.has_value()) << "no answer within 5 s";
+  EXPECT_EQ(StatusOf(*r), 200) << *r;
+  EXPECT_EQ(BodyOf(*r), "healthy");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(2000));
+
+  // Any other path gets the documented 503 on a spare slot.
+  RawConnection other(path_);
+  ASSERT_TRUE(other.Send(kGetHealth));
+  auto refused = other.ReadToClose();
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(StatusOf(*refused), 503) << *refused;
+  EXPECT_NE(ErrorMessage(BodyOf(*refused)).find("too many open connections"), std::string::npos);
+  EXPECT_FALSE(other.was_reset());
+}
+
+// A refused client that keeps sending after the 503 was written reads the 503 and an orderly
+// close, never a reset (closing with its bytes unread would make the kernel reset it).
+TEST_F(ServerTest, ARefusedClientGets503AndAnOrderlyCloseNotAReset) {
+  ServerOptions options;
+  options.max_connections = 1;
+  options.spare_connections = 1;
+  options.header_timeout = std::chrono::seconds(30);  // the regular slot stays taken
+  auto server = StartServer(options);
+  RawConnection holder(path_);
+  ASSERT_TRUE(WaitFor([&] { return server->open_connections() == 1; }));
+
+  RawConnection refused(path_);
+  ASSERT_TRUE(refused.connected());
+  ASSERT_TRUE(refused.Send(kGetHealth));
+  ASSERT_TRUE(refused.WaitReadable(std::chrono::seconds(5)));  // the answer is there
+  // More bytes after the answer: a pipelined request the server will not serve.
+  EXPECT_TRUE(refused.Send(kGetHealth)) << "the server closed before reading them";
+  auto r = refused.ReadToClose();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(StatusOf(*r), 503) << *r;
+  EXPECT_FALSE(refused.was_reset()) << "connection reset instead of an orderly close";
+  EXPECT_EQ(r->find("HTTP/1.1", 1), std::string::npos) << "answered twice: " << *r;
+
+  // A spare connection that never sends a request still learns why, after its short grace.
+  RawConnection silent(path_);
+  auto late = silent.ReadToClose();
+  ASSERT_TRUE(late.has_value());
+  EXPECT_EQ(StatusOf(*late), 503) << *late;
 }
 
 }  // namespace

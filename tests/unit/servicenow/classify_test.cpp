@@ -143,6 +143,27 @@ TEST(ClassifyTest, SetupErrorsArePermanent) {
   EXPECT_EQ(Wire(Method::kGet, CURLE_URL_MALFORMAT, false).klass, OutcomeClass::kPermanent);
 }
 
+// What concerns the whole instance (no connection, TLS, refused credentials) is marked so;
+// what concerns one request (its status, a lost answer) is not.
+TEST(ClassifyTest, OnlyInstanceWideCausesMarkTheInstanceUnreachable) {
+  for (CURLcode code : {CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_OPERATION_TIMEDOUT,
+                        CURLE_SSL_CONNECT_ERROR}) {
+    EXPECT_TRUE(Wire(Method::kGet, code, /*sent=*/false).instance_unreachable) << code;
+  }
+  EXPECT_TRUE(Wire(Method::kGet, CURLE_PEER_FAILED_VERIFICATION, false).instance_unreachable);
+  EXPECT_TRUE(Http(Method::kGet, 401, ErrorBody("User Not Authenticated")).instance_unreachable);
+
+  EXPECT_FALSE(Wire(Method::kGet, CURLE_RECV_ERROR, /*sent=*/true).instance_unreachable);
+  EXPECT_FALSE(Wire(Method::kPost, CURLE_OPERATION_TIMEDOUT, true).instance_unreachable);
+  TableResponse body = ErrorBody("x");
+  for (int status : {400, 403, 404, 409, 429, 500, 502, 503}) {
+    EXPECT_FALSE(Http(Method::kGet, status, body).instance_unreachable) << status;
+  }
+  TableResponse list;
+  list.kind = BodyKind::kList;
+  EXPECT_FALSE(Http(Method::kGet, 200, list).instance_unreachable);
+}
+
 TEST(ClassifyTest, TooLargeIsPermanentEvenOnGet) {
   AttemptFacts f;
   f.method = Method::kGet;

@@ -429,6 +429,33 @@ TEST_F(TablePollerTest, RetryableErrorsBackOffAndRecover) {
   EXPECT_EQ(p->status().Read().state, TableState::kRunning);
 }
 
+// An instance that cannot be reached at start: the table backs off on its probe, and health
+// says not ok, with the cause, until the instance answers; then ok again by itself.
+TEST_F(TablePollerTest, BackingOffIsNotOkUntilTheInstanceAnswersAgain) {
+  source_.startup_probe = true;
+  AddRows({{kT0 + 10, Id(1)}});
+  std::atomic<bool> down{true};
+  script_ = [&](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+    if (down.load()) {
+      return FakeTableClient::Failure(servicenow::OutcomeClass::kRetryable, 0,
+                                      "request not sent: Couldn't connect to server");
+    }
+    return std::nullopt;
+  };
+  auto p = StartPoller();
+  const auto component = [&] { return health_.Snapshot().at("source.inc"); };
+  ASSERT_TRUE(
+      WaitFor([&] { return health_.Snapshot().contains("source.inc") && !component().ok; }, 5s));
+  EXPECT_THAT(component().detail, ::testing::HasSubstr("backing_off"));
+  EXPECT_THAT(component().detail, ::testing::HasSubstr("Couldn't connect to server"));
+  EXPECT_FALSE(p->started());
+  down = false;
+  ASSERT_TRUE(WaitFor([&] { return component().ok; }, 5s)) << component().detail;
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 1; }, 5s));
+  EXPECT_TRUE(p->started());
+  EXPECT_EQ(component().detail, "running");
+}
+
 TEST_F(TablePollerTest, StopWaitsForInFlightRowsAndCommitsThem) {
   producer_->set_mode(FakeProducer::Mode::kHold);
   AddRows({{kT0 + 10, Id(1)}, {kT0 + 11, Id(2)}, {kT0 + 12, Id(3)}});
