@@ -198,6 +198,7 @@ Status Sidecar::StartDirections() {
   servicenow::CurlTableClient* raw_client = client.get();
   client_ = std::move(client);
   stop_client_ = [raw_client] { raw_client->Stop(); };
+  client_stats_ = [raw_client] { return raw_client->stats(); };
 
   DirectionContext context;
   context.config = config_;
@@ -249,6 +250,7 @@ api::Response Sidecar::Metrics() const {
   WriteBuildInfo(out);
   WriteProcessMetrics(out);
   if (store_) WriteStateMetrics(out, *store_);
+  if (client_stats_) WriteServiceNowMetrics(out, client_stats_());
   if (kafka_probe_) {
     api::WriteMetricFamily(out, "snowcar_kafka_metadata_reachable", "gauge",
                            "1 when the latest Kafka metadata request was answered");

@@ -34,6 +34,10 @@
 #include "snowcar/runtime/thread_pool.h"
 #include "snowcar/state/state_store.h"
 
+namespace snowcar::servicenow {
+struct ClientStats;
+}
+
 namespace snowcar::runtime {
 
 // The sidecar keys the shell itself reads (design section 4), resolved from a Config.
@@ -119,6 +123,7 @@ class Sidecar {
   // The one ServiceNow client (a CurlTableClient), shared by the directions.
   std::shared_ptr<servicenow::TableClient> client_;
   std::function<void()> stop_client_;
+  std::function<servicenow::ClientStats()> client_stats_;  // for /metrics; empty: no client
   std::vector<std::unique_ptr<Direction>> directions_;
   struct Signals;
   std::unique_ptr<Signals> signals_;
