@@ -13,7 +13,12 @@
 // session timeout: the mock ignores group.instance.id (docs/testbed.md). Against Apache Kafka
 // 2.3 or newer the static restart is answered from the group's stored assignment at once.
 //
-//   sink_restart_bench [--session-timeout-ms N]   (default: librdkafka's own, 45000)
+// Each mode runs --runs times (a fresh consumer group each time); the table shows the median
+// and the range, since on the mock the wait depends on where the restart falls between its
+// once-a-second session checks.
+//
+//   sink_restart_bench [--session-timeout-ms N] [--runs N]
+//                      (defaults: librdkafka's own session timeout, 45000; 1 run)
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -78,14 +83,27 @@ void ProduceCreates(const std::string& bootstrap, const std::string& topic, int 
   }
 }
 
+// "median (min-max)", or the one value.
+std::string Summary(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  char text[64];
+  if (values.size() == 1) {
+    std::snprintf(text, sizeof text, "%.2f", values[0]);
+  } else {
+    std::snprintf(text, sizeof text, "%.2f (%.2f-%.2f)", values[values.size() / 2], values.front(),
+                  values.back());
+  }
+  return text;
+}
+
 struct Measured {
   std::string mode;
   double to_assigned = 0;     // restart to partitions listed on the socket
   double to_first_write = 0;  // restart to the first command applied
 };
 
-Measured Run(const std::string& mode, const std::string& base, const std::string& bootstrap,
-             const std::string& topic, int session_timeout_ms) {
+Measured Run(const std::string& mode, int run, const std::string& base,
+             const std::string& bootstrap, const std::string& topic, int session_timeout_ms) {
   snowcar::testsupport::TempDir dir("sink-restart-bench");
   const std::string socket = dir.File("snowcar.sock");
   const std::string config_path = dir.File("bench.properties");
@@ -97,7 +115,7 @@ Measured Run(const std::string& mode, const std::string& base, const std::string
         << "snow.sink.unknown.field.behavior=passthrough\n"
         << "state.dir=" << dir.File("state") << "\nsocket.path=" << socket << "\n"
         << "log.level=warn\nkafka.bootstrap.servers=" << bootstrap << "\n"
-        << "kafka.group.id=restart-bench-" << mode << "\n";
+        << "kafka.group.id=restart-bench-" << mode << "-" << run << "\n";
     if (session_timeout_ms > 0) cfg << "kafka.session.timeout.ms=" << session_timeout_ms << "\n";
   }
   snowcar::testsupport::ChildOptions options;
@@ -145,9 +163,11 @@ Measured Run(const std::string& mode, const std::string& base, const std::string
 
 int main(int argc, char** argv) {
   int session_timeout_ms = 0;  // librdkafka's default
+  int runs = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--session-timeout-ms" && i + 1 < argc) session_timeout_ms = std::atoi(argv[++i]);
+    if (arg == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
   }
   const std::string topics = "restart.dynamic:" + std::to_string(kPartitions) +
                              ",restart.static:" + std::to_string(kPartitions);
@@ -155,19 +175,25 @@ int main(int argc, char** argv) {
   auto emulator =
       StartSnowcar({"emulate", "--port", "0", "--threads", "2", "--tables", "incident:10"});
 
-  std::printf("sink restart after kill -9, embedded broker, session.timeout.ms=%s\n\n",
+  std::printf("sink restart after kill -9, embedded broker, session.timeout.ms=%s, %d run(s)\n\n",
               session_timeout_ms > 0 ? std::to_string(session_timeout_ms).c_str()
-                                     : "45000 (librdkafka default)");
-  std::vector<Measured> rows;
-  for (const std::string mode : {"dynamic", "static"}) {
-    rows.push_back(
-        Run(mode, emulator.first_line, broker.first_line, "restart." + mode, session_timeout_ms));
-  }
-  std::printf("| %-10s | %-26s | %-28s |\n", "membership", "restart to assigned (s)",
+                                     : "45000 (librdkafka default)",
+              runs);
+  std::printf("| %-10s | %-30s | %-30s |\n", "membership", "restart to assigned (s)",
               "restart to first write (s)");
-  std::printf("|------------|----------------------------|------------------------------|\n");
-  for (const Measured& m : rows) {
-    std::printf("| %-10s | %26.2f | %28.2f |\n", m.mode.c_str(), m.to_assigned, m.to_first_write);
+  std::printf("|------------|--------------------------------|--------------------------------|\n");
+  for (const std::string mode : {"dynamic", "static"}) {
+    std::vector<double> assigned;
+    std::vector<double> written;
+    for (int run = 0; run < runs; ++run) {
+      const Measured m = Run(mode, run, emulator.first_line, broker.first_line, "restart." + mode,
+                             session_timeout_ms);
+      assigned.push_back(m.to_assigned);
+      written.push_back(m.to_first_write);
+    }
+    std::printf("| %-10s | %30s | %30s |\n", mode.c_str(), Summary(assigned).c_str(),
+                Summary(written).c_str());
+    std::fflush(stdout);
   }
   (void)emulator.process->Signal(SIGTERM);
   (void)emulator.process->Wait(std::chrono::seconds(30));
