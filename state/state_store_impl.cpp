@@ -369,6 +369,7 @@ Status StateStoreImpl::Write(rocksdb::WriteBatch* batch, std::string_view what) 
   // One statvfs per write batch (about a microsecond; a commit carries up to a page of rows).
   if (const std::optional<uint64_t> available = FreeBytes(dir_);
       available && *available < kMinFreeBytes) {
+    write_errors_.fetch_add(1, std::memory_order_relaxed);
     return Status::ResourceExhausted(
         "state dir " + dir_ + ": " + std::string(what) + " was refused: only " +
         std::to_string(*available >> 10) + " KiB free on its filesystem, below the " +
@@ -377,7 +378,9 @@ Status StateStoreImpl::Write(rocksdb::WriteBatch* batch, std::string_view what) 
   }
   rocksdb::WriteOptions wo;
   wo.sync = sync_writes_;
-  return FromRocks(db_->Write(wo, batch), dir_, what);
+  Status written = FromRocks(db_->Write(wo, batch), dir_, what);
+  if (!written.ok()) write_errors_.fetch_add(1, std::memory_order_relaxed);
+  return written;
 }
 
 // ---- cursors ------------------------------------------------------------------------------

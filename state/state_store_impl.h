@@ -1,12 +1,14 @@
 // StateStoreImpl: the RocksDB-backed StateStore (see include/snowcar/state/state_store.h).
 //
 // Thread safety: RocksDB's DB is safe for concurrent use and this class keeps no mutable
-// state of its own after Open, so every method may run on any thread. Commits for different
+// state of its own after Open (apart from an atomic error count), so every method may run on
+// any thread. Commits for different
 // tables proceed in parallel; RocksDB groups concurrent WAL writes.
 #pragma once
 
 #include <rocksdb/db.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -48,6 +50,7 @@ class StateStoreImpl final : public StateStore {
 
   uint32_t schema_version() const override { return schema_version_; }
   std::vector<PropertySample> NumericProperties() const override;
+  uint64_t WriteErrors() const override { return write_errors_.load(std::memory_order_relaxed); }
 
  private:
   StateStoreImpl() = default;
@@ -62,6 +65,7 @@ class StateStoreImpl final : public StateStore {
 
   std::string dir_;
   bool sync_writes_ = false;
+  std::atomic<uint64_t> write_errors_{0};  // writes refused (reserve) or failed (RocksDB)
   uint32_t schema_version_ = 0;
   std::unique_ptr<DirLock> lock_;  // declared first: released after the database is closed
   std::unique_ptr<rocksdb::DB> db_;

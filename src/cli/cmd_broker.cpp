@@ -29,12 +29,9 @@ constexpr const char* kUsage =
     "usage: snowcar broker [--brokers N] [--topics name[:partitions[:replication]],...]\n"
     "                      [--partitions N] [--port-file FILE] [--control-stdin] [--direct]\n"
     "\n"
-    "Serves an in-memory Kafka cluster (librdkafka's mock cluster) on 127.0.0.1 until SIGTERM,
-"
-    "SIGINT or SIGHUP. Prints the bootstrap address as the first line on stdout. Clients may
-"
-    "create topics through the Admin API (CreateTopics), as against Apache Kafka.
-"
+    "Serves an in-memory Kafka cluster (librdkafka's mock cluster) on 127.0.0.1 until SIGTERM,\n"
+    "SIGINT or SIGHUP. Prints the bootstrap address as the first line on stdout. Clients may\n"
+    "create topics through the Admin API (CreateTopics), as against Apache Kafka.\n"
     "\n"
     "  --brokers N       number of brokers, ids 1..N (default 1)\n"
     "  --topics LIST     topics to create up front, e.g. orders:3,audit\n"

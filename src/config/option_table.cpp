@@ -320,6 +320,20 @@ std::vector<OptionSpec> KafkaAndConnectOptions() {
               "as a secret and may be read from `<key>.file`. Unlike other keys, values may "
               "hold line breaks, for PEM text given inline (`kafka.ssl.key.pem`)."},
 
+      {.name = "kafka.group.instance.id",
+       .check = CheckGroupInstanceId,
+       .group = kKafka,
+       .doc = "Static group membership (KIP-345) for the sink's consumer group and the source's "
+              "table group (`source.group.id`): a replica that restarts with the same id gets "
+              "its partitions back at once instead of after `kafka.session.timeout.ms`, and a "
+              "rolling update causes no rebalance. The id names the replica, so every replica "
+              "needs its own: two running members with one id fence each other. Empty (the "
+              "default): the value of the `POD_NAME` environment variable when it is set (a "
+              "StatefulSet pod's name, given through the downward API as k8s/base does), "
+              "otherwise static membership is off. `none` turns it off even when `POD_NAME` is "
+              "set. A static member does not leave its groups when it stops: its partitions "
+              "wait for it to come back, or for the session timeout (docs/scale-out.md)."},
+
       // --- Kafka Connect compatibility ---------------------------------------------------------
       {.name = "name", .ignored = true, .group = kConnect, .doc = "Connector name."},
       {.name = "connector.class",

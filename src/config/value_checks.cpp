@@ -117,6 +117,18 @@ std::string CheckTopicName(std::string_view value) {
   return "";
 }
 
+std::string CheckGroupInstanceId(std::string_view value) {
+  // Kafka's rule for group.instance.id: the same characters and length as a topic name.
+  if (value.empty()) return "";
+  if (value.size() > kMaxTopicName ||
+      !std::all_of(value.begin(), value.end(), [](unsigned char c) { return IsTopicChar(c); })) {
+    return "is not a Kafka group instance id (allowed: letters, digits, '.', '_' and '-', at "
+           "most " +
+           std::to_string(kMaxTopicName) + " characters)";
+  }
+  return "";
+}
+
 std::string CheckNotBlank(std::string_view value) {
   return value.empty() ? "must not be empty" : "";
 }

@@ -140,6 +140,13 @@ void RouteLogs(rd_kafka_conf_t* conf) {
   rd_kafka_conf_set_error_cb(conf, &OnError);
 }
 
+std::string ConfValue(rd_kafka_t* rk, const char* name) {
+  char value[512];
+  size_t size = sizeof value;
+  if (rd_kafka_conf_get(rd_kafka_conf(rk), name, value, &size) != RD_KAFKA_CONF_OK) return "";
+  return value;
+}
+
 std::string Clean(std::string_view librdkafka_text) { return redact::Mask(librdkafka_text); }
 
 Result<ConfPtr> BuildConf(const std::map<std::string, std::string>& properties) {

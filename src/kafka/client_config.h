@@ -59,6 +59,9 @@ void RouteLogs(rd_kafka_conf_t* conf);
 // error_cb (to count errors) and still want them logged the same way.
 void LogClientError(rd_kafka_t* rk, int err, const char* reason);
 
+// The value a created handle holds for a (non-secret) property; "" when unset or unknown.
+std::string ConfValue(rd_kafka_t* rk, const char* name);
+
 // Masks secrets in a librdkafka message (error strings, log lines) before it leaves the module.
 std::string Clean(std::string_view librdkafka_text);
 

@@ -285,6 +285,8 @@ Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(ConsumerOptions opt
   SNOWCAR_LOG(kInfo, "kafka.consumer.created",
               {{"client_id", properties["client.id"]},
                {"group", properties["group.id"]},
+               // Read back from the handle: what librdkafka will send in JoinGroup.
+               {"group_instance_id", internal::ConfValue(impl->rk, "group.instance.id")},
                {"strategy", properties["partition.assignment.strategy"]},
                {"topics", static_cast<int64_t>(options.topics.size())}});
   return std::unique_ptr<KafkaConsumer>(new KafkaConsumer(std::move(impl)));

@@ -298,6 +298,7 @@ Status Sidecar::StartDirections() {
     health_.Report("servicenow", view.reachable(),
                    servicenow::InstanceReachability::Describe(view));
   });
+  client_stats_ = [raw_client] { return raw_client->stats(); };
 
   DirectionContext context;
   context.config = config_;
@@ -349,6 +350,7 @@ api::Response Sidecar::Metrics() const {
   WriteBuildInfo(out);
   WriteProcessMetrics(out);
   if (store_) WriteStateMetrics(out, *store_);
+  if (client_stats_) WriteServiceNowMetrics(out, client_stats_());
   if (kafka_probe_) {
     api::WriteMetricFamily(out, "snowcar_kafka_metadata_reachable", "gauge",
                            "1 when the latest Kafka metadata request was answered");

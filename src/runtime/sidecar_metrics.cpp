@@ -9,6 +9,7 @@
 
 #include "snowcar/api/prometheus.h"
 #include "snowcar/common/file_read.h"
+#include "snowcar/servicenow/curl_table_client.h"
 #include "snowcar/state/state_store.h"
 
 #ifndef SNOWCAR_VERSION
@@ -138,6 +139,11 @@ void WriteStateMetrics(std::string& out, const state::StateStore& store) {
       {"rocksdb.estimate-live-data-size", "snowcar_state_live_data_bytes",
        "RocksDB's estimate of the live (not yet compacted away) data"},
   };
+  api::WriteMetricFamily(out, "snowcar_state_write_errors_total", "counter",
+                         "State writes refused (free space below the reserve) or failed; each "
+                         "one is retried by its caller and logged");
+  api::WriteSample(out, "snowcar_state_write_errors_total", "",
+                   static_cast<int64_t>(store.WriteErrors()));
   const auto samples = store.NumericProperties();
   if (samples.empty()) return;
   for (const Family& f : kFamilies) {
@@ -149,6 +155,25 @@ void WriteStateMetrics(std::string& out, const state::StateStore& store) {
                        static_cast<int64_t>(s.value));
     }
   }
+}
+
+void WriteServiceNowMetrics(std::string& out, const servicenow::ClientStats& stats) {
+  api::WriteMetricFamily(out, "snowcar_snow_http_attempts_total", "counter",
+                         "Table API attempts by how they ended: ok, throttled (429), error "
+                         "(any other answer) or unreachable (no answer: connect, TLS, timeout)");
+  api::WriteSample(out, "snowcar_snow_http_attempts_total", "result=\"ok\"", stats.answered_ok);
+  api::WriteSample(out, "snowcar_snow_http_attempts_total", "result=\"throttled\"",
+                   stats.throttled);
+  api::WriteSample(out, "snowcar_snow_http_attempts_total", "result=\"error\"", stats.failed);
+  api::WriteSample(out, "snowcar_snow_http_attempts_total", "result=\"unreachable\"",
+                   stats.unreachable);
+  api::WriteMetricFamily(out, "snowcar_snow_http_in_flight", "gauge",
+                         "Table API transfers running now");
+  api::WriteSample(out, "snowcar_snow_http_in_flight", "", int64_t{stats.in_flight});
+  api::WriteMetricFamily(out, "snowcar_snow_http_concurrency_limit", "gauge",
+                         "The adaptive concurrency limit now (lowered by throttling, at most "
+                         "snow.http.max.concurrent.requests)");
+  api::WriteSample(out, "snowcar_snow_http_concurrency_limit", "", int64_t{stats.limit});
 }
 
 void WriteProducerGauges(std::string& out, const std::vector<Direction::ProducerGauge>& gauges) {

@@ -223,6 +223,18 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
       reachability.OnAnswered();
     }
 
+    {
+      std::lock_guard lock(stats_mu);
+      if (t.response.status == 0) {
+        ++stats.unreachable;
+      } else if (v.throttled) {
+        ++stats.throttled;
+      } else if (v.klass == OutcomeClass::kOk) {
+        ++stats.answered_ok;
+      } else {
+        ++stats.failed;
+      }
+    }
     if (v.throttled) {
       limit.OnThrottled();
     } else if (v.klass == OutcomeClass::kOk ||

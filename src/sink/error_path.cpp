@@ -11,7 +11,8 @@ bool ErrorPath::NeedsProducer(const SinkSettings& settings) {
          !settings.reporter_error_topic.empty();
 }
 
-void ErrorPath::ProduceAll(std::vector<kafka::OutRecord> records, bool first_is_dlq,
+void ErrorPath::ProduceAll(std::vector<kafka::OutRecord> records,
+                           std::optional<kafka::TopicPartition> dlq_of,
                            const boost::asio::any_io_executor& executor,
                            std::function<void(Status)> done) {
   if (records.empty()) {
@@ -34,12 +35,12 @@ void ErrorPath::ProduceAll(std::vector<kafka::OutRecord> records, bool first_is_
   pending->left = records.size();
   pending->done = std::move(done);
   for (size_t i = 0; i < records.size(); ++i) {
-    const bool is_dlq = first_is_dlq && i == 0;
+    const std::optional<kafka::TopicPartition> dlq_source = i == 0 ? dlq_of : std::nullopt;
     const std::string topic = records[i].topic;
     producer_->Produce(std::move(records[i]), executor,
-                       [this, pending, is_dlq, topic](const kafka::DeliveryReport& report) {
+                       [this, pending, dlq_source, topic](const kafka::DeliveryReport& report) {
                          if (report.status.ok()) {
-                           if (is_dlq) metrics_.CountDlq();
+                           if (dlq_source) metrics_.CountDlq(*dlq_source);
                          } else if (pending->first_error.ok()) {
                            pending->first_error =
                                report.status.WithContext("producing to " + topic);
@@ -112,8 +113,10 @@ void ErrorPath::OnFailure(const kafka::InRecord& record, const std::optional<Com
         return done(ErrorVerdict::kComplete, Status::Ok());
     }
   };
-  ProduceAll(std::move(out), dlq, executor,
-             [this, dlq_copy = std::move(dlq_copy), executor,
+  std::optional<kafka::TopicPartition> dlq_of;
+  if (dlq) dlq_of = kafka::TopicPartition{record.topic, record.partition};
+  ProduceAll(std::move(out), dlq_of, executor,
+             [this, dlq_copy = std::move(dlq_copy), dlq_of, executor,
               finish = std::move(finish)](const Status& produced) mutable {
                // ProduceAll names the topic that failed first; only the DLQ record carries
                // the (possibly huge) original value.
@@ -128,7 +131,7 @@ void ErrorPath::OnFailure(const kafka::InRecord& record, const std::optional<Com
                             {"error", produced.message()}});
                std::vector<kafka::OutRecord> slim;
                slim.push_back(WithoutValue(std::move(*dlq_copy), produced));
-               ProduceAll(std::move(slim), true, executor, std::move(finish));
+               ProduceAll(std::move(slim), dlq_of, executor, std::move(finish));
              });
 }
 
@@ -139,7 +142,7 @@ void ErrorPath::OnSuccess(const kafka::InRecord& record, const Applied& applied,
   if (!settings_.reporter_success_topic.empty()) {
     out.push_back(BuildSuccessReport(record, applied, settings_.reporter_success_topic));
   }
-  ProduceAll(std::move(out), false, executor, std::move(done));
+  ProduceAll(std::move(out), std::nullopt, executor, std::move(done));
 }
 
 }  // namespace snowcar::sink

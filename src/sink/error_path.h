@@ -50,7 +50,10 @@ class ErrorPath {
                  const boost::asio::any_io_executor& executor, std::function<void(Status)> done);
 
  private:
-  void ProduceAll(std::vector<kafka::OutRecord> records, bool first_is_dlq,
+  // `dlq_of`: set when the first record is a DLQ record, to the partition the dead-lettered
+  // command came from (counted per partition once the DLQ acknowledged it).
+  void ProduceAll(std::vector<kafka::OutRecord> records,
+                  std::optional<kafka::TopicPartition> dlq_of,
                   const boost::asio::any_io_executor& executor, std::function<void(Status)> done);
 
   const SinkSettings& settings_;

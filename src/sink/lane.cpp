@@ -135,7 +135,7 @@ void Lane::Write(Command command) {
 
 void Lane::OnWritten(std::optional<Command> command, WriteOutcome outcome) {
   if (outcome.ok()) {
-    deps_.metrics->CountApplied(outcome.applied->operation, outcome.ignored);
+    deps_.metrics->CountApplied(outcome.applied->operation, outcome.ignored, tp_);
     if (outcome.ignored) {
       SNOWCAR_LOG(kInfo, "sink.record.not_found_ignored",
                   {{"topic", tp_.topic},

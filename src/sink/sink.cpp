@@ -2,9 +2,12 @@
 #include "snowcar/sink/sink.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "sink_direction.h"
+#include "snowcar/common/log.h"
 #include "snowcar/config/config.h"
+#include "snowcar/kafka/static_membership.h"
 
 namespace snowcar::sink {
 
@@ -18,6 +21,13 @@ Result<std::unique_ptr<runtime::Direction>> MakeSink(const runtime::DirectionCon
 
   SinkRuntimeOptions options;
   options.kafka = config.WithPrefix("kafka.");
+  SNOWCAR_ASSIGN_OR_RETURN(
+      const kafka::StaticMembership membership,
+      kafka::ResolveStaticMembership(config.GetString("kafka.group.instance.id"),
+                                     std::getenv(kafka::kPodNameVariable)));
+  kafka::ApplyStaticMembership(membership, options.kafka);
+  SNOWCAR_LOG(kInfo, "sink.static_membership",
+              {{"group_instance_id", membership.id}, {"origin", membership.origin}});
   options.lane.initial_backoff =
       std::chrono::milliseconds(config.GetInt("snow.retry.initial.backoff.ms"));
   options.lane.max_backoff = std::chrono::milliseconds(std::max(

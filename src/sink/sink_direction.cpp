@@ -83,7 +83,11 @@ void SinkDirection::WriteMetrics(std::string& out) const {
   std::vector<SinkMetrics::LaneGauge> gauges;
   if (loop_) {
     for (const auto& s : loop_->lanes().Snapshot()) {
-      gauges.push_back({s.tp.topic, s.tp.partition, s.state == LaneState::kFailed});
+      gauges.push_back({.topic = s.tp.topic,
+                        .partition = s.tp.partition,
+                        .failed = s.state == LaneState::kFailed,
+                        .in_flight = s.in_flight_offset.has_value(),
+                        .queued = static_cast<int64_t>(s.queue_depth)});
     }
   }
   metrics_.Write(out, limit_.in_flight(), limit_.max_observed(), gauges);

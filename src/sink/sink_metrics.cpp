@@ -11,6 +11,11 @@ constexpr ErrorClass kClasses[] = {ErrorClass::kPermission, ErrorClass::kNotFoun
                                    ErrorClass::kConflict,   ErrorClass::kRecordError,
                                    ErrorClass::kAmbiguous,  ErrorClass::kRetriesExhausted};
 
+std::string PartitionLabels(const std::string& topic, int32_t partition) {
+  return "topic=\"" + api::EscapeLabelValue(topic) + "\",partition=\"" + std::to_string(partition) +
+         "\"";
+}
+
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -19,9 +24,17 @@ std::string Lower(std::string_view s) {
 
 }  // namespace
 
-void SinkMetrics::CountApplied(Operation op, bool ignored) {
+void SinkMetrics::CountApplied(Operation op, bool ignored, const kafka::TopicPartition& tp) {
   applied_[static_cast<size_t>(op)].fetch_add(1, std::memory_order_relaxed);
   if (ignored) ignored_.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard lock(partitions_mu_);
+  ++partitions_[{tp.topic, tp.partition}].applied;
+}
+
+void SinkMetrics::CountDlq(const kafka::TopicPartition& source) {
+  dlq_.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard lock(partitions_mu_);
+  ++partitions_[{source.topic, source.partition}].dlq;
 }
 
 void SinkMetrics::CountFailure(ErrorClass klass) {
@@ -68,9 +81,38 @@ void SinkMetrics::Write(std::string& out, int in_flight, int in_flight_max,
       out, "snowcar_sink_lane_failed", "gauge",
       "1 when the partition's lane stopped at a failed record (behavior.on.api.errors=fail).");
   for (const auto& lane : lanes) {
-    out += "snowcar_sink_lane_failed{topic=\"" + api::EscapeLabelValue(lane.topic) +
-           "\",partition=\"" + std::to_string(lane.partition) + "\"} " + (lane.failed ? "1" : "0") +
-           "\n";
+    api::WriteSample(out, "snowcar_sink_lane_failed", PartitionLabels(lane.topic, lane.partition),
+                     int64_t{lane.failed ? 1 : 0});
+  }
+  api::WriteMetricFamily(out, "snowcar_sink_partition_in_flight", "gauge",
+                         "1 while a record of the partition is being applied (a lane applies "
+                         "one at a time, in offset order).");
+  for (const auto& lane : lanes) {
+    api::WriteSample(out, "snowcar_sink_partition_in_flight",
+                     PartitionLabels(lane.topic, lane.partition), int64_t{lane.in_flight ? 1 : 0});
+  }
+  api::WriteMetricFamily(out, "snowcar_sink_partition_queued", "gauge",
+                         "Records of the partition fetched and waiting for their lane.");
+  for (const auto& lane : lanes) {
+    api::WriteSample(out, "snowcar_sink_partition_queued",
+                     PartitionLabels(lane.topic, lane.partition), lane.queued);
+  }
+  std::map<std::pair<std::string, int32_t>, PartitionCounters> partitions;
+  {
+    std::lock_guard lock(partitions_mu_);
+    partitions = partitions_;
+  }
+  api::WriteMetricFamily(out, "snowcar_sink_partition_records_total", "counter",
+                         "Records of the partition applied to the instance by this replica.");
+  for (const auto& [tp, counters] : partitions) {
+    api::WriteSample(out, "snowcar_sink_partition_records_total",
+                     PartitionLabels(tp.first, tp.second), counters.applied);
+  }
+  api::WriteMetricFamily(out, "snowcar_sink_partition_dlq_records_total", "counter",
+                         "Records of the partition written to the dead letter queue.");
+  for (const auto& [tp, counters] : partitions) {
+    api::WriteSample(out, "snowcar_sink_partition_dlq_records_total",
+                     PartitionLabels(tp.first, tp.second), counters.dlq);
   }
 }
 

@@ -2,7 +2,11 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
+#include "snowcar/common/log.h"
 #include "snowcar/config/config.h"
+#include "snowcar/kafka/static_membership.h"
 #include "source_direction.h"
 
 namespace snowcar::source {
@@ -45,6 +49,13 @@ Result<std::unique_ptr<runtime::Direction>> MakeSource(const runtime::DirectionC
     }
     ownership.snapshot_interval_ms = config.GetInt("source.group.snapshot.interval.ms");
     ownership.kafka_properties = config.WithPrefix("kafka.");
+    SNOWCAR_ASSIGN_OR_RETURN(
+        const kafka::StaticMembership membership,
+        kafka::ResolveStaticMembership(config.GetString("kafka.group.instance.id"),
+                                       std::getenv(kafka::kPodNameVariable)));
+    kafka::ApplyStaticMembership(membership, ownership.kafka_properties);
+    SNOWCAR_LOG(kInfo, "source.group.static_membership",
+                {{"group_instance_id", membership.id}, {"origin", membership.origin}});
   }
   return std::unique_ptr<runtime::Direction>(
       std::make_unique<SourceDirection>(context, std::move(settings), std::move(producer),

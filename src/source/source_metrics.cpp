@@ -35,12 +35,24 @@ void SourceDirection::WriteMetrics(std::string& out) const {
        &TableStatus::rows_skipped},
       {"snowcar_source_retries_total", "Retries and back-offs after ServiceNow or Kafka errors",
        &TableStatus::retries},
+      {"snowcar_source_sweeps_total",
+       "Sweeps that reached the high-water mark (a caught-up table finishes one every poll "
+       "interval)",
+       &TableStatus::sweeps},
   };
   for (const Counter& c : kCounters) {
     api::WriteMetricFamily(out, c.name, "counter", c.help);
     for (const auto& poller : pollers) {
       Sample(out, c.name, poller->table().alias, (poller->status().*(c.field)).load());
     }
+  }
+  api::WriteMetricFamily(
+      out, "snowcar_source_throttled_seconds_total", "counter",
+      "Time the table lost to retries, throttling (429, Retry-After) and back-off waits");
+  for (const auto& poller : pollers) {
+    api::WriteSample(out, "snowcar_source_throttled_seconds_total",
+                     "table=\"" + poller->table().alias + "\"",
+                     static_cast<double>(poller->status().throttled_ms.load()) / 1000.0);
   }
   const int64_t server_now_s =
       (context_.client != nullptr ? context_.client->ServerNowMillis() : 0) / 1000;
@@ -50,6 +62,14 @@ void SourceDirection::WriteMetrics(std::string& out) const {
     const auto view = poller->status().Read();
     Sample(out, "snowcar_source_lag_seconds", poller->table().alias,
            std::max<int64_t>(0, server_now_s - view.cursor.ts));
+  }
+  api::WriteMetricFamily(out, "snowcar_source_caught_up", "gauge",
+                         "1 while the table runs in phase stream (its last sweep reached the "
+                         "instance's clock); a lag that grows while this is 1 is an idle table");
+  for (const auto& poller : pollers) {
+    const auto view = poller->status().Read();
+    Sample(out, "snowcar_source_caught_up", poller->table().alias,
+           view.phase == state::Phase::kStream && view.state == TableState::kRunning ? 1 : 0);
   }
   api::WriteMetricFamily(out, "snowcar_source_table_failed", "gauge",
                          "1 when the table stopped on an error");

@@ -213,6 +213,7 @@ void TablePoller::Pump() {
     if (!plan_.in_sweep()) {
       const state::Phase phase = plan_.FinishSweep(deps_.client->ServerNowMillis());
       status_.SetPhase(phase);
+      status_.sweeps.fetch_add(1);
       idle_wait_ = true;  // nothing to read: caught up by definition
       Pump();
       return;
@@ -317,6 +318,7 @@ void TablePoller::AfterPage() {
   if (!plan_.in_sweep()) {
     const state::Phase phase = plan_.FinishSweep(deps_.client->ServerNowMillis());
     status_.SetPhase(phase);
+    status_.sweeps.fetch_add(1);
     idle_wait_ = phase == state::Phase::kStream;
     SNOWCAR_LOG(kDebug, "source.sweep_done",
                 {{"table", deps_.table->alias},

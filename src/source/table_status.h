@@ -50,6 +50,9 @@ class TableStatus {
   std::atomic<int64_t> retries{0};
   std::atomic<int64_t> throttled_ms{0};
   std::atomic<int64_t> commits{0};
+  // Sweeps that reached their high-water mark: a caught-up table finishes one every poll
+  // interval, so a count that stops growing means the table stopped advancing.
+  std::atomic<int64_t> sweeps{0};
 
   View Read() const {
     std::lock_guard lock(mu_);

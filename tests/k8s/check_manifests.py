@@ -4,8 +4,8 @@
 usage: check_manifests.py SNOWCAR_BINARY REPO_ROOT
 
 What a broken manifest would do to a user, each checked here: the sidecar not being a native
-sidecar, the application and snowcar looking at different socket paths, state on a volume
-that does not survive rescheduling, probes calling a subcommand the binary does not have,
+sidecar, no POD_NAME for static group membership, the application and snowcar looking at
+different socket paths, state on a volume that does not survive rescheduling, probes calling a subcommand the binary does not have,
 a container allowed to run as root or write its root filesystem, no resources, secrets in
 the ConfigMap instead of mounted files, and configuration keys snowcar would refuse at start.
 
@@ -171,6 +171,14 @@ def check_rendering(label, objects, names, commands):
           f"{label}: snowcar initContainer lacks restartPolicy: Always (not a native sidecar)")
     apps = pod.get("containers", [])
     check(len(apps) >= 1, f"{label}: no application container")
+
+    # Static group membership: POD_NAME is the replica's stable name (metadata.name of a
+    # StatefulSet pod), which snowcar uses as kafka.group.instance.id.
+    env = {e.get("name"): e for e in sidecar.get("env", [])}
+    pod_name = env.get("POD_NAME", {}).get("valueFrom", {}).get("fieldRef", {})
+    check(pod_name.get("fieldPath") == "metadata.name",
+          f"{label}: snowcar has no POD_NAME from the downward API (metadata.name), so a "
+          "restarted replica waits for the session timeout instead of rejoining as itself")
 
     # The configuration: --config FILE names a key of a mounted ConfigMap.
     args = sidecar.get("args", []) + sidecar.get("command", [])

@@ -27,6 +27,10 @@ std::vector<std::string> BuildEnv(const ChildOptions& options) {
       const size_t eq = entry.find('=');
       if (eq != std::string::npos) vars[entry.substr(0, eq)] = entry.substr(eq + 1);
     }
+    // A test machine that is itself a pod must not hand its own name to every sidecar a test
+    // starts: they would all be one static group member (kafka.group.instance.id) and fence
+    // each other. A test that wants POD_NAME sets it in `env`.
+    vars.erase("POD_NAME");
   }
   for (const auto& [k, v] : options.env) vars[k] = v;
   std::vector<std::string> out;

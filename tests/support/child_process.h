@@ -22,7 +22,8 @@ namespace snowcar::testsupport {
 
 struct ChildOptions {
   std::vector<std::string> args{};  // argv[1..]; argv[0] is the binary path
-  // Set on top of the test's own environment (or alone when inherit_env is false).
+  // Set on top of the test's own environment (or alone when inherit_env is false). POD_NAME
+  // is never inherited (it would make every sidecar the same static group member).
   std::vector<std::pair<std::string, std::string>> env{};
   bool inherit_env = true;
   // Captured stderr is readable with Stderr(); otherwise it goes to the test's stderr, which

@@ -36,6 +36,7 @@
 
 namespace snowcar::servicenow {
 class InstanceReachability;
+struct ClientStats;
 }
 
 namespace snowcar::runtime {
@@ -128,6 +129,7 @@ class Sidecar {
   std::function<void()> stop_client_;
   // Owned by the client; whether the instance can be used at all (health, readiness, metrics).
   servicenow::InstanceReachability* instance_ = nullptr;
+  std::function<servicenow::ClientStats()> client_stats_;  // for /metrics; empty: no client
   std::vector<std::unique_ptr<Direction>> directions_;
   struct Signals;
   std::unique_ptr<Signals> signals_;

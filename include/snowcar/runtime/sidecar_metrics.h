@@ -12,6 +12,9 @@
 namespace snowcar::state {
 class StateStore;
 }
+namespace snowcar::servicenow {
+struct ClientStats;
+}
 
 namespace snowcar::runtime {
 
@@ -27,10 +30,16 @@ void WriteBuildInfo(std::string& out);
 // is left out rather than reported as 0.
 void WriteProcessMetrics(std::string& out);
 
-// snowcar_state_estimated_keys, snowcar_state_sst_files_bytes,
-// snowcar_state_memtable_bytes, snowcar_state_live_data_bytes, each labelled
-// column_family="...", from StateStore::NumericProperties().
+// snowcar_state_write_errors_total, and snowcar_state_estimated_keys,
+// snowcar_state_sst_files_bytes, snowcar_state_memtable_bytes, snowcar_state_live_data_bytes,
+// each labelled column_family="...", from StateStore::NumericProperties().
 void WriteStateMetrics(std::string& out, const state::StateStore& store);
+
+// The ServiceNow client's attempts by result (snowcar_snow_http_attempts_total{result=ok|
+// throttled|error|unreachable}), its adaptive concurrency limit and the transfers in flight.
+// "unreachable" (no HTTP answer) growing while nothing else does is an instance that cannot be
+// reached; "throttled" is the instance asking for less.
+void WriteServiceNowMetrics(std::string& out, const servicenow::ClientStats& stats);
 
 // snowcar_kafka_producer_queue_length{client="..."}: records produced but not yet
 // acknowledged, per producer (Direction::ProducerGauges). Nothing when `gauges` is empty.

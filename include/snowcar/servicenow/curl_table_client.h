@@ -37,6 +37,11 @@ struct ClientStats {
   int max_in_flight = 0;       // highest in_flight seen
   int limit = 0;               // the adaptive concurrency limit now
   int queued = 0;              // calls waiting for a permit
+  // How attempts ended (each attempt once; stopped transfers not counted):
+  int64_t answered_ok = 0;  // an answer classed OK
+  int64_t throttled = 0;    // 429 or a throttling answer
+  int64_t failed = 0;       // any other answer (4xx, 5xx, unparsable)
+  int64_t unreachable = 0;  // no HTTP answer: connect, TLS or timeout failure
 };
 
 class CurlTableClient final : public TableClient {

@@ -177,6 +177,9 @@ class StateStore {
     uint64_t value = 0;
   };
   virtual std::vector<PropertySample> NumericProperties() const { return {}; }
+  // Writes refused or failed since the store opened (below the free-space reserve, an I/O
+  // error): snowcar_state_write_errors_total. Each one was also returned to its caller.
+  virtual uint64_t WriteErrors() const { return 0; }
 };
 
 }  // namespace snowcar::state

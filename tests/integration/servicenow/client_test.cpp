@@ -129,6 +129,9 @@ TEST(ClientTest, ServerErrorsAreRetriedWithTheSameRequestId) {
   EXPECT_EQ(seen[1].Header("x-request-id"), seen[0].Header("x-request-id"));
   EXPECT_EQ(seen[2].Header("x-request-id"), seen[0].Header("x-request-id"));
   EXPECT_EQ(client->stats().retries, 2);
+  EXPECT_EQ(client->stats().failed, 2) << "the 503 and the 500";
+  EXPECT_EQ(client->stats().answered_ok, 1);
+  EXPECT_EQ(client->stats().unreachable, 0);
 }
 
 TEST(ClientTest, CallerRequestIdIsKept) {
@@ -191,6 +194,8 @@ TEST(ClientTest, RetryAfterIsHonouredAndHalvesConcurrency) {
   EXPECT_LT(MillisBetween(seen[0], seen[1]), 5000);
   EXPECT_EQ(draws.load(), 0) << "the instance's wait replaces the random one";
   EXPECT_EQ(client->stats().limit, 4) << "a 429 halves the limit";
+  EXPECT_EQ(client->stats().throttled, 1);
+  EXPECT_EQ(client->stats().answered_ok, 1);
 }
 
 TEST(ClientTest, ThrottledClientKeepsFewerRequestsInFlight) {
@@ -423,6 +428,10 @@ TEST(ClientTest, RefusedConnectionIsRetriedThenReported) {
   EXPECT_EQ(r.klass, OutcomeClass::kRetryable) << "never sent: safe to retry even a create";
   EXPECT_EQ(r.attempts, 3);
   EXPECT_EQ(r.http_status, 0);
+  // What /metrics shows as snowcar_snow_http_attempts_total{result="unreachable"}.
+  const ClientStats stats = client->stats();
+  EXPECT_EQ(stats.unreachable, 3);
+  EXPECT_EQ(stats.answered_ok + stats.throttled + stats.failed, 0);
 }
 
 // The instance-wide state: a call that gives up without reaching the instance makes it

@@ -111,6 +111,13 @@ TEST_F(ConfigLoadTest, BadValuesNameKeyValueAndWhatIsAllowed) {
   EXPECT_THAT(error, HasSubstr("source.enabled: 'maybe' is not a boolean"));
 }
 
+TEST_F(ConfigLoadTest, GroupInstanceIdFollowsKafkasRuleAndAcceptsNone) {
+  EXPECT_TRUE(Config::FromMap(Shell({{"kafka.group.instance.id", "snowcar-app-0"}})).ok());
+  EXPECT_TRUE(Config::FromMap(Shell({{"kafka.group.instance.id", "none"}})).ok());
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"kafka.group.instance.id", "app 0"}}))),
+              HasSubstr("kafka.group.instance.id: 'app 0' is not a Kafka group instance id"));
+}
+
 TEST_F(ConfigLoadTest, AllErrorsReportedAtOnce) {
   const std::string error = ErrorOf(Config::FromMap(
       {{"threads", "-1"}, {"bogus", "1"}, {"log.format", "xml"}, {"snow.url", "ftp://x"}}));

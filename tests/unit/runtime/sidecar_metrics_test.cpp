@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "snowcar/runtime/sidecar.h"
+#include "snowcar/servicenow/curl_table_client.h"
 #include "snowcar/state/state_store.h"
 #include "support/temp_dir.h"
 
@@ -62,6 +63,34 @@ TEST(SidecarMetricsTest, StateMetricsComeFromRocksDbPerColumnFamily) {
   // The one correlation entry is counted (RocksDB counts memtable entries too).
   EXPECT_EQ(SampleValue(out, "snowcar_state_estimated_keys{column_family=\"correlation\"}"), 1)
       << out;
+}
+
+TEST(SidecarMetricsTest, StateWriteErrorsStartAtZero) {
+  testsupport::TempDir dir("snowcar-metrics");
+  auto store = state::StateStore::Open({.dir = dir.File("state")});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  std::string out;
+  WriteStateMetrics(out, **store);
+  EXPECT_EQ(SampleValue(out, "snowcar_state_write_errors_total"), 0) << out;
+  EXPECT_NE(out.find("# TYPE snowcar_state_write_errors_total counter"), std::string::npos);
+}
+
+TEST(SidecarMetricsTest, ServiceNowAttemptsByResultAndTheConcurrencyLimit) {
+  servicenow::ClientStats stats;
+  stats.answered_ok = 7;
+  stats.throttled = 2;
+  stats.failed = 1;
+  stats.unreachable = 4;
+  stats.in_flight = 3;
+  stats.limit = 16;
+  std::string out;
+  WriteServiceNowMetrics(out, stats);
+  EXPECT_EQ(SampleValue(out, "snowcar_snow_http_attempts_total{result=\"ok\"}"), 7) << out;
+  EXPECT_EQ(SampleValue(out, "snowcar_snow_http_attempts_total{result=\"throttled\"}"), 2);
+  EXPECT_EQ(SampleValue(out, "snowcar_snow_http_attempts_total{result=\"error\"}"), 1);
+  EXPECT_EQ(SampleValue(out, "snowcar_snow_http_attempts_total{result=\"unreachable\"}"), 4);
+  EXPECT_EQ(SampleValue(out, "snowcar_snow_http_in_flight"), 3);
+  EXPECT_EQ(SampleValue(out, "snowcar_snow_http_concurrency_limit"), 16);
 }
 
 TEST(SidecarMetricsTest, ProducerGaugesAreOneFamilyLabelledByClient) {

@@ -77,6 +77,15 @@ TEST(LaneErrorPath, LogCompletesTheFailedRecordAfterItsDlqRecord) {
   EXPECT_EQ(rig.metrics().dlq(), 1);
   EXPECT_EQ(lane->Snapshot().last_error_class, "PERMISSION");
   EXPECT_TRUE(rig.Failed().empty());
+  // Per partition: the dead-lettered record and the two applied around it.
+  std::string metrics;
+  rig.metrics().Write(metrics, 0, 0, {{.topic = "cmds", .partition = 0}});
+  for (const char* sample :
+       {"snowcar_sink_partition_dlq_records_total{topic=\"cmds\",partition=\"0\"} 1",
+        "snowcar_sink_partition_records_total{topic=\"cmds\",partition=\"0\"} 2",
+        "snowcar_sink_partition_in_flight{topic=\"cmds\",partition=\"0\"} 0"}) {
+    EXPECT_NE(metrics.find(sample), std::string::npos) << sample << "\n" << metrics;
+  }
 }
 
 TEST(LaneErrorPath, IgnoreWithoutDlqCompletesAndProducesNothing) {

@@ -36,6 +36,11 @@ TEST(Lane, AppliesOnePartitionInOffsetOrderOneRequestAtATime) {
     EXPECT_EQ(BodyField(r[i], "short_description"), "v" + std::to_string(i));
   }
   EXPECT_EQ(rig.metrics().applied(sink::Operation::kPatch), 5);
+  std::string metrics;
+  rig.metrics().Write(metrics, 0, 0, {});
+  EXPECT_NE(metrics.find("snowcar_sink_partition_records_total{topic=\"cmds\",partition=\"0\"} 5"),
+            std::string::npos)
+      << metrics;
 }
 
 TEST(Lane, TwoUpdatesOfOneRowAreSentInOrder) {

@@ -92,7 +92,11 @@ TEST_F(SinkDirectionTest, MetricsListEveryFamily) {
         "snowcar_sink_failures_total{class=\"RETRIES_EXHAUSTED\"} 0",
         "snowcar_sink_failures_total{class=\"PERMISSION\"} 0", "snowcar_sink_in_flight 0",
         "snowcar_sink_in_flight_max 0", "snowcar_sink_retries_total 0",
-        "snowcar_sink_dlq_records_total 0", "# TYPE snowcar_sink_lane_failed gauge"}) {
+        "snowcar_sink_dlq_records_total 0", "# TYPE snowcar_sink_lane_failed gauge",
+        "# TYPE snowcar_sink_partition_in_flight gauge",
+        "# TYPE snowcar_sink_partition_queued gauge",
+        "# TYPE snowcar_sink_partition_records_total counter",
+        "# TYPE snowcar_sink_partition_dlq_records_total counter"}) {
     EXPECT_NE(out.find(sample), std::string::npos) << sample << "\n" << out;
   }
 }

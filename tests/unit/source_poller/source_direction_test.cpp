@@ -25,6 +25,7 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 using testing::Id;
+using ::testing::Not;
 using testing::SimTable;
 
 using testing::kT0;
@@ -164,9 +165,27 @@ TEST_F(SourceDirectionTest, RunsTablesAndShowsThemOnTheSocketAndInMetrics) {
                                  std::to_string(kT0 + 3)));
   for (const char* name :
        {"snowcar_source_pages_fetched_total", "snowcar_source_duplicates_suppressed_total",
-        "snowcar_source_rows_skipped_total", "snowcar_source_retries_total"}) {
+        "snowcar_source_rows_skipped_total", "snowcar_source_retries_total",
+        "snowcar_source_throttled_seconds_total"}) {
     EXPECT_THAT(metrics, HasSubstr(std::string(name) + "{table=\"inc\"}"));
   }
+  // The three rows were one sweep that reached the high-water mark: the table is caught up
+  // (a lag that keeps growing from here is an idle table, not a stuck one). The failed one
+  // is not.
+  const auto current = [&] {
+    std::string text;
+    direction_->WriteMetrics(text);
+    return text;
+  };
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        return current().find("snowcar_source_caught_up{table=\"inc\"} 1") != std::string::npos;
+      },
+      5s))
+      << current();
+  EXPECT_THAT(current(), HasSubstr("snowcar_source_caught_up{table=\"bad\"} 0"));
+  EXPECT_THAT(current(), Not(HasSubstr("snowcar_source_sweeps_total{table=\"inc\"} 0\n")));
+  EXPECT_THAT(current(), HasSubstr("snowcar_source_sweeps_total{table=\"bad\"} 0\n"));
 
   direction_->Stop(std::chrono::steady_clock::now() + 5s);
   EXPECT_EQ(GetJson("/v1/source/tables/inc").at("state").as_string(), "stopped");

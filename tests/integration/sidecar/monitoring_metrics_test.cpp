@@ -1,0 +1,148 @@
+// The Grafana dashboard and the alerting rules in k8s/monitoring/ only work if every metric
+// they name is one a sidecar really exports. This runs the real binary with both directions
+// (the shipped example) against the emulator and the embedded broker, lets a row reach Kafka
+// and a command reach the instance, then checks that each `snowcar_*` name in the dashboard
+// and in the rules file has samples in /metrics. A renamed or removed metric fails here
+// instead of leaving an empty panel or an alert that can never fire.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "snowcar/api/client.h"
+#include "snowcar/emulator/data_gen.h"
+#include "snowcar/emulator/emulator_server.h"
+#include "support/broker_fixture.h"
+#include "support/child_process.h"
+#include "support/kafka_client.h"
+#include "support/temp_dir.h"
+#include "support/wait.h"
+
+namespace snowcar {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string ReadRepoFile(const std::string& relative) {
+  std::ifstream in(std::string(SNOWCAR_SOURCE_DIR) + "/" + relative);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Every `snowcar_<name>` token in `text`: metric names (the dashboard's uid and titles use
+// "snowcar" without an underscore).
+std::set<std::string> MetricNames(const std::string& text) {
+  std::set<std::string> names;
+  static const std::regex kName("snowcar_[a-z0-9_]+");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kName);
+       it != std::sregex_iterator(); ++it) {
+    names.insert(it->str());
+  }
+  return names;
+}
+
+// True when `metrics` has a sample line of family `name` ("name{...} v" or "name v").
+bool HasSample(const std::string& metrics, const std::string& name) {
+  std::istringstream lines(metrics);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(name, 0) != 0 || line.size() <= name.size()) continue;
+    if (line[name.size()] == '{' || line[name.size()] == ' ') return true;
+  }
+  return false;
+}
+
+class MonitoringMetricsTest : public testsupport::EmbeddedBrokerTest {
+ protected:
+  broker::BrokerOptions Options() override {
+    return {.topics = {{"snow.commands", 2}, {"snow.incident", 1}}};
+  }
+};
+
+TEST_F(MonitoringMetricsTest, EveryMetricTheDashboardAndTheAlertsUseIsExported) {
+  const std::string dashboard = ReadRepoFile("k8s/monitoring/grafana-dashboard.json");
+  const std::string rules = ReadRepoFile("k8s/monitoring/snowcar-alerts.rules.yml");
+  boost::system::error_code ec;
+  (void)boost::json::parse(dashboard, ec);
+  ASSERT_FALSE(ec) << "the dashboard is not JSON: " << ec.message();
+  const std::set<std::string> dashboard_names = MetricNames(dashboard);
+  const std::set<std::string> rule_names = MetricNames(rules);
+  // The sanity floor: a dashboard of five sections and six alerts name at least this many.
+  ASSERT_GE(dashboard_names.size(), 25u);
+  ASSERT_GE(rule_names.size(), 8u);
+
+  emulator::EmulatorServer emu;
+  ASSERT_TRUE(emu.store().CreateTable("incident").ok());
+  ASSERT_TRUE(emulator::Populate(emu.store(), "incident", {.rows = 10}).ok());
+  ASSERT_TRUE(emu.Start().ok());
+  testsupport::TempDir dir("snowcar-monitoring");
+  const std::string socket = dir.File("snowcar.sock");
+  testsupport::ChildOptions options;
+  options.args = {"run",
+                  "--config",
+                  std::string(SNOWCAR_SOURCE_DIR) + "/docs/examples/source-and-sink.properties",
+                  "--set",
+                  "snow.url=" + emu.base_url(),
+                  "--set",
+                  "kafka.bootstrap.servers=" + bootstrap(),
+                  "--set",
+                  "kafka.session.timeout.ms=6000",
+                  "--set",
+                  "state.dir=" + dir.File("state"),
+                  "--set",
+                  "socket.path=" + socket};
+  auto child = testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, options);
+  ASSERT_TRUE(child.ok()) << child.status().message();
+
+  api::Client client;
+  const auto metrics = [&] {
+    auto r = client.Get(socket, "/metrics");
+    return (r.ok() && r->status == 200) ? r->body : std::string();
+  };
+  // Activity on both sides, so the per-table and per-partition families have samples.
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        return metrics().find("snowcar_source_rows_emitted_total{table=\"incident\"} 10") !=
+               std::string::npos;
+      },
+      60s))
+      << metrics();
+  auto producer = testsupport::TestProducer::Create(bootstrap());
+  ASSERT_TRUE(producer.ok());
+  testsupport::OutMessage command;
+  command.value = R"({"short_description":"monitoring","correlation_id":"monitoring-1"})";
+  ASSERT_TRUE((*producer)->ProduceAll("snow.commands", {command}, 30s).ok());
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        return metrics().find("snowcar_sink_records_total{operation=\"create\"} 1") !=
+               std::string::npos;
+      },
+      60s))
+      << metrics();
+
+  const std::string exported = metrics();
+  for (const std::string& name : dashboard_names) {
+    EXPECT_TRUE(HasSample(exported, name))
+        << "the dashboard uses " << name << ", which /metrics does not have";
+  }
+  for (const std::string& name : rule_names) {
+    EXPECT_TRUE(HasSample(exported, name))
+        << "an alert uses " << name << ", which /metrics does not have";
+  }
+  if (HasFailure()) ADD_FAILURE() << exported;
+
+  ASSERT_TRUE((*child)->Signal(SIGTERM).ok());
+  auto exit = (*child)->Wait(30s);
+  ASSERT_TRUE(exit.ok());
+  EXPECT_TRUE(exit->ok()) << exit->ToString();
+}
+
+}  // namespace
+}  // namespace snowcar
