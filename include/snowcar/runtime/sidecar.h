@@ -37,7 +37,7 @@
 namespace snowcar::servicenow {
 class InstanceReachability;
 struct ClientStats;
-}
+}  // namespace snowcar::servicenow
 
 namespace snowcar::runtime {
 
