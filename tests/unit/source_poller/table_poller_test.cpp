@@ -415,9 +415,11 @@ TEST_F(TablePollerTest, HiddenRowsNeverStallThePoller) {
 
 TEST_F(TablePollerTest, RetryableErrorsBackOffAndRecover) {
   AddRows({{kT0 + 10, Id(1)}});
-  std::atomic<int> failures{2};
-  script_ = [&](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
-    if (failures.fetch_sub(1) > 0) {
+  // Shared, not captured by reference: the poller keeps calling the script after the test
+  // body returns, until TearDown stops it.
+  auto failures = std::make_shared<std::atomic<int>>(2);
+  script_ = [failures](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+    if (failures->fetch_sub(1) > 0) {
       return FakeTableClient::Failure(servicenow::OutcomeClass::kRetryable, 503, "busy");
     }
     return std::nullopt;
@@ -434,9 +436,9 @@ TEST_F(TablePollerTest, RetryableErrorsBackOffAndRecover) {
 TEST_F(TablePollerTest, BackingOffIsNotOkUntilTheInstanceAnswersAgain) {
   source_.startup_probe = true;
   AddRows({{kT0 + 10, Id(1)}});
-  std::atomic<bool> down{true};
-  script_ = [&](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
-    if (down.load()) {
+  auto down = std::make_shared<std::atomic<bool>>(true);  // outlives the test body, as above
+  script_ = [down](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+    if (down->load()) {
       return FakeTableClient::Failure(servicenow::OutcomeClass::kRetryable, 0,
                                       "request not sent: Couldn't connect to server");
     }
@@ -449,7 +451,7 @@ TEST_F(TablePollerTest, BackingOffIsNotOkUntilTheInstanceAnswersAgain) {
   EXPECT_THAT(component().detail, ::testing::HasSubstr("backing_off"));
   EXPECT_THAT(component().detail, ::testing::HasSubstr("Couldn't connect to server"));
   EXPECT_FALSE(p->started());
-  down = false;
+  *down = false;
   ASSERT_TRUE(WaitFor([&] { return component().ok; }, 5s)) << component().detail;
   ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 1; }, 5s));
   EXPECT_TRUE(p->started());
