@@ -132,7 +132,8 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
       if (token.status().code() == StatusCode::kPermissionDenied) {
         self->reachability.OnUnreachable("credentials refused: " +
                                          redact::Mask(token.status().message()));
-        self->Fail(call, OutcomeClass::kUnauthorized, token.status().message());
+        self->Fail(call, OutcomeClass::kUnauthorized, token.status().message(),
+                   /*instance_unreachable=*/true);
       } else if (token.status().code() == StatusCode::kCancelled || self->stopped) {
         self->Fail(call, OutcomeClass::kRetryable, token.status().message());
       } else {
@@ -300,6 +301,7 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
     result.klass = v.klass;
     result.http_status = http_status;
     result.message = v.message;
+    result.instance_unreachable = v.instance_unreachable;
     if (v.retry) {
       result.message += " (gave up after " + std::to_string(call->attempts) + " attempts)";
     }
@@ -312,10 +314,12 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
     Complete(call, std::move(result));
   }
 
-  void Fail(const std::shared_ptr<Call>& call, OutcomeClass klass, std::string_view message) {
+  void Fail(const std::shared_ptr<Call>& call, OutcomeClass klass, std::string_view message,
+            bool instance_unreachable = false) {
     CallResult result;
     result.klass = klass;
     result.message = redact::Mask(message);
+    result.instance_unreachable = instance_unreachable;
     Complete(call, std::move(result));
   }
 

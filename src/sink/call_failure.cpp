@@ -45,6 +45,12 @@ std::string ResponseExcerpt(const servicenow::CallResult& result) {
 Failure FailureFromCall(const servicenow::CallResult& result, std::string_view what) {
   Failure f;
   f.klass = ClassOf(result.klass);
+  // The instance could not be reached at all (TLS, certificate): the record is not at fault,
+  // so it waits like after an outage instead of taking the error path. Refused credentials
+  // keep their class.
+  if (result.instance_unreachable && result.klass == servicenow::OutcomeClass::kPermanent) {
+    f.klass = ErrorClass::kRetriesExhausted;
+  }
   f.http_status = result.http_status;
   f.attempts = result.attempts;
   f.request_id = result.request_id;

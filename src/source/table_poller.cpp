@@ -44,6 +44,14 @@ bool IsRetryable(servicenow::OutcomeClass klass) {
          klass == OutcomeClass::kConflict;
 }
 
+// No answer at all because of the instance as a whole (TLS, certificate, ...): nothing about
+// this table is wrong, so it waits and tries again like after an outage instead of stopping.
+// Refused credentials keep stopping the table, with their own message.
+bool InstanceUnusable(const servicenow::CallResult& result) {
+  return !result.ok() && result.instance_unreachable &&
+         result.klass != servicenow::OutcomeClass::kUnauthorized;
+}
+
 }  // namespace
 
 TablePoller::TablePoller(Deps deps)
@@ -127,6 +135,12 @@ void TablePoller::OnProbe(const servicenow::CallResult& result) {
   http_busy_ = false;
   if (stopping_ || failed_) {
     if (stopping_) FinishStop();
+    return;
+  }
+  if (InstanceUnusable(result)) {
+    BackOff(Label() +
+                ": the startup probe could not reach the instance: " + result.ToStatus().message(),
+            /*retry_probe=*/true);
     return;
   }
   Status verdict = InterpretProbe(*deps_.table, result);
@@ -259,7 +273,7 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
     return;
   }
   if (!result.ok()) {
-    if (IsRetryable(result.klass)) {
+    if (IsRetryable(result.klass) || InstanceUnusable(result)) {
       BackOff(Label() + ": " + result.ToStatus().message(), /*retry_probe=*/false);
       return;
     }

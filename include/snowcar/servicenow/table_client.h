@@ -26,6 +26,10 @@ struct CallResult {
   // Why it failed, for operators and DLQ headers: the instance's message (masked) or what
   // went wrong on the wire. Empty on success.
   std::string message;
+  // The call gave up for a reason that concerns the whole instance, not this request: no
+  // connection (refused, DNS, timeout, TLS, certificate), refused credentials, no token
+  // (Verdict::instance_unreachable). Resending later may work once the instance is back.
+  bool instance_unreachable = false;
   int attempts = 0;        // attempts made, the first included (a 401 resend counts)
   std::string request_id;  // X-Request-Id sent with every attempt
   TableResponse response;  // the last answer, parsed (rows, record, headers)

@@ -467,6 +467,7 @@ TEST(ClientTest, ReachabilityFollowsFailedConnectionsAnswersAndRefusedCredential
 
   CallResult refused = SendAndWait(*client, io.io(), Get("/api/now/table/incident"));
   EXPECT_EQ(refused.klass, OutcomeClass::kRetryable);
+  EXPECT_TRUE(refused.instance_unreachable);
   InstanceReachability::View v = client->reachability().Read();
   EXPECT_EQ(v.state, InstanceReachability::State::kUnreachable);
   EXPECT_NE(v.reason.find("Couldn't connect"), std::string::npos) << v.reason;
@@ -476,10 +477,12 @@ TEST(ClientTest, ReachabilityFollowsFailedConnectionsAnswersAndRefusedCredential
   // An absolute target reaches the live server through the same client.
   CallResult broken = SendAndWait(*client, io.io(), Get(live.base_url() + "/api/now/table/broken"));
   EXPECT_EQ(broken.klass, OutcomeClass::kRetryable);
+  EXPECT_FALSE(broken.instance_unreachable);
   EXPECT_EQ(client->reachability().Read().state, InstanceReachability::State::kReachable);
 
   CallResult locked = SendAndWait(*client, io.io(), Get(live.base_url() + "/api/now/table/locked"));
   EXPECT_EQ(locked.klass, OutcomeClass::kUnauthorized);
+  EXPECT_TRUE(locked.instance_unreachable);
   v = client->reachability().Read();
   EXPECT_EQ(v.state, InstanceReachability::State::kUnreachable);
   EXPECT_NE(v.reason.find("credentials refused"), std::string::npos) << v.reason;

@@ -367,5 +367,31 @@ TEST_F(WriterTest, ErrorsMapToTheirClasses) {
   }
 }
 
+// An instance that cannot be reached at all (a certificate it presents is refused) says
+// nothing about the record: the lane retries it like after an outage (RETRIES_EXHAUSTED)
+// instead of dead-lettering it. Refused credentials keep their class.
+TEST_F(WriterTest, AnUnreachableInstanceIsRetriedNotDeadLettered) {
+  fake_.set_handler([](const HttpRequest&) {
+    servicenow::CallResult r =
+        Fail(OutcomeClass::kPermanent, 0,
+             "cannot talk to the instance: SSL peer certificate or SSH remote key was not OK");
+    r.instance_unreachable = true;
+    return r;
+  });
+  WriteOutcome out = Run(Cmd(Operation::kPatch, SysId(1)));
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.failure->klass, ErrorClass::kRetriesExhausted);
+  EXPECT_NE(out.failure->message.find("certificate"), std::string::npos) << out.failure->message;
+
+  fake_.set_handler([](const HttpRequest&) {
+    servicenow::CallResult r = Fail(OutcomeClass::kUnauthorized, 401, "User Not Authenticated");
+    r.instance_unreachable = true;
+    return r;
+  });
+  WriteOutcome refused = Run(Cmd(Operation::kPatch, SysId(1)));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.failure->klass, ErrorClass::kRecordError);
+}
+
 }  // namespace
 }  // namespace snowcar::sink

@@ -458,6 +458,33 @@ TEST_F(TablePollerTest, BackingOffIsNotOkUntilTheInstanceAnswersAgain) {
   EXPECT_EQ(component().detail, "running");
 }
 
+// A certificate the client refuses ends each call as PERMANENT without an HTTP answer. The
+// table is not at fault: it backs off (not ok, naming the cause) instead of failing for good,
+// and carries on once the instance can be reached again.
+TEST_F(TablePollerTest, AnInstanceThatCannotBeReachedAtAllIsWaitedForNotFailedOn) {
+  source_.startup_probe = true;
+  AddRows({{kT0 + 10, Id(1)}});
+  std::atomic<bool> broken{true};
+  script_ = [&](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+    if (!broken.load()) return std::nullopt;
+    servicenow::CallResult r = FakeTableClient::Failure(
+        servicenow::OutcomeClass::kPermanent, 0,
+        "cannot talk to the instance: SSL peer certificate or SSH remote key was not OK");
+    r.instance_unreachable = true;
+    return r;
+  };
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().Read().state == TableState::kBackingOff; }, 5s));
+  const auto component = [&] { return health_.Snapshot().at("source.inc"); };
+  EXPECT_FALSE(component().ok);
+  EXPECT_THAT(component().detail, ::testing::HasSubstr("could not reach the instance"));
+  EXPECT_THAT(component().detail, ::testing::HasSubstr("certificate"));
+  EXPECT_THAT(component().detail, ::testing::Not(::testing::HasSubstr("no such table")));
+  broken = false;
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 1; }, 5s));
+  EXPECT_TRUE(component().ok);
+}
+
 TEST_F(TablePollerTest, StopWaitsForInFlightRowsAndCommitsThem) {
   producer_->set_mode(FakeProducer::Mode::kHold);
   AddRows({{kT0 + 10, Id(1)}, {kT0 + 11, Id(2)}, {kT0 + 12, Id(3)}});
