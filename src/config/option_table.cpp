@@ -330,7 +330,7 @@ std::vector<OptionSpec> KafkaAndConnectOptions() {
               "needs its own: two running members with one id fence each other. Empty (the "
               "default): the value of the `POD_NAME` environment variable when it is set (a "
               "StatefulSet pod's name, given through the downward API as k8s/base does), "
-              "otherwise static membership is off. `none` turns it off even when `POD_NAME` is "
+              "otherwise static membership is off. `off` turns it off even when `POD_NAME` is "
               "set. A static member does not leave its groups when it stops: its partitions "
               "wait for it to come back, or for the session timeout (docs/scale-out.md)."},
 

@@ -35,7 +35,7 @@ std::string CheckFieldRenames(std::string_view value);
 std::string CheckTopicName(std::string_view value);
 
 // kafka.group.instance.id: a Kafka group instance id (the characters and length of a topic
-// name), or `none`. Empty is fine (derived or off).
+// name), or `off`. Empty is fine (derived or off).
 std::string CheckGroupInstanceId(std::string_view value);
 
 // Refuses an empty value for keys whose default must not be blanked out.

@@ -22,7 +22,7 @@ std::string Problem(std::string_view id) {
 Result<StaticMembership> ResolveStaticMembership(std::string_view configured,
                                                  const char* pod_name) {
   if (configured == kStaticMembershipOff) {
-    return StaticMembership{.id = "", .origin = "off: kafka.group.instance.id=none"};
+    return StaticMembership{.id = "", .origin = "off: kafka.group.instance.id=off"};
   }
   if (!configured.empty()) {
     if (const std::string p = Problem(configured); !p.empty()) {
@@ -37,7 +37,7 @@ Result<StaticMembership> ResolveStaticMembership(std::string_view configured,
   if (const std::string p = Problem(pod_name); !p.empty()) {
     return Status::InvalidArgument(
         "the POD_NAME environment variable, used as kafka.group.instance.id, " + p +
-        "; set kafka.group.instance.id (or `none`) instead");
+        "; set kafka.group.instance.id (or `off`) instead");
   }
   return StaticMembership{.id = pod_name, .origin = "POD_NAME"};
 }

@@ -12,7 +12,7 @@ bool ErrorPath::NeedsProducer(const SinkSettings& settings) {
 }
 
 void ErrorPath::ProduceAll(std::vector<kafka::OutRecord> records,
-                           std::optional<kafka::TopicPartition> dlq_of,
+                           const std::optional<kafka::TopicPartition>& dlq_of,
                            const boost::asio::any_io_executor& executor,
                            std::function<void(Status)> done) {
   if (records.empty()) {

@@ -53,7 +53,7 @@ class ErrorPath {
   // `dlq_of`: set when the first record is a DLQ record, to the partition the dead-lettered
   // command came from (counted per partition once the DLQ acknowledged it).
   void ProduceAll(std::vector<kafka::OutRecord> records,
-                  std::optional<kafka::TopicPartition> dlq_of,
+                  const std::optional<kafka::TopicPartition>& dlq_of,
                   const boost::asio::any_io_executor& executor, std::function<void(Status)> done);
 
   const SinkSettings& settings_;

@@ -146,6 +146,12 @@ Row DiskFull() {
   } else if (seen.find(state_dir) == std::string::npos) {
     row.Fail("the refused commit does not name state.dir: " + seen.substr(0, 160));
   }
+  // What the SnowcarStateWriteErrors alert watches (k8s/monitoring).
+  const std::string metrics = rig.sidecar().GetText("/metrics");
+  if (metrics.find("\nsnowcar_state_write_errors_total 0\n") != std::string::npos ||
+      metrics.find("\nsnowcar_state_write_errors_total ") == std::string::npos) {
+    row.Fail("snowcar_state_write_errors_total did not count the refused commit");
+  }
   // It stops advancing: at most one window (batch.size rows) goes out without a commit.
   const int64_t commits_full = Counter(rig.Table(), "commits");
   const int64_t emitted_full = Counter(rig.Table(), "rows_emitted");

@@ -21,8 +21,8 @@ namespace snowcar::kafka {
 
 // The environment variable a StatefulSet sets from `metadata.name` (k8s/base does).
 inline constexpr char kPodNameVariable[] = "POD_NAME";
-// kafka.group.instance.id=none: static membership off even when POD_NAME is set.
-inline constexpr std::string_view kStaticMembershipOff = "none";
+// kafka.group.instance.id=off: static membership off even when POD_NAME is set.
+inline constexpr std::string_view kStaticMembershipOff = "off";
 
 struct StaticMembership {
   std::string id;      // empty: static membership is off
@@ -30,7 +30,7 @@ struct StaticMembership {
 };
 
 // `configured` is kafka.group.instance.id ("" unless set); `pod_name` the value of POD_NAME,
-// or nullptr when it is not set. An explicit id wins, `none` turns it off, otherwise a
+// or nullptr when it is not set. An explicit id wins, `off` turns it off, otherwise a
 // non-empty POD_NAME is the id. kInvalidArgument names the source when the id is not a valid
 // Kafka group instance id (1 to 249 of [A-Za-z0-9._-]).
 Result<StaticMembership> ResolveStaticMembership(std::string_view configured, const char* pod_name);

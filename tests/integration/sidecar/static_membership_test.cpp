@@ -162,7 +162,7 @@ TEST_F(StaticMembershipTest, OffWithoutPodNameAndWhenTurnedOff) {
     StopCleanly(*child);
   }
   {
-    auto child = Start({{"POD_NAME", "snowcar-app-0"}}, {"kafka.group.instance.id=none"});
+    auto child = Start({{"POD_NAME", "snowcar-app-0"}}, {"kafka.group.instance.id=off"});
     ASSERT_NE(child, nullptr);
     ASSERT_TRUE(testsupport::WaitFor([&] { return BothConsumersCreated(*child); }, 30s))
         << child->Stderr();

@@ -111,9 +111,9 @@ TEST_F(ConfigLoadTest, BadValuesNameKeyValueAndWhatIsAllowed) {
   EXPECT_THAT(error, HasSubstr("source.enabled: 'maybe' is not a boolean"));
 }
 
-TEST_F(ConfigLoadTest, GroupInstanceIdFollowsKafkasRuleAndAcceptsNone) {
+TEST_F(ConfigLoadTest, GroupInstanceIdFollowsKafkasRuleAndAcceptsOff) {
   EXPECT_TRUE(Config::FromMap(Shell({{"kafka.group.instance.id", "snowcar-app-0"}})).ok());
-  EXPECT_TRUE(Config::FromMap(Shell({{"kafka.group.instance.id", "none"}})).ok());
+  EXPECT_TRUE(Config::FromMap(Shell({{"kafka.group.instance.id", "off"}})).ok());
   EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"kafka.group.instance.id", "app 0"}}))),
               HasSubstr("kafka.group.instance.id: 'app 0' is not a Kafka group instance id"));
 }

@@ -30,11 +30,11 @@ TEST(StaticMembership, AnExplicitIdWinsOverThePodName) {
   EXPECT_EQ(m->origin, "kafka.group.instance.id");
 }
 
-TEST(StaticMembership, NoneTurnsItOffEvenInAPod) {
-  auto m = ResolveStaticMembership("none", "snowcar-app-0");
+TEST(StaticMembership, OffTurnsItOffEvenInAPod) {
+  auto m = ResolveStaticMembership("off", "snowcar-app-0");
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->id, "");
-  EXPECT_EQ(m->origin, "off: kafka.group.instance.id=none");
+  EXPECT_EQ(m->origin, "off: kafka.group.instance.id=off");
 }
 
 TEST(StaticMembership, APodNameKafkaWouldRefuseIsAnErrorNamingIt) {
@@ -57,8 +57,7 @@ TEST(StaticMembership, AnInvalidExplicitIdIsAnErrorNamingTheKey) {
 }
 
 TEST(StaticMembership, ApplySetsOrRemovesTheLibrdkafkaProperty) {
-  std::map<std::string, std::string> properties = {{"group.id", "g"},
-                                                   {"group.instance.id", "none"}};
+  std::map<std::string, std::string> properties = {{"group.id", "g"}, {"group.instance.id", "off"}};
   ApplyStaticMembership({.id = "", .origin = "off"}, properties);
   EXPECT_FALSE(properties.contains("group.instance.id"));
   ApplyStaticMembership({.id = "snowcar-app-0", .origin = "POD_NAME"}, properties);
