@@ -464,9 +464,9 @@ TEST_F(TablePollerTest, BackingOffIsNotOkUntilTheInstanceAnswersAgain) {
 TEST_F(TablePollerTest, AnInstanceThatCannotBeReachedAtAllIsWaitedForNotFailedOn) {
   source_.startup_probe = true;
   AddRows({{kT0 + 10, Id(1)}});
-  std::atomic<bool> broken{true};
-  script_ = [&](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
-    if (!broken.load()) return std::nullopt;
+  auto broken = std::make_shared<std::atomic<bool>>(true);  // outlives the test body
+  script_ = [broken](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+    if (!broken->load()) return std::nullopt;
     servicenow::CallResult r = FakeTableClient::Failure(
         servicenow::OutcomeClass::kPermanent, 0,
         "cannot talk to the instance: SSL peer certificate or SSH remote key was not OK");
@@ -480,7 +480,7 @@ TEST_F(TablePollerTest, AnInstanceThatCannotBeReachedAtAllIsWaitedForNotFailedOn
   EXPECT_THAT(component().detail, ::testing::HasSubstr("could not reach the instance"));
   EXPECT_THAT(component().detail, ::testing::HasSubstr("certificate"));
   EXPECT_THAT(component().detail, ::testing::Not(::testing::HasSubstr("no such table")));
-  broken = false;
+  *broken = false;
   ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 1; }, 5s));
   EXPECT_TRUE(component().ok);
 }
