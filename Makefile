@@ -28,9 +28,15 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Every test: unit and integration (real processes over real sockets).
+# Every test: unit and integration (real processes over real sockets), then the fuzz targets'
+# short run. Their clang build runs beside ctest at the lowest CPU priority: the tests spend
+# most of their time waiting on processes and sockets, and the compiler only takes the cycles
+# they leave (docs/performance.md, The test suite). Its log is printed if it fails.
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS) $(CTEST_ARGS)
+	@nice -n 19 $(MAKE) --no-print-directory fuzz-build > $(BUILD)/fuzz-build.log 2>&1 & fuzz=$$!; \
+	  (cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS) $(CTEST_ARGS)); rc=$$?; \
+	  if ! wait $$fuzz; then cat $(BUILD)/fuzz-build.log; echo "make test: the fuzz build failed" >&2; exit 1; fi; \
+	  exit $$rc
 	$(MAKE) fuzz-quick
 
 test-unit: build

@@ -10,7 +10,7 @@ namespace snowcar::api {
 
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
-using Core = internal::HttpServerCore<tcp>;
+using TcpCore = internal::HttpServerCore<tcp>;
 
 bool ListenAddress::IsLoopback() const {
   if (host == "localhost") return true;
@@ -54,7 +54,7 @@ Result<ListenAddress> ParseListenAddress(std::string_view text) {
 
 struct TcpServer::State {
   TcpServerOptions options;
-  std::shared_ptr<Core> core;
+  std::shared_ptr<TcpCore> core;
   bool has_router = false;
   std::atomic<uint16_t> port{0};
   std::atomic<bool> stopped{false};
@@ -75,7 +75,7 @@ TcpServer::TcpServer(net::io_context& io, TcpServerOptions options,
                                     .spare_header_timeout = o.spare_header_timeout};
   // Peers are identified for the debug log only; who may connect is decided by the bind
   // address (loopback by default) and, beyond that, by the network around the pod.
-  state_->core = std::make_shared<Core>(
+  state_->core = std::make_shared<TcpCore>(
       io, limits, std::move(router),
       [](tcp::socket& socket) {
         internal::Admission admission;

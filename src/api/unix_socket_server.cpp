@@ -18,11 +18,11 @@ namespace snowcar::api {
 namespace net = boost::asio;
 namespace beast = boost::beast;
 using local = net::local::stream_protocol;
-using Core = internal::HttpServerCore<local>;
+using UnixCore = internal::HttpServerCore<local>;
 
 struct UnixSocketServer::State {
   ServerOptions options;
-  std::shared_ptr<Core> core;
+  std::shared_ptr<UnixCore> core;
   // The socket file this server bound, to unlink only our own file on Stop().
   dev_t bound_dev = 0;
   ino_t bound_ino = 0;
@@ -82,7 +82,7 @@ UnixSocketServer::UnixSocketServer(net::io_context& io, ServerOptions options,
   state_->options = std::move(options);
   state_->has_router = router != nullptr;
   const std::vector<uint32_t> allowed = state_->options.allowed_uids;
-  state_->core = std::make_shared<Core>(
+  state_->core = std::make_shared<UnixCore>(
       io, LimitsOf(state_->options), std::move(router),
       [allowed](local::socket& socket) { return AdmitPeer(socket, allowed); }, "unix");
 }

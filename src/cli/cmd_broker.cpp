@@ -25,7 +25,7 @@
 namespace snowcar::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kBrokerUsage =
     "usage: snowcar broker [--brokers N] [--topics name[:partitions[:replication]],...]\n"
     "                      [--partitions N] [--port-file FILE] [--control-stdin] [--direct]\n"
     "\n"
@@ -46,7 +46,7 @@ constexpr const char* kUsage =
     "\n"
     "A mock for tests and demos, not a production broker: data lives in memory only.\n";
 
-struct Args {
+struct BrokerArgs {
   broker::BrokerOptions options;
   std::string port_file;
   bool control_stdin = false;
@@ -68,8 +68,8 @@ Result<int> ParsePositive(std::string_view flag, std::string_view text) {
   return value;
 }
 
-Result<Args> Parse(int argc, char** argv) {
-  Args args;
+Result<BrokerArgs> Parse(int argc, char** argv) {
+  BrokerArgs args;
   // A user's path (a source group creating its topics) must work as against Apache Kafka.
   args.options.create_topics_on_request = true;
   std::string topics;
@@ -159,11 +159,12 @@ void ServeControlStdin(broker::EmbeddedBroker* cluster) {
 int BrokerMain(int argc, char** argv) {
   auto parsed = Parse(argc, argv);
   if (!parsed.ok()) {
-    std::fprintf(stderr, "snowcar broker: %s\n\n%s", parsed.status().message().c_str(), kUsage);
+    std::fprintf(stderr, "snowcar broker: %s\n\n%s", parsed.status().message().c_str(),
+                 kBrokerUsage);
     return 2;
   }
   if (parsed->help) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kBrokerUsage, stdout);
     return 0;
   }
 

@@ -16,7 +16,7 @@
 namespace snowcar::cli {
 namespace {
 
-constexpr std::string_view kUsage =
+constexpr std::string_view kConfigUsage =
     "usage: snowcar config check [FILE] [--set key=value]...\n"
     "       snowcar config print [FILE] [--set key=value]... [--json]\n"
     "       snowcar config docs\n"
@@ -27,7 +27,7 @@ constexpr std::string_view kUsage =
     "print  shows the effective value of every key (secrets as [redacted])\n"
     "docs   prints the Markdown reference of all keys (docs/configuration.md)\n";
 
-struct Args {
+struct ConfigArgs {
   std::string verb;
   std::optional<std::string> file;
   std::vector<std::string> sets;
@@ -36,12 +36,12 @@ struct Args {
 
 int UsageError(const std::string& problem) {
   std::fprintf(stderr, "snowcar config: %s\n\n%.*s", problem.c_str(),
-               static_cast<int>(kUsage.size()), kUsage.data());
+               static_cast<int>(kConfigUsage.size()), kConfigUsage.data());
   return 2;
 }
 
 // Returns an error text, or "" when argv parsed.
-std::string Parse(int argc, char** argv, Args& args) {
+std::string Parse(int argc, char** argv, ConfigArgs& args) {
   if (argc < 2) return "missing subcommand";
   args.verb = argv[1];
   for (int i = 2; i < argc; ++i) {
@@ -65,7 +65,7 @@ std::string Parse(int argc, char** argv, Args& args) {
   return "";
 }
 
-Result<config::Config> LoadFor(const Args& args) {
+Result<config::Config> LoadFor(const ConfigArgs& args) {
   return config::Config::Load(config::LoadRequest{
       .file = args.file, .sets = args.sets, .env = config::EnvironFromProcess()});
 }
@@ -77,7 +77,7 @@ void PrintNotes(const config::Config& cfg, std::FILE* out) {
   }
 }
 
-int Check(const Args& args) {
+int Check(const ConfigArgs& args) {
   auto cfg = LoadFor(args);
   if (!cfg.ok()) {
     std::fprintf(stderr, "%s\n", cfg.status().message().c_str());
@@ -95,7 +95,7 @@ int Check(const Args& args) {
   return 0;
 }
 
-int Print(const Args& args) {
+int Print(const ConfigArgs& args) {
   auto cfg = LoadFor(args);
   if (!cfg.ok()) {
     std::fprintf(stderr, "%s\n", cfg.status().message().c_str());
@@ -120,10 +120,10 @@ int Print(const Args& args) {
 int ConfigMain(int argc, char** argv) {
   if (argc >= 2 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h" ||
                     std::string_view(argv[1]) == "help")) {
-    std::printf("%.*s", static_cast<int>(kUsage.size()), kUsage.data());
+    std::printf("%.*s", static_cast<int>(kConfigUsage.size()), kConfigUsage.data());
     return 0;
   }
-  Args args;
+  ConfigArgs args;
   if (const std::string problem = Parse(argc, argv, args); !problem.empty()) {
     return UsageError(problem);
   }

@@ -17,7 +17,7 @@
 namespace snowcar::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kEmulateUsage[] =
     "usage: snowcar emulate [--port P] [--host 127.0.0.1] [--tables t:n,...]\n"
     "                       [--seed-file F] [--seed N] [--threads N]\n"
     "                       [--user U --password P] [--client-id ID --client-secret S]\n"
@@ -118,7 +118,7 @@ int EmulateMain(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
     if (flag == "--help" || flag == "-h") {
-      std::fputs(kUsage, stdout);
+      std::fputs(kEmulateUsage, stdout);
       return 0;
     }
     if (flag == "--auto-create-tables") {
@@ -130,7 +130,7 @@ int EmulateMain(int argc, char** argv) {
       continue;
     }
     if (i + 1 >= argc) {
-      std::fprintf(stderr, "snowcar emulate: %s needs a value\n\n%s", argv[i], kUsage);
+      std::fprintf(stderr, "snowcar emulate: %s needs a value\n\n%s", argv[i], kEmulateUsage);
       return 2;
     }
     const std::string value = argv[++i];
@@ -171,7 +171,7 @@ int EmulateMain(int argc, char** argv) {
       if (!parsed.ok()) return Fail(parsed.status());
       clock = *parsed;
     } else {
-      std::fprintf(stderr, "snowcar emulate: unknown flag '%s'\n\n%s", argv[i], kUsage);
+      std::fprintf(stderr, "snowcar emulate: unknown flag '%s'\n\n%s", argv[i], kEmulateUsage);
       return 2;
     }
   }

@@ -110,7 +110,7 @@ const std::vector<ReferenceKey>& ReferenceKeys() {
 
 namespace {
 
-constexpr std::string_view kIntro = R"(## Migrating from the Kafka Connect connectors
+constexpr std::string_view kMigrationIntro = R"(## Migrating from the Kafka Connect connectors
 
 A properties file written for the reference ServiceNow source or sink connector can be given
 to `snowcar run` as it is. The table lists every key those connectors and the Connect
@@ -138,7 +138,7 @@ void Row(std::string& out, std::string_view key, std::string_view status, std::s
 }  // namespace
 
 std::string RenderMigrationTable() {
-  std::string out(kIntro);
+  std::string out(kMigrationIntro);
   out += "| key | status | note |\n|---|---|---|\n";
   for (const ReferenceKey& key : ReferenceKeys()) {
     const OptionSpec* spec = FindOption(key.name);

@@ -16,11 +16,8 @@ constexpr std::string_view kHttp = "HTTP client";
 constexpr std::string_view kRetry = "Retries";
 constexpr std::string_view kTls = "TLS";
 constexpr std::string_view kSidecar = "Sidecar process";
-constexpr std::string_view kSink = "Sink";
 constexpr std::string_view kKafka = "Kafka client";
 constexpr std::string_view kConnect = "Kafka Connect keys accepted for compatibility";
-
-constexpr int64_t kDayMs = int64_t{24} * 3600 * 1000;
 
 // socket.allowed.uids: each item a uid (a decimal number below 2^32).
 std::string CheckUidList(std::string_view value) {

@@ -2,11 +2,18 @@
 // own file (option_table.cpp keeps the core, sidecar, Kafka and Connect entries).
 #pragma once
 
+#include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "snowcar/config/options.h"
 
 namespace snowcar::config {
+
+// Shared by the parts: the section the sink's keys are listed under in the reference, and the
+// longest wait any key accepts.
+inline constexpr std::string_view kSink = "Sink";
+inline constexpr int64_t kDayMs = int64_t{24} * 3600 * 1000;
 
 // snow.tables, snow.table.<alias>.*, snow.source.*  (option_table_source.cpp)
 void AppendSourceOptions(std::vector<OptionSpec>& table);

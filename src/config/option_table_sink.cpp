@@ -10,7 +10,6 @@ namespace {
 using T = OptionType;
 
 // Same section as snow.sink.topics in option_table.cpp.
-constexpr std::string_view kSink = "Sink";
 
 std::vector<OptionSpec> RoutingOptions() {
   return {

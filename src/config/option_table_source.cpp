@@ -13,7 +13,6 @@ namespace {
 using T = OptionType;
 
 constexpr std::string_view kSource = "Source";
-constexpr int64_t kDayMs = int64_t{24} * 3600 * 1000;
 constexpr int64_t kMaxPage = 50000;
 
 }  // namespace

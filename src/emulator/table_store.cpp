@@ -13,7 +13,6 @@
 namespace snowcar::emulator {
 namespace {
 
-constexpr std::string_view kNowDefault = "javascript:gs.nowDateTime()";
 constexpr size_t kMaxReferenceLength = 32;
 
 Status InvalidTable(std::string_view table) {

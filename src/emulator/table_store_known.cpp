@@ -10,7 +10,6 @@ namespace snowcar::emulator {
 namespace {
 
 // Default of fields an instance stamps with the current time on insert.
-constexpr const char* kNowDefault = "javascript:gs.nowDateTime()";
 
 FieldDef Str(std::string name, std::string def = "") {
   FieldDef f;
@@ -81,7 +80,7 @@ std::shared_ptr<const TableSchema> Incident() {
   f.push_back(Str("description"));
   f.push_back(Ref("caller_id", "sys_user"));
   f.push_back(Ref("opened_by", "sys_user"));
-  f.push_back(Date("opened_at", kNowDefault));
+  f.push_back(Date("opened_at", std::string(kNowDefault)));
   f.push_back(Pick("priority", PriorityChoices(), "5"));
   f.push_back(Pick("impact", ImpactChoices(), "3"));
   f.push_back(Pick("urgency", ImpactChoices(), "3"));
@@ -154,7 +153,7 @@ std::shared_ptr<const TableSchema> ChangeRequest() {
   f.push_back(Ref("assignment_group", "sys_user_group"));
   f.push_back(Ref("assigned_to", "sys_user"));
   f.push_back(Ref("cmdb_ci", "cmdb_ci"));
-  f.push_back(Date("opened_at", kNowDefault));
+  f.push_back(Date("opened_at", std::string(kNowDefault)));
   f.push_back(Date("start_date"));
   f.push_back(Date("end_date"));
   f.push_back(Pick("approval",
@@ -195,7 +194,7 @@ std::shared_ptr<const TableSchema> Problem() {
   f.push_back(Ref("assigned_to", "sys_user"));
   f.push_back(Ref("opened_by", "sys_user"));
   f.push_back(Ref("cmdb_ci", "cmdb_ci"));
-  f.push_back(Date("opened_at", kNowDefault));
+  f.push_back(Date("opened_at", std::string(kNowDefault)));
   f.push_back(Date("resolved_at"));
   f.push_back(Bool("known_error", "false"));
   f.push_back(Bool("active", "true"));

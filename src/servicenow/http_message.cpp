@@ -5,18 +5,7 @@
 #include "snowcar/common/text.h"
 
 namespace snowcar::servicenow {
-namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string_view MethodName(Method method) {
   switch (method) {
@@ -36,7 +25,7 @@ std::string_view MethodName(Method method) {
 
 std::optional<std::string_view> HttpResponse::Header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
-    if (EqualsIgnoreCase(key, name)) return Trim(value);
+    if (EqualsIgnoreCase(key, name)) return TrimSpace(value);
   }
   return std::nullopt;
 }

@@ -4,19 +4,14 @@
 #include <cctype>
 #include <charconv>
 
+#include "snowcar/common/text.h"
 #include "snowcar/common/time.h"
 
 namespace snowcar::servicenow {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 std::optional<int64_t> ParseDecimal(std::string_view s) {
-  s = Trim(s);
+  s = TrimSpace(s);
   if (s.empty() || s.size() > 18) return std::nullopt;
   int64_t value = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
@@ -66,7 +61,7 @@ std::vector<LinkEntry> ParseLinkHeader(std::string_view value) {
         size_t e = r.find_first_of(",; ");
         r = r.substr(0, e);
       }
-      entry.rel = std::string(Trim(r));
+      entry.rel = std::string(TrimSpace(r));
     }
     if (!entry.rel.empty()) out.push_back(std::move(entry));
     if (next == std::string_view::npos) break;
@@ -86,7 +81,7 @@ std::optional<int64_t> ParseHttpDate(std::string_view value) {
   // Tokenise on blanks, commas and dashes; the time is the token with ':' in it.
   std::vector<std::string_view> tokens;
   size_t i = 0;
-  value = Trim(value);
+  value = TrimSpace(value);
   while (i < value.size()) {
     while (i < value.size() && (value[i] == ' ' || value[i] == ',' || value[i] == '-')) ++i;
     size_t start = i;
@@ -128,7 +123,7 @@ std::optional<int64_t> ParseHttpDate(std::string_view value) {
 }
 
 std::optional<int64_t> ParseRetryAfterMillis(std::string_view value, int64_t now_ms) {
-  value = Trim(value);
+  value = TrimSpace(value);
   if (value.empty()) return std::nullopt;
   if (std::isdigit(static_cast<unsigned char>(value.front()))) {
     auto seconds = ParseDecimal(value);

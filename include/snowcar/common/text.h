@@ -10,6 +10,9 @@ namespace snowcar {
 // ASCII case-insensitive equality (HTTP header names, enum-like parameter values).
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
+// `s` without leading and trailing ASCII white space (space, tab, CR, LF, VT, FF).
+std::string_view TrimSpace(std::string_view s);
+
 // RFC 3986 percent-encoding: unreserved characters (A-Z a-z 0-9 - . _ ~) stay, every other
 // byte becomes %XX with upper-case hex. Safe for a path segment or a query value.
 std::string PercentEncode(std::string_view text);

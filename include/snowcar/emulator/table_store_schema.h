@@ -48,6 +48,10 @@ struct Choice {
   std::string label;
 };
 
+// The default of date-time fields such as opened_at: the store puts in the time of the
+// insert, as an instance does for this script default.
+inline constexpr std::string_view kNowDefault = "javascript:gs.nowDateTime()";
+
 struct FieldDef {
   std::string name;
   FieldKind kind = FieldKind::kString;
