@@ -131,6 +131,12 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
       }
       if (Correlating()) return FromCache();
     }
+    // An earlier try of this record lost a POST's answer: a create naming its sys_id asks
+    // whether that POST made the row before sending another.
+    if (history->ambiguous_posts > 0 && !command.sys_id.empty() &&
+        settings().ambiguous_create != AmbiguousCreateBehavior::kFailAmbiguous) {
+      return Verify();
+    }
     Post();
   }
 
@@ -238,7 +244,7 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
     const std::string query = settings().correlation_field + "=" + command.correlation_value;
     // The field comes back too, so the row can be checked before it is written to.
     std::string target = TablePath(command.table) + "?sysparm_query=" + PercentEncode(query) +
-                         "&sysparm_fields=sys_id," + PercentEncode(settings().correlation_field) +
+                         "&sysparm_fields=sys_id%2C" + PercentEncode(settings().correlation_field) +
                          "&sysparm_limit=2";
     auto self = shared_from_this();
     Send(Method::kGet, std::move(target), {},

@@ -15,10 +15,10 @@
 //   - a CREATE whose answer was lost follows snow.sink.create.ambiguous.behavior: retry
 //     (POST again: may duplicate; at most snow.retry.max.attempts POSTs with a lost answer
 //     per record, lane retries included, then AMBIGUOUS), fail_ambiguous (AMBIGUOUS),
-//     correlation_lookup (look the
-//     correlation value up again, then 0 rows -> POST, 1 -> PATCH it, 2+ -> AMBIGUOUS). A
-//     CREATE that carries its own sys_id is settled by a GET of that sys_id instead, under
-//     retry and correlation_lookup: such a create can never duplicate.
+//     correlation_lookup (look the correlation value up again, then 0 rows -> POST, 1 that
+//     carries the value -> PATCH it, otherwise AMBIGUOUS). A CREATE that carries its own
+//     sys_id is settled by a GET of that sys_id instead (also at the start of a later try of
+//     the record), under retry and correlation_lookup: such a create can never duplicate.
 //   - under correlation_lookup every CREATE first consults the correlation cache in the
 //     state store, then the instance (GET ...?sysparm_query=<field>=<value>&sysparm_limit=2).
 //     The lookup asks for the correlation field too, and a row whose value is not the

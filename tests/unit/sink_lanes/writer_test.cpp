@@ -232,6 +232,22 @@ TEST_F(WriterTest, TheAmbiguousPostBoundCountsEarlierTries) {
   EXPECT_EQ(history->ambiguous_posts, 3);
 }
 
+// A create naming its sys_id whose POST lost its answer in an earlier try (the GET that would
+// have settled it failed, and the lane retried): the new try asks first instead of POSTing a
+// row that may exist already.
+TEST_F(WriterTest, ACreateWithASysIdAsksFirstAfterAnEarlierTryLostItsAnswer) {
+  settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
+  fake_.set_handler([](const HttpRequest&) { return Ok({{"sys_id", SysId(2)}}); });
+  auto history = std::make_shared<WriteHistory>();
+  history->ambiguous_posts = 1;
+  WriteOutcome out = Run(Cmd(Operation::kCreate, SysId(2)), history);
+  ASSERT_TRUE(out.ok());
+  auto r = Requests();
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].method, Method::kGet);
+  EXPECT_EQ(r[0].target, "/api/now/table/incident/" + SysId(2) + "?sysparm_fields=sys_id");
+}
+
 // A PATCH or PUT whose answer stayed lost after the client's resends is not the record's
 // fault and is harmless to send again: RETRIES_EXHAUSTED (the lane holds the record and
 // retries), never AMBIGUOUS (a record error).
@@ -315,7 +331,7 @@ TEST_F(CorrelationTest, NoMatchPostsAndCachesTheNewRow) {
   EXPECT_EQ(r[0].method, Method::kGet);
   EXPECT_EQ(r[0].target,
             "/api/now/table/incident?sysparm_query=correlation_id%3Dext%201%2Fa%26b"
-            "&sysparm_fields=sys_id,correlation_id&sysparm_limit=2");
+            "&sysparm_fields=sys_id%2Ccorrelation_id&sysparm_limit=2");
   EXPECT_EQ(r[1].method, Method::kPost);
   EXPECT_EQ(Cached("ext 1/a&b"), SysId(11));
 }
