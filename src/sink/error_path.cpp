@@ -14,7 +14,8 @@ bool ErrorPath::NeedsProducer(const SinkSettings& settings) {
 void ErrorPath::ProduceAll(std::vector<kafka::OutRecord> records,
                            const std::optional<kafka::TopicPartition>& dlq_of,
                            const boost::asio::any_io_executor& executor,
-                           std::function<void(Status)> done, std::function<void(size_t)> acked) {
+                           std::function<void(Status)> done,
+                           const std::function<void(size_t)>& acked) {
   if (records.empty()) {
     boost::asio::post(executor, [done = std::move(done)]() { done(Status::Ok()); });
     return;

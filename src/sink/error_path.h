@@ -67,7 +67,7 @@ class ErrorPath {
   void ProduceAll(std::vector<kafka::OutRecord> records,
                   const std::optional<kafka::TopicPartition>& dlq_of,
                   const boost::asio::any_io_executor& executor, std::function<void(Status)> done,
-                  std::function<void(size_t)> acked = {});
+                  const std::function<void(size_t)>& acked = {});
 
   const SinkSettings& settings_;
   std::shared_ptr<kafka::RecordProducer> producer_;
