@@ -108,5 +108,35 @@ TEST_F(SinkIntegrationTest, DeleteAnswering404AfterLostAnswersIsSuccess) {
   StopSink(sink);
 }
 
+// An instance drops query terms on fields it does not know and answers as if they were not
+// there (the emulator does the same). With a correlation field the table lacks, the lookup
+// answers some other row: it does not carry the value, so it is not patched; the record
+// fails as AMBIGUOUS and nothing is written.
+TEST_F(SinkIntegrationTest, LookupRowWithoutTheCorrelationValueIsNotPatched) {
+  const std::string topic = NewTopic(1);
+  const std::string dlq = NewTopic(1);
+  const std::string group = NewGroup();
+  Seed(SysId(60), {{"short_description", "stranger"}});
+  std::vector<std::string> sets = LogWithDlq(dlq);
+  sets.push_back("snow.sink.create.ambiguous.behavior=correlation_lookup");
+  sets.push_back("snow.sink.correlation.field=u_order_ref");
+  auto sink = StartSink(topic, group, sets);
+  WaitAssigned(sink, 1);
+  boost::json::object value{{"u_order_ref", "ORD-1"}, {"short_description", "mine"}};
+  Produce(topic, {Command(std::nullopt, value, 0)});
+  ASSERT_TRUE(WaitFor([&] { return Committed(group, topic, 1)[0] == 1; }, 30s, 100ms))
+      << Tail(sink);
+  EXPECT_EQ(Row(SysId(60))->at("short_description"), "stranger");
+  EXPECT_EQ(Rows().size(), 1u);
+  const auto journal = Journal();
+  ASSERT_EQ(journal.size(), 1u) << JournalText();
+  EXPECT_EQ(journal[0].method, "GET");
+  EXPECT_NE(journal[0].target.find("sysparm_fields=sys_id%2Cu_order_ref"), std::string::npos);
+  auto dead = ReadTopic(dlq, 1);
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].Header("snow.error.class"), "AMBIGUOUS");
+  StopSink(sink);
+}
+
 }  // namespace
 }  // namespace snowcar::sinkit
