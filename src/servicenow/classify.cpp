@@ -59,7 +59,6 @@ bool IsSetupError(int code) {
     case CURLE_SSL_ISSUER_ERROR:
     case CURLE_SSL_CRL_BADFILE:
     case CURLE_LOGIN_DENIED:
-    case CURLE_OUT_OF_MEMORY:
     case CURLE_BAD_FUNCTION_ARGUMENT:
     case CURLE_NOT_BUILT_IN:
     case CURLE_TOO_MANY_REDIRECTS:
@@ -76,6 +75,14 @@ Verdict TransportVerdict(const AttemptFacts& f) {
     v.klass = OutcomeClass::kPermanent;
     v.instance_unreachable = true;  // certificate, TLS or URL: every request fails alike
     v.message = "cannot talk to the instance: " + what;
+    return v;
+  }
+  if (f.curl_code == CURLE_OUT_OF_MEMORY && !f.request_sent) {
+    // This process ran short, not the instance nor the request: try again. Once sent, it is
+    // a lost answer like any other (below).
+    v.klass = OutcomeClass::kRetryable;
+    v.retry = true;
+    v.message = "request not sent: " + what;
     return v;
   }
   if (!f.request_sent) {

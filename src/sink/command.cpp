@@ -3,6 +3,7 @@
 #include "snowcar/sink/command.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 
 #include "command_json.h"
@@ -19,6 +20,19 @@ constexpr size_t kMaxNamedFields = 10;
 
 bool IsLowerHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 
+// The instance evaluates a query value beginning with "javascript:" (in any case, after
+// leading blanks) as a script instead of comparing it.
+bool StartsWithJavascript(std::string_view text) {
+  constexpr std::string_view kPrefix = "javascript:";
+  size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])) != 0) ++i;
+  if (text.size() - i < kPrefix.size()) return false;
+  for (size_t k = 0; k < kPrefix.size(); ++k) {
+    if (std::tolower(static_cast<unsigned char>(text[i + k])) != kPrefix[k]) return false;
+  }
+  return true;
+}
+
 Status CheckCorrelationValue(const Command& command, const SinkSettings& settings) {
   const std::string& field = settings.correlation_field;
   const boost::json::value* value = command.fields.if_contains(field);
@@ -33,6 +47,11 @@ Status CheckCorrelationValue(const Command& command, const SinkSettings& setting
     return Status::InvalidArgument("field " + Quote(field) + " value " + Quote(text) +
                                    " contains a line break, which would change the meaning of "
                                    "the correlation lookup query");
+  }
+  if (StartsWithJavascript(text)) {
+    return Status::InvalidArgument("field " + Quote(field) + " value " + Quote(text) +
+                                   " starts with 'javascript:', which the instance would run as "
+                                   "a script inside the correlation lookup query");
   }
   if (text.find('^') != boost::json::string::npos) {
     return Status::InvalidArgument("field " + Quote(field) + " value " + Quote(text) +

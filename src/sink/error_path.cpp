@@ -14,7 +14,8 @@ bool ErrorPath::NeedsProducer(const SinkSettings& settings) {
 void ErrorPath::ProduceAll(std::vector<kafka::OutRecord> records,
                            const std::optional<kafka::TopicPartition>& dlq_of,
                            const boost::asio::any_io_executor& executor,
-                           std::function<void(Status)> done) {
+                           std::function<void(Status)> done,
+                           const std::function<void(size_t)>& acked) {
   if (records.empty()) {
     boost::asio::post(executor, [done = std::move(done)]() { done(Status::Ok()); });
     return;
@@ -37,16 +38,17 @@ void ErrorPath::ProduceAll(std::vector<kafka::OutRecord> records,
   for (size_t i = 0; i < records.size(); ++i) {
     const std::optional<kafka::TopicPartition> dlq_source = i == 0 ? dlq_of : std::nullopt;
     const std::string topic = records[i].topic;
-    producer_->Produce(std::move(records[i]), executor,
-                       [this, pending, dlq_source, topic](const kafka::DeliveryReport& report) {
-                         if (report.status.ok()) {
-                           if (dlq_source) metrics_.CountDlq(*dlq_source);
-                         } else if (pending->first_error.ok()) {
-                           pending->first_error =
-                               report.status.WithContext("producing to " + topic);
-                         }
-                         if (--pending->left == 0) pending->done(pending->first_error);
-                       });
+    producer_->Produce(
+        std::move(records[i]), executor,
+        [this, pending, dlq_source, topic, i, acked](const kafka::DeliveryReport& report) {
+          if (report.status.ok()) {
+            if (acked) acked(i);
+            if (dlq_source) metrics_.CountDlq(*dlq_source);
+          } else if (pending->first_error.ok()) {
+            pending->first_error = report.status.WithContext("producing to " + topic);
+          }
+          if (--pending->left == 0) pending->done(pending->first_error);
+        });
   }
 }
 
@@ -68,18 +70,31 @@ kafka::OutRecord WithoutValue(kafka::OutRecord dlq, const Status& why) {
 
 void ErrorPath::OnFailure(const kafka::InRecord& record, const std::optional<Command>& command,
                           const Failure& failure, const boost::asio::any_io_executor& executor,
-                          std::function<void(ErrorVerdict, Status)> done) {
+                          std::function<void(ErrorVerdict, Status)> done,
+                          std::shared_ptr<ErrorDelivery> delivered) {
+  if (delivered == nullptr) delivered = std::make_shared<ErrorDelivery>();
   std::vector<kafka::OutRecord> out;
   const bool dlq = !settings_.dlq_topic.empty();
-  if (dlq) out.push_back(BuildDlqRecord(record, failure, settings_.dlq_topic));
-  if (!settings_.reporter_error_topic.empty()) {
+  // Only what Kafka has not acknowledged yet for this failure.
+  const bool send_dlq = dlq && !delivered->dlq;
+  const bool send_report = !settings_.reporter_error_topic.empty() && !delivered->error_report;
+  if (send_dlq) out.push_back(BuildDlqRecord(record, failure, settings_.dlq_topic));
+  if (send_report) {
     out.push_back(BuildErrorReport(record, command, failure, settings_.reporter_error_topic));
   }
+  // Index in `out` -> what its acknowledgement settles.
+  auto acked = [delivered, send_dlq](size_t i) {
+    if (send_dlq && i == 0) {
+      delivered->dlq = true;
+    } else {
+      delivered->error_report = true;
+    }
+  };
   const ApiErrorBehavior behavior = settings_.on_api_errors;
   // Kept for a second try without the value when the first DLQ record is refused as a record
   // (kInvalidArgument: MSG_SIZE_TOO_LARGE and kin); only the DLQ record is produced again.
   std::optional<kafka::OutRecord> dlq_copy;
-  if (dlq && record.value.has_value()) dlq_copy = out.front();
+  if (send_dlq && record.value.has_value()) dlq_copy = out.front();
   auto finish = [record_topic = record.topic, partition = record.partition, offset = record.offset,
                  failure, behavior, dlq, done = std::move(done)](const Status& produced) {
     if (!produced.ok()) return done(ErrorVerdict::kRetryProduce, produced);
@@ -114,25 +129,28 @@ void ErrorPath::OnFailure(const kafka::InRecord& record, const std::optional<Com
     }
   };
   std::optional<kafka::TopicPartition> dlq_of;
-  if (dlq) dlq_of = kafka::TopicPartition{record.topic, record.partition};
-  ProduceAll(std::move(out), dlq_of, executor,
-             [this, dlq_copy = std::move(dlq_copy), dlq_of, executor,
-              finish = std::move(finish)](const Status& produced) mutable {
-               // ProduceAll names the topic that failed first; only the DLQ record carries
-               // the (possibly huge) original value.
-               const bool dlq_refused =
-                   !produced.ok() && dlq_copy.has_value() &&
-                   produced.code() == StatusCode::kInvalidArgument &&
-                   produced.message().starts_with("producing to " + dlq_copy->topic + ":");
-               if (!dlq_refused) return finish(produced);
-               SNOWCAR_LOG(kWarn, "sink.dlq.value_dropped",
-                           {{"topic", dlq_copy->topic},
-                            {"bytes", dlq_copy->value->size()},
-                            {"error", produced.message()}});
-               std::vector<kafka::OutRecord> slim;
-               slim.push_back(WithoutValue(std::move(*dlq_copy), produced));
-               ProduceAll(std::move(slim), dlq_of, executor, std::move(finish));
-             });
+  if (send_dlq) dlq_of = kafka::TopicPartition{record.topic, record.partition};
+  ProduceAll(
+      std::move(out), dlq_of, executor,
+      [this, dlq_copy = std::move(dlq_copy), dlq_of, executor, delivered,
+       finish = std::move(finish)](const Status& produced) mutable {
+        // ProduceAll names the topic that failed first; only the DLQ record carries
+        // the (possibly huge) original value.
+        const bool dlq_refused =
+            !produced.ok() && dlq_copy.has_value() &&
+            produced.code() == StatusCode::kInvalidArgument &&
+            produced.message().starts_with("producing to " + dlq_copy->topic + ":");
+        if (!dlq_refused) return finish(produced);
+        SNOWCAR_LOG(kWarn, "sink.dlq.value_dropped",
+                    {{"topic", dlq_copy->topic},
+                     {"bytes", dlq_copy->value->size()},
+                     {"error", produced.message()}});
+        std::vector<kafka::OutRecord> slim;
+        slim.push_back(WithoutValue(std::move(*dlq_copy), produced));
+        ProduceAll(std::move(slim), dlq_of, executor, std::move(finish),
+                   [delivered](size_t) { delivered->dlq = true; });
+      },
+      acked);
 }
 
 void ErrorPath::OnSuccess(const kafka::InRecord& record, const Applied& applied,

@@ -27,6 +27,14 @@ enum class ErrorVerdict {
   kRetryProduce,  // a DLQ or reporter record was not acknowledged: try producing again
 };
 
+// Which records of one failure's error path Kafka has acknowledged. The lane keeps one per
+// failure, so running the error path again after a failed produce sends only what is
+// missing: each failure reaches the DLQ and the error reporter topic once.
+struct ErrorDelivery {
+  bool dlq = false;
+  bool error_report = false;
+};
+
 class ErrorPath {
  public:
   // `producer` may be null when no DLQ or reporter topic is configured.
@@ -38,11 +46,14 @@ class ErrorPath {
   static bool NeedsProducer(const SinkSettings& settings);
 
   // A permanent failure (never RETRIES_EXHAUSTED): DLQ record and error report (when
-  // configured), their delivery reports awaited, then the verdict. `done` runs on `executor`.
-  // `status` says why a kRetryProduce happened.
+  // configured and not yet in `delivered`), their delivery reports awaited, then the verdict.
+  // `delivered` (may be null: nothing yet) is updated on `executor` as reports arrive; pass
+  // the same one when running the path again for the same failure. `done` runs on
+  // `executor`. `status` says why a kRetryProduce happened.
   void OnFailure(const kafka::InRecord& record, const std::optional<Command>& command,
                  const Failure& failure, const boost::asio::any_io_executor& executor,
-                 std::function<void(ErrorVerdict, Status)> done);
+                 std::function<void(ErrorVerdict, Status)> done,
+                 std::shared_ptr<ErrorDelivery> delivered = nullptr);
 
   // After a success: the success report (when configured), acknowledged. `done` gets OK, or
   // the produce error (the lane then produces the report again, never rewrites the row).
@@ -51,10 +62,12 @@ class ErrorPath {
 
  private:
   // `dlq_of`: set when the first record is a DLQ record, to the partition the dead-lettered
-  // command came from (counted per partition once the DLQ acknowledged it).
+  // command came from (counted per partition once the DLQ acknowledged it). `acked` (may be
+  // empty) is told the index of each record Kafka acknowledged, on `executor`.
   void ProduceAll(std::vector<kafka::OutRecord> records,
                   const std::optional<kafka::TopicPartition>& dlq_of,
-                  const boost::asio::any_io_executor& executor, std::function<void(Status)> done);
+                  const boost::asio::any_io_executor& executor, std::function<void(Status)> done,
+                  const std::function<void(size_t)>& acked = {});
 
   const SinkSettings& settings_;
   std::shared_ptr<kafka::RecordProducer> producer_;

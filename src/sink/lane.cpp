@@ -86,6 +86,8 @@ void Lane::ProcessNext() {
   current_command_.reset();
   current_applied_.reset();
   current_failure_.reset();
+  current_history_ = std::make_shared<WriteHistory>();
+  current_delivery_.reset();
   Apply();
 }
 
@@ -127,10 +129,12 @@ void Lane::Apply() {
 
 void Lane::Write(Command command) {
   current_command_ = command;
-  deps_.writer->Write(std::move(command), strand_,
-                      [self = shared_from_this()](WriteOutcome outcome) {
-                        self->OnWritten(self->current_command_, std::move(outcome));
-                      });
+  deps_.writer->Write(
+      std::move(command), strand_,
+      [self = shared_from_this()](WriteOutcome outcome) {
+        self->OnWritten(self->current_command_, std::move(outcome));
+      },
+      current_history_);
 }
 
 void Lane::OnWritten(std::optional<Command> command, WriteOutcome outcome) {
@@ -166,6 +170,7 @@ void Lane::HandleFailure(std::optional<Command> command, Failure failure) {
   }
   current_command_ = std::move(command);
   current_failure_ = std::move(failure);
+  current_delivery_ = std::make_shared<ErrorDelivery>();
   RunErrorPath();
 }
 
@@ -182,7 +187,8 @@ void Lane::RunErrorPath() {
             self->NoteError(*self->current_failure_);
             return self->Complete();
         }
-      });
+      },
+      current_delivery_);
 }
 
 void Lane::Backoff(Stage resume, const std::string& why, const std::string& klass) {

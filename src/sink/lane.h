@@ -147,6 +147,10 @@ class Lane : public std::enable_shared_from_this<Lane> {
   std::optional<Command> current_command_;
   std::optional<Applied> current_applied_;
   std::optional<Failure> current_failure_;
+  // What earlier tries of the current record may have done on the instance (kept across
+  // backoffs), and which error-path records Kafka acknowledged for its current failure.
+  std::shared_ptr<WriteHistory> current_history_;
+  std::shared_ptr<ErrorDelivery> current_delivery_;
   int consecutive_retries_ = 0;
   Stage resume_stage_ = Stage::kApply;
 

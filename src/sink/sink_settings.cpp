@@ -220,6 +220,7 @@ void ReadDelivery(const config::Config& config, SinkSettings& s, std::vector<std
   }
   s.ambiguous_create = ParseAmbiguous(config.GetString("snow.sink.create.ambiguous.behavior"));
   s.correlation_field = config.GetString("snow.sink.correlation.field");
+  s.max_ambiguous_posts = static_cast<int>(config.GetInt("snow.retry.max.attempts"));
   s.not_found = ParseNotFound(config.GetString("snow.sink.not.found.behavior"));
   s.on_api_errors = ParseApiErrors(config.GetString("behavior.on.api.errors"));
   if (s.ambiguous_create == AmbiguousCreateBehavior::kCorrelationLookup) {

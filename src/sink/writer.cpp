@@ -2,6 +2,7 @@
 
 #include <boost/json/serialize.hpp>
 #include <memory>
+#include <optional>
 
 #include "call_failure.h"
 #include "snowcar/common/log.h"
@@ -15,15 +16,28 @@ using servicenow::HttpRequest;
 using servicenow::Method;
 using servicenow::OutcomeClass;
 
-// Bounds on the loops a command can go through (lookup -> PATCH 404 -> lookup ..., lost
-// answers resent). Past them the instance is behaving too strangely to guess: the record
-// fails as AMBIGUOUS (or RETRIES_EXHAUSTED for plain resends, which the lane retries later).
+// Bounds on the loops a command can go through in one try (lookup -> PATCH 404 -> lookup
+// ..., lost DELETE answers resent). Past them the instance is behaving too strangely to
+// guess: the record fails as AMBIGUOUS (or RETRIES_EXHAUSTED for plain resends, which the
+// lane retries later).
 constexpr int kMaxRounds = 5;
 
 std::string TablePath(const std::string& table) { return "/api/now/table/" + table; }
 
 std::string RecordPath(const std::string& table, const std::string& sys_id) {
   return TablePath(table) + "/" + sys_id;
+}
+
+// A field of a returned row as text: a plain string, or the "value" of a reference field
+// answered as {"link": ..., "value": ...}.
+std::optional<std::string> FieldText(const boost::json::value* v) {
+  if (v == nullptr) return std::nullopt;
+  if (v->is_string()) return std::string(v->as_string());
+  if (v->is_object()) {
+    const boost::json::value* inner = v->as_object().if_contains("value");
+    if (inner != nullptr && inner->is_string()) return std::string(inner->as_string());
+  }
+  return std::nullopt;
 }
 
 std::string SysIdOf(const CallResult& result) {
@@ -40,7 +54,7 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
   boost::asio::any_io_executor executor;
   Done done;
   bool finished = false;
-  int posts = 0;
+  std::shared_ptr<WriteHistory> history;  // shared with the lane's other tries of the record
   int lookups = 0;
   int deletes = 0;
 
@@ -117,6 +131,12 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
       }
       if (Correlating()) return FromCache();
     }
+    // An earlier try of this record lost a POST's answer: a create naming its sys_id asks
+    // whether that POST made the row before sending another.
+    if (history->ambiguous_posts > 0 && !command.sys_id.empty() &&
+        settings().ambiguous_create != AmbiguousCreateBehavior::kFailAmbiguous) {
+      return Verify();
+    }
     Post();
   }
 
@@ -128,11 +148,17 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
   }
 
   void Post() {
-    if (++posts > kMaxRounds) {
-      return Fail(
-          MakeFailure(ErrorClass::kRetriesExhausted,
-                      "POST " + command.table + ": no answer after " + std::to_string(kMaxRounds) +
-                          " tries (each may have created a row); the record will be tried again"));
+    // Every POST whose answer was lost may have created a row: bound them per record, lane
+    // retries included, instead of per try.
+    if (history->ambiguous_posts >= settings().max_ambiguous_posts) {
+      Failure f = MakeFailure(
+          ErrorClass::kAmbiguous,
+          "POST " + command.table + ": " + std::to_string(history->ambiguous_posts) +
+              " POSTs sent and none answered (each may have created a row); no more are sent "
+              "(snow.retry.max.attempts=" +
+              std::to_string(settings().max_ambiguous_posts) + ")");
+      f.attempts = history->ambiguous_posts;
+      return Fail(std::move(f));
     }
     std::string body = CreateBody();
     auto self = shared_from_this();
@@ -151,6 +177,7 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
       return Fail(FailureFromCall(result, What(Method::kPost, command.sys_id)));
     }
     // The POST may or may not have created the row.
+    ++history->ambiguous_posts;
     switch (settings().ambiguous_create) {
       case AmbiguousCreateBehavior::kFailAmbiguous: {
         Failure f = FailureFromCall(result, What(Method::kPost, command.sys_id));
@@ -215,8 +242,10 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
                                   std::to_string(kMaxRounds) + " rounds; nothing more written"));
     }
     const std::string query = settings().correlation_field + "=" + command.correlation_value;
+    // The field comes back too, so the row can be checked before it is written to.
     std::string target = TablePath(command.table) + "?sysparm_query=" + PercentEncode(query) +
-                         "&sysparm_fields=sys_id&sysparm_limit=2";
+                         "&sysparm_fields=sys_id%2C" + PercentEncode(settings().correlation_field) +
+                         "&sysparm_limit=2";
     auto self = shared_from_this();
     Send(Method::kGet, std::move(target), {},
          [self](const CallResult& result) { self->OnLookup(result); });
@@ -240,9 +269,26 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
       return Fail(std::move(f));
     }
     std::string sys_id;
+    std::optional<std::string> carried;
     if (rows[0].is_object()) {
-      const boost::json::value* v = rows[0].as_object().if_contains("sys_id");
+      const boost::json::object& row = rows[0].as_object();
+      const boost::json::value* v = row.if_contains("sys_id");
       if (v != nullptr && v->is_string()) sys_id = std::string(v->as_string());
+      carried = FieldText(row.if_contains(settings().correlation_field));
+    }
+    if (carried != command.correlation_value) {
+      // The instance read the query differently than meant (an ignored term, a looser
+      // comparison): this row is not known to be the one, so it is not written to, and a
+      // POST could duplicate the one that is.
+      Failure f = MakeFailure(ErrorClass::kAmbiguous,
+                              "correlation lookup on " + command.table + " answered a row whose " +
+                                  settings().correlation_field + " is " +
+                                  (carried ? "'" + *carried + "'" : "missing") + ", not '" +
+                                  command.correlation_value + "'; nothing written");
+      f.http_status = result.http_status;
+      f.request_id = result.request_id;
+      f.attempts = result.attempts;
+      return Fail(std::move(f));
     }
     if (sys_id.empty()) {
       return Fail(MakeFailure(ErrorClass::kRecordError, "correlation lookup on " + command.table +
@@ -271,8 +317,21 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
              }
              return self->Lookup();
            }
-           self->Fail(FailureFromCall(result, self->What(Method::kPatch, sys_id)));
+           self->Fail(UpdateFailure(result, self->What(Method::kPatch, sys_id)));
          });
+  }
+
+  // A PATCH or PUT whose answer was lost every time the client sent it: nothing says the
+  // record is wrong, and sending it again cannot do harm twice. The lane holds the record and
+  // tries it again, as after a 503, instead of dead-lettering a write that may never have
+  // been applied.
+  static Failure UpdateFailure(const CallResult& result, const std::string& what) {
+    Failure f = FailureFromCall(result, what);
+    if (result.klass == OutcomeClass::kAmbiguous) {
+      f.klass = ErrorClass::kRetriesExhausted;
+      f.message += "; it is sent again later (resending a PATCH or PUT is harmless)";
+    }
+    return f;
   }
 
   // ---- PATCH / PUT -------------------------------------------------------------------------
@@ -287,7 +346,7 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
                                   body);
            }
            if (result.klass == OutcomeClass::kNotFound) return self->NotFound(result, method);
-           self->Fail(FailureFromCall(result, self->What(method, self->command.sys_id)));
+           self->Fail(UpdateFailure(result, self->What(method, self->command.sys_id)));
          });
   }
 
@@ -320,13 +379,15 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
              return self->Succeed(Operation::kDelete, self->command.sys_id, result);
            }
            if (result.klass == OutcomeClass::kNotFound) {
-             // After a lost answer the first DELETE may have removed the row already.
-             if (self->deletes > 1) {
+             // After a lost answer an earlier DELETE (of this try or of an earlier one) may
+             // have removed the row already.
+             if (self->history->delete_sent) {
                return self->Succeed(Operation::kDelete, self->command.sys_id, result);
              }
              return self->NotFound(result, Method::kDelete);
            }
            if (result.klass == OutcomeClass::kAmbiguous) {
+             self->history->delete_sent = true;
              if (self->deletes < kMaxRounds) return self->Delete();
              Failure f = FailureFromCall(result, self->What(Method::kDelete, self->command.sys_id));
              f.klass = ErrorClass::kRetriesExhausted;
@@ -337,9 +398,11 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
   }
 };
 
-void Writer::Write(Command command, boost::asio::any_io_executor executor, Done done) {
+void Writer::Write(Command command, boost::asio::any_io_executor executor, Done done,
+                   std::shared_ptr<WriteHistory> history) {
   auto op = std::make_shared<Op>();
   op->writer = this;
+  op->history = history != nullptr ? std::move(history) : std::make_shared<WriteHistory>();
   op->command = std::move(command);
   op->executor = std::move(executor);
   op->done = std::move(done);

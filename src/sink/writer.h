@@ -8,23 +8,29 @@
 //   - a first-try 404 on PATCH/PUT/DELETE follows snow.sink.not.found.behavior: fail
 //     (NOT_FOUND), ignore (done, nothing written), create (POST with the sys_id; for a
 //     DELETE there is nothing to create, so it reads as ignore);
-//   - a DELETE whose answer was lost is sent again, and a 404 on that resend is success
-//     (the first one deleted the row);
+//   - a PATCH or PUT whose answer was lost (after the client's own resends) is held: the
+//     failure is RETRIES_EXHAUSTED, which the lane retries; resending it cannot do harm twice;
+//   - a DELETE whose answer was lost is sent again, and a 404 on any later send, also one of
+//     a lane retry (WriteHistory), is success (the earlier one deleted the row);
 //   - a CREATE whose answer was lost follows snow.sink.create.ambiguous.behavior: retry
-//     (POST again: may duplicate), fail_ambiguous (AMBIGUOUS), correlation_lookup (look the
-//     correlation value up again, then 0 rows -> POST, 1 -> PATCH it, 2+ -> AMBIGUOUS). A
-//     CREATE that carries its own sys_id is settled by a GET of that sys_id instead, under
-//     retry and correlation_lookup: such a create can never duplicate.
+//     (POST again: may duplicate; at most snow.retry.max.attempts POSTs with a lost answer
+//     per record, lane retries included, then AMBIGUOUS), fail_ambiguous (AMBIGUOUS),
+//     correlation_lookup (look the correlation value up again, then 0 rows -> POST, 1 that
+//     carries the value -> PATCH it, otherwise AMBIGUOUS). A CREATE that carries its own
+//     sys_id is settled by a GET of that sys_id instead (also at the start of a later try of
+//     the record), under retry and correlation_lookup: such a create can never duplicate.
 //   - under correlation_lookup every CREATE first consults the correlation cache in the
 //     state store, then the instance (GET ...?sysparm_query=<field>=<value>&sysparm_limit=2).
-//     The cache is written after every successful create or lookup; a cached sys_id whose
-//     PATCH answers 404 is erased and looked up again.
+//     The lookup asks for the correlation field too, and a row whose value is not the
+//     command's is not used. The cache is written after every successful create or lookup;
+//     a cached sys_id whose PATCH answers 404 is erased and looked up again.
 //
 // Runs on the caller's strand: every completion is posted back to the executor given.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
 #include <functional>
+#include <memory>
 #include <optional>
 
 #include "limited_client.h"
@@ -34,6 +40,14 @@
 #include "snowcar/state/state_store.h"
 
 namespace snowcar::sink {
+
+// What earlier tries of the same record left behind. The lane keeps one per record across its
+// own retries of that record, so a fresh Write of the same command still knows what may
+// already have reached the instance.
+struct WriteHistory {
+  int ambiguous_posts = 0;   // POSTs whose answer was lost: each may have created a row
+  bool delete_sent = false;  // a DELETE whose answer was lost: it may have removed the row
+};
 
 struct WriteOutcome {
   std::optional<Applied> applied;  // set on success (including an ignored not-found)
@@ -50,8 +64,10 @@ class Writer {
   Writer(LimitedClient& client, state::StateStore* store, const SinkSettings& settings)
       : client_(client), store_(store), settings_(settings) {}
 
-  // Applies `command`; `done` runs once, posted to `executor`.
-  void Write(Command command, boost::asio::any_io_executor executor, Done done);
+  // Applies `command`; `done` runs once, posted to `executor`. `history` (may be null: a
+  // fresh one) is read and updated on `executor`; pass the same one to every try of a record.
+  void Write(Command command, boost::asio::any_io_executor executor, Done done,
+             std::shared_ptr<WriteHistory> history = nullptr);
 
  private:
   struct Op;

@@ -65,6 +65,9 @@ struct SinkSettings {
   int max_in_flight = 8;
   AmbiguousCreateBehavior ambiguous_create = AmbiguousCreateBehavior::kFailAmbiguous;
   std::string correlation_field;
+  // snow.retry.max.attempts: under ambiguous.behavior=retry, the POSTs of one record whose
+  // answer was lost (each may have created a row) before it fails as AMBIGUOUS.
+  int max_ambiguous_posts = 5;
   NotFoundBehavior not_found = NotFoundBehavior::kFail;
   ApiErrorBehavior on_api_errors = ApiErrorBehavior::kFail;
 

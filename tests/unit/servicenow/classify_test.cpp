@@ -143,6 +143,21 @@ TEST(ClassifyTest, SetupErrorsArePermanent) {
   EXPECT_EQ(Wire(Method::kGet, CURLE_URL_MALFORMAT, false).klass, OutcomeClass::kPermanent);
 }
 
+// Out of memory is this process's trouble: not a verdict on the request, nor on the
+// instance. Before sending it is retried; once sent it is a lost answer like any other.
+TEST(ClassifyTest, OutOfMemoryIsTransientNotPermanent) {
+  for (Method m : {Method::kGet, Method::kPost, Method::kPatch, Method::kDelete}) {
+    Verdict v = Wire(m, CURLE_OUT_OF_MEMORY, /*sent=*/false);
+    EXPECT_EQ(v.klass, OutcomeClass::kRetryable);
+    EXPECT_TRUE(v.retry);
+    EXPECT_FALSE(v.instance_unreachable);
+  }
+  EXPECT_EQ(Wire(Method::kGet, CURLE_OUT_OF_MEMORY, true).klass, OutcomeClass::kRetryable);
+  EXPECT_EQ(Wire(Method::kPatch, CURLE_OUT_OF_MEMORY, true).klass, OutcomeClass::kAmbiguous);
+  EXPECT_TRUE(Wire(Method::kPatch, CURLE_OUT_OF_MEMORY, true).retry);
+  EXPECT_EQ(Wire(Method::kPost, CURLE_OUT_OF_MEMORY, true).klass, OutcomeClass::kAmbiguous);
+}
+
 // What concerns the whole instance (no connection, TLS, refused credentials) is marked so;
 // what concerns one request (its status, a lost answer) is not.
 TEST(ClassifyTest, OnlyInstanceWideCausesMarkTheInstanceUnreachable) {

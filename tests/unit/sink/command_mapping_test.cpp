@@ -203,6 +203,22 @@ TEST(CorrelationTest, ValuesThatWouldChangeTheQueryAreRefused) {
   EXPECT_THAT(c.status().message(), HasSubstr("contains '^'"));
 }
 
+// The instance runs a query value that begins with "javascript:" instead of comparing it.
+TEST(CorrelationTest, ScriptValuesAreRefused) {
+  for (const char* value :
+       {R"j({"u_ext_id":"javascript:gs.getUserID()"})j", R"({"u_ext_id":"JavaScript:1"})",
+        R"({"u_ext_id":"  javascript:1"})", R"({"u_ext_id":"\tJAVASCRIPT:x"})"}) {
+    auto c = DecodeCommand(Record(value), Correlation());
+    ASSERT_FALSE(c.ok()) << value;
+    EXPECT_THAT(c.status().message(), HasSubstr("starts with 'javascript:'")) << value;
+  }
+  // Only as a prefix: the same text later in the value is compared like any other.
+  for (const char* value : {R"({"u_ext_id":"ext javascript:1"})", R"({"u_ext_id":"javascript"})"}) {
+    auto c = DecodeCommand(Record(value), Correlation());
+    ASSERT_TRUE(c.ok()) << value << ": " << c.status().ToString();
+  }
+}
+
 TEST(UnknownFieldTest, Policies) {
   const std::set<std::string> columns = {"short_description", "priority"};
   auto decode = [] {

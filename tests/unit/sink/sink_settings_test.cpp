@@ -73,6 +73,7 @@ TEST(SinkSettingsTest, Defaults) {
   EXPECT_TRUE(s->field_denylist.empty());
   EXPECT_EQ(s->max_in_flight, 8);
   EXPECT_EQ(s->ambiguous_create, AmbiguousCreateBehavior::kFailAmbiguous);
+  EXPECT_EQ(s->max_ambiguous_posts, 5) << "snow.retry.max.attempts";
   EXPECT_EQ(s->not_found, NotFoundBehavior::kFail);
   EXPECT_EQ(s->on_api_errors, ApiErrorBehavior::kFail);
   EXPECT_EQ(s->dlq_topic, "");
@@ -106,7 +107,8 @@ TEST(SinkSettingsTest, ReadsEveryKeyAndMatchesEnumsCaseInsensitively) {
                             {"errors.deadletterqueue.topic.name", "dlq"},
                             {"snow.sink.reporter.success.topic", "ok"},
                             {"snow.sink.reporter.error.topic", "bad"},
-                            {"snow.sink.reporter.include.request.body", "true"}}));
+                            {"snow.sink.reporter.include.request.body", "true"},
+                            {"snow.retry.max.attempts", "3"}}));
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_THAT(s->topics, ElementsAre("a.b", "c"));
   EXPECT_EQ(s->routing, RoutingMode::kTopicMap);
@@ -125,6 +127,7 @@ TEST(SinkSettingsTest, ReadsEveryKeyAndMatchesEnumsCaseInsensitively) {
   EXPECT_EQ(s->max_in_flight, 4);
   EXPECT_EQ(s->ambiguous_create, AmbiguousCreateBehavior::kCorrelationLookup);
   EXPECT_EQ(s->correlation_field, "u_ext_id");
+  EXPECT_EQ(s->max_ambiguous_posts, 3);
   EXPECT_EQ(s->not_found, NotFoundBehavior::kCreate);
   EXPECT_EQ(s->on_api_errors, ApiErrorBehavior::kLog);
   EXPECT_EQ(s->dlq_topic, "dlq");

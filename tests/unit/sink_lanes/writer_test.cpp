@@ -35,13 +35,14 @@ class WriterTest : public ::testing::Test {
     settings_.table = "incident";
   }
 
-  WriteOutcome Run(Command command) {
+  WriteOutcome Run(Command command, std::shared_ptr<WriteHistory> history = nullptr) {
     LimitedClient client(fake_, limit_);
     Writer writer(client, store_.get(), settings_);
     std::promise<WriteOutcome> p;
     io_.restart();
-    writer.Write(std::move(command), io_.get_executor(),
-                 [&p](WriteOutcome o) { p.set_value(std::move(o)); });
+    writer.Write(
+        std::move(command), io_.get_executor(), [&p](WriteOutcome o) { p.set_value(std::move(o)); },
+        std::move(history));
     auto f = p.get_future();
     while (f.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready) {
       if (io_.run_one_for(std::chrono::seconds(5)) == 0) break;
@@ -198,6 +199,82 @@ TEST_F(WriterTest, AmbiguousCreateUnderRetryPostsAgain) {
   EXPECT_EQ(r[1].method, Method::kPost);
 }
 
+// Each POST whose answer was lost may have created a row: under retry there are at most
+// snow.retry.max.attempts of them, then the record fails as AMBIGUOUS.
+TEST_F(WriterTest, AmbiguousCreateUnderRetryIsBounded) {
+  settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
+  for (int max : {1, 3, 7}) {
+    settings_.max_ambiguous_posts = max;
+    const size_t before = Requests().size();
+    fake_.set_handler([](const HttpRequest&) { return Fail(OutcomeClass::kAmbiguous, 0, "EOF"); });
+    WriteOutcome out = Run(Cmd(Operation::kCreate));
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.failure->klass, ErrorClass::kAmbiguous) << max;
+    EXPECT_EQ(out.failure->attempts, max);
+    EXPECT_NE(out.failure->message.find("snow.retry.max.attempts=" + std::to_string(max)),
+              std::string::npos)
+        << out.failure->message;
+    EXPECT_EQ(Requests().size() - before, static_cast<size_t>(max)) << max;
+  }
+}
+
+// The count lives in the WriteHistory the lane passes to each try of the record.
+TEST_F(WriterTest, TheAmbiguousPostBoundCountsEarlierTries) {
+  settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
+  settings_.max_ambiguous_posts = 3;
+  fake_.set_handler([](const HttpRequest&) { return Fail(OutcomeClass::kAmbiguous, 0, "EOF"); });
+  auto history = std::make_shared<WriteHistory>();
+  history->ambiguous_posts = 2;
+  WriteOutcome out = Run(Cmd(Operation::kCreate), history);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.failure->klass, ErrorClass::kAmbiguous);
+  EXPECT_EQ(Requests().size(), 1u);
+  EXPECT_EQ(history->ambiguous_posts, 3);
+}
+
+// A create naming its sys_id whose POST lost its answer in an earlier try (the GET that would
+// have settled it failed, and the lane retried): the new try asks first instead of POSTing a
+// row that may exist already.
+TEST_F(WriterTest, ACreateWithASysIdAsksFirstAfterAnEarlierTryLostItsAnswer) {
+  settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
+  fake_.set_handler([](const HttpRequest&) { return Ok({{"sys_id", SysId(2)}}); });
+  auto history = std::make_shared<WriteHistory>();
+  history->ambiguous_posts = 1;
+  WriteOutcome out = Run(Cmd(Operation::kCreate, SysId(2)), history);
+  ASSERT_TRUE(out.ok());
+  auto r = Requests();
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].method, Method::kGet);
+  EXPECT_EQ(r[0].target, "/api/now/table/incident/" + SysId(2) + "?sysparm_fields=sys_id");
+}
+
+// A PATCH or PUT whose answer stayed lost after the client's resends is not the record's
+// fault and is harmless to send again: RETRIES_EXHAUSTED (the lane holds the record and
+// retries), never AMBIGUOUS (a record error).
+TEST_F(WriterTest, LostAnswersOfPatchAndPutAreHeldNotRecordErrors) {
+  fake_.set_handler([](const HttpRequest&) {
+    return Fail(OutcomeClass::kAmbiguous, 0, "request sent but its answer was lost");
+  });
+  for (Operation op : {Operation::kPatch, Operation::kPut}) {
+    WriteOutcome out = Run(Cmd(op, SysId(1)));
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.failure->klass, ErrorClass::kRetriesExhausted) << OperationName(op);
+    EXPECT_NE(out.failure->message.find("sent again later"), std::string::npos);
+  }
+}
+
+// A DELETE whose earlier try (a lane retry ago) lost its answer: the 404 now is success.
+TEST_F(WriterTest, DeleteNotFoundAfterALostAnswerOfAnEarlierTryIsSuccess) {
+  settings_.not_found = NotFoundBehavior::kFail;
+  fake_.set_handler([](const HttpRequest&) { return Fail(OutcomeClass::kNotFound, 404); });
+  auto history = std::make_shared<WriteHistory>();
+  history->delete_sent = true;
+  WriteOutcome out = Run(Cmd(Operation::kDelete, SysId(6)), history);
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out.ignored);
+  EXPECT_EQ(Requests().size(), 1u);
+}
+
 TEST_F(WriterTest, AmbiguousCreateUnderFailAmbiguousFails) {
   settings_.ambiguous_create = AmbiguousCreateBehavior::kFailAmbiguous;
   fake_.set_handler([](const HttpRequest&) { return Fail(OutcomeClass::kAmbiguous, 0, "EOF"); });
@@ -254,14 +331,16 @@ TEST_F(CorrelationTest, NoMatchPostsAndCachesTheNewRow) {
   EXPECT_EQ(r[0].method, Method::kGet);
   EXPECT_EQ(r[0].target,
             "/api/now/table/incident?sysparm_query=correlation_id%3Dext%201%2Fa%26b"
-            "&sysparm_fields=sys_id&sysparm_limit=2");
+            "&sysparm_fields=sys_id%2Ccorrelation_id&sysparm_limit=2");
   EXPECT_EQ(r[1].method, Method::kPost);
   EXPECT_EQ(Cached("ext 1/a&b"), SysId(11));
 }
 
 TEST_F(CorrelationTest, OneMatchPatchesThatRow) {
   fake_.set_handler([](const HttpRequest& r) {
-    if (r.method == Method::kGet) return Rows({boost::json::object{{"sys_id", SysId(12)}}});
+    if (r.method == Method::kGet) {
+      return Rows({boost::json::object{{"sys_id", SysId(12)}, {"correlation_id", "ext-2"}}});
+    }
     return Ok({{"sys_id", SysId(12)}});
   });
   WriteOutcome out = Run(Create("ext-2"));
@@ -273,6 +352,55 @@ TEST_F(CorrelationTest, OneMatchPatchesThatRow) {
   EXPECT_EQ(r[1].method, Method::kPatch);
   EXPECT_EQ(r[1].target, "/api/now/table/incident/" + SysId(12));
   EXPECT_EQ(Cached("ext-2"), SysId(12));
+}
+
+// The instance may read a query differently than meant (a term it ignores, a looser
+// comparison): a returned row is used only when it carries the correlation value itself.
+TEST_F(CorrelationTest, ARowThatDoesNotCarryTheValueIsNotUsed) {
+  for (const boost::json::object& row :
+       {boost::json::object{{"sys_id", SysId(12)}, {"correlation_id", "other"}},
+        boost::json::object{{"sys_id", SysId(12)}, {"correlation_id", "EXT-6"}},
+        boost::json::object{{"sys_id", SysId(12)}}}) {
+    fake_.set_handler([row](const HttpRequest& r) {
+      if (r.method == Method::kGet) return Rows({row});
+      return Ok({{"sys_id", SysId(12)}});
+    });
+    const size_t before = Requests().size();
+    WriteOutcome out = Run(Create("ext-6"));
+    ASSERT_FALSE(out.ok()) << boost::json::serialize(row);
+    EXPECT_EQ(out.failure->klass, ErrorClass::kAmbiguous);
+    EXPECT_NE(out.failure->message.find("nothing written"), std::string::npos);
+    EXPECT_EQ(Requests().size(), before + 1) << "neither a PATCH nor a POST";
+    EXPECT_EQ(Cached("ext-6"), std::nullopt);
+  }
+}
+
+// A reference-style answer ({"value": ...}) carries the value too.
+TEST_F(CorrelationTest, ARowCarryingTheValueAsAReferenceIsUsed) {
+  fake_.set_handler([](const HttpRequest& r) {
+    if (r.method == Method::kGet) {
+      return Rows({boost::json::object{
+          {"sys_id", SysId(17)},
+          {"correlation_id", boost::json::object{{"link", "x"}, {"value", "ext-7"}}}}});
+    }
+    return Ok({{"sys_id", SysId(17)}});
+  });
+  WriteOutcome out = Run(Create("ext-7"));
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out.applied->sys_id, SysId(17));
+}
+
+// A PATCH of the row a lookup found, whose answer was lost, is held like any other PATCH.
+TEST_F(CorrelationTest, LostAnswerOfThePatchIsHeld) {
+  fake_.set_handler([](const HttpRequest& r) {
+    if (r.method == Method::kGet) {
+      return Rows({boost::json::object{{"sys_id", SysId(18)}, {"correlation_id", "ext-8"}}});
+    }
+    return Fail(OutcomeClass::kAmbiguous, 0, "connection closed");
+  });
+  WriteOutcome out = Run(Create("ext-8"));
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.failure->klass, ErrorClass::kRetriesExhausted);
 }
 
 TEST_F(CorrelationTest, TwoMatchesAreAmbiguousAndNothingIsWritten) {
@@ -322,7 +450,9 @@ TEST_F(CorrelationTest, AmbiguousPostIsFollowedByAnotherLookup) {
   fake_.set_handler([&gets](const HttpRequest& r) {
     if (r.method == Method::kGet) {
       // Before the POST nothing matches; after it, the row it created does.
-      return ++gets == 1 ? Rows({}) : Rows({boost::json::object{{"sys_id", SysId(16)}}});
+      return ++gets == 1
+                 ? Rows({})
+                 : Rows({boost::json::object{{"sys_id", SysId(16)}, {"correlation_id", "ext-5"}}});
     }
     if (r.method == Method::kPost) return Fail(OutcomeClass::kAmbiguous, 0, "connection closed");
     return Ok({{"sys_id", SysId(16)}});
