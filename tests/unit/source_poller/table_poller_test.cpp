@@ -49,8 +49,8 @@ class RefusingStore : public state::StateStore {
   }
   Status ResetTable(std::string_view table) override { return real_->ResetTable(table); }
   Result<std::unique_ptr<state::DedupWindow>> LoadDedupWindow(
-      std::string_view table, const state::DedupPolicy& policy) override {
-    return real_->LoadDedupWindow(table, policy);
+      const state::CursorIdentity& identity, const state::DedupPolicy& policy) override {
+    return real_->LoadDedupWindow(identity, policy);
   }
   Result<std::vector<state::DedupKey>> DedupEntriesFor(std::string_view table,
                                                        std::string_view sys_id) override {
@@ -253,6 +253,35 @@ TEST_F(TablePollerTest, RowsInsideTheSafetyLagWaitForTheServerClock) {
   ASSERT_TRUE(WaitFor([&] { return p->status().pages_fetched.load() > pages + 3; }, 5s));
   EXPECT_EQ(p->status().rows_emitted.load(), 1);  // second 50 is not over on the server yet
   client_.set_server_now_ms((kT0 + 51) * 1000 + 1);
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 2; }, 5s));
+}
+
+// Startup probe off, the instance's clock 120 s behind this host's, safety lag 30 s: the
+// first sweep must not take this host's clock for the instance's. Until an answer carried a
+// Date header the client only knows local time; the handler plays that header's part.
+TEST_F(TablePollerTest, FirstSweepWaitsForTheInstanceClockWithTheProbeOff) {
+  constexpr int64_t kServerNow = kT0 + 500;
+  source_.safety_lag_seconds = 30;
+  client_.set_server_clock_known(false);
+  client_.set_server_now_ms((kServerNow + 120) * 1000);         // this host's clock
+  auto date_seen = std::make_shared<std::atomic<bool>>(false);  // outlives the test body
+  script_ = [this,
+             date_seen](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+    if (!date_seen->exchange(true)) {
+      client_.set_server_now_ms(kServerNow * 1000);
+      client_.set_server_clock_known(true);
+    }
+    return std::nullopt;
+  };
+  AddRows({{kServerNow - 60, Id(1)}, {kServerNow, Id(2)}});
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 1; }, 5s));
+  const auto sweeps = p->status().sweeps.load();
+  ASSERT_TRUE(WaitFor([&] { return p->status().sweeps.load() > sweeps + 3; }, 5s));
+  EXPECT_EQ(p->status().rows_emitted.load(), 1) << "a row of the instance's current second "
+                                                   "was read before it was 30 s old";
+  EXPECT_THAT(Keys(producer_->records()), ::testing::ElementsAre(Id(1)));
+  client_.set_server_now_ms((kServerNow + 31) * 1000);
   ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 2; }, 5s));
 }
 
@@ -562,7 +591,7 @@ TEST_F(TablePollerTest, ProbeThenTimeZoneLookupThenPolling) {
 TEST_F(TablePollerTest, CursorOfAnotherQueryIsRefused) {
   state::CursorIdentity other = IdentityFor(source_, table_);
   other.query_fingerprint = "0000000000000000";
-  auto window = store_->LoadDedupWindow(table_.alias, {});
+  auto window = store_->LoadDedupWindow(other, {});
   ASSERT_TRUE(window.ok());
   ASSERT_TRUE(store_->Commit(other, state::Cursor{kT0, Id(1)}, **window).ok());
   auto p = StartPoller();
