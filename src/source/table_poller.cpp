@@ -375,6 +375,7 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
 void TablePoller::AfterPage() {
   if (plan_.count_reading() != count_reading_) {
     count_reading_ = plan_.count_reading();
+    status_.SetCountReading(std::string(CountReadingName(count_reading_)));
     SNOWCAR_LOG(kInfo, "source.count_reading_learned",
                 {{"table", deps_.table->alias},
                  {"x_total_count", CountReadingName(count_reading_)},

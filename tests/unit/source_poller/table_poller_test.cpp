@@ -285,6 +285,27 @@ TEST_F(TablePollerTest, FirstSweepWaitsForTheInstanceClockWithTheProbeOff) {
   ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 2; }, 5s));
 }
 
+// The table through the poller: 250 unreadable rows first, then 50 readable ones,
+// pages of 100, and an X-Total-Count that counts readable rows only. All 50 arrive, and the
+// socket shows what the count was found to count.
+TEST_F(TablePollerTest, ReadableRowsBehindHiddenOnesArriveWhenTheCountLeavesHiddenRowsOut) {
+  table_.batch_size = 100;
+  std::vector<SimRow> rows;
+  for (int i = 0; i < 300; ++i) rows.push_back({kT0 + 10 + i / 30, Id(static_cast<uint64_t>(i))});
+  {
+    std::lock_guard lock(mu_);
+    sim_.count_readable_only = true;
+    sim_.hidden = [](const SimRow& r) { return r.sys_id < Id(250); };
+  }
+  AddRows(rows);
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 50; }, 5s))
+      << p->status().rows_emitted.load() << " rows emitted";
+  EXPECT_EQ(producer_->records().front().key.value_or(""), Id(250));
+  EXPECT_EQ(p->status().Read().count_reading, "readable_only");
+  EXPECT_TRUE(health_.Snapshot().at("source.inc").ok);
+}
+
 TEST_F(TablePollerTest, RestartSuppressesTheOverlapInsteadOfReEmittingIt) {
   AddRows({{kT0 + 50, Id(1)}, {kT0 + 51, Id(2)}, {kT0 + 52, Id(3)}});
   auto first = StartPoller();
