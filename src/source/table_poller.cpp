@@ -253,7 +253,7 @@ void TablePoller::SendClockRequest() {
   status_.SetLastRequestAt(NowMs());
   http_busy_ = true;
   deps_.client->Send(std::move(request), strand_,
-                     [self = shared_from_this()](servicenow::CallResult result) {
+                     [self = shared_from_this()](const servicenow::CallResult& result) {
                        self->http_busy_ = false;
                        if (self->stopping_) {
                          self->FinishStop();
