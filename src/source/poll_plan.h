@@ -14,9 +14,9 @@
 // sysparm_limit was applied, so it proves nothing). After a short page the rest of its
 // second is usually empty, so that continuation is counted first (one cheap count of one
 // second) and only read when the count says rows remain. Only an EMPTY page can finish a
-// range, and only after a count request confirms it: 0 rows -> done; 1..limit rows -> they
-// were all on the empty page and hidden, re-read once to be sure, then done; more than
-// limit -> bisect the range (time for move on, sys_id for a drain) until it fits a page.
+// range, and only after a count request confirms it: 0 rows -> done; more than limit ->
+// bisect the range (time for move on, sys_id for a drain) until it fits a page; 1..limit
+// rows -> depends on what the count counts (below).
 //
 // Which rows X-Total-Count counts is not documented: all rows matching the query, hidden ones
 // included (reading "includes hidden"), or only the rows the user may read ("readable only").
