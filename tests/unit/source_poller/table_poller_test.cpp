@@ -306,6 +306,24 @@ TEST_F(TablePollerTest, ReadableRowsBehindHiddenOnesArriveWhenTheCountLeavesHidd
   EXPECT_TRUE(health_.Snapshot().at("source.inc").ok);
 }
 
+// snow.url pointed at a clone of the instance: a new cursor, and none of the old instance's
+// dedup entries, so the clone's rows (same sys_ids, same stamps) are all emitted.
+TEST_F(TablePollerTest, AnotherInstanceStartsWithItsOwnCursorAndNoDedupEntries) {
+  AddRows({{kT0 + 50, Id(1)}, {kT0 + 51, Id(2)}, {kT0 + 52, Id(3)}});
+  auto first = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return first->status().rows_emitted.load() == 3; }, 5s));
+  StopPoller(first);
+  ASSERT_TRUE(CursorIs(kT0 + 52, Id(3)));
+  ASSERT_GT(DedupCount(), 0u);  // the overlap's entries of the first instance
+  source_.instance = "acmeclone.service-now.com";
+  producer_ = std::make_shared<FakeProducer>();
+  auto second = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return second->status().rows_emitted.load() == 3; }, 5s))
+      << second->status().duplicates_suppressed.load() << " rows suppressed";
+  EXPECT_THAT(Keys(producer_->records()), ::testing::ElementsAre(Id(1), Id(2), Id(3)));
+  EXPECT_EQ(second->status().duplicates_suppressed.load(), 0);
+}
+
 TEST_F(TablePollerTest, RestartSuppressesTheOverlapInsteadOfReEmittingIt) {
   AddRows({{kT0 + 50, Id(1)}, {kT0 + 51, Id(2)}, {kT0 + 52, Id(3)}});
   auto first = StartPoller();
