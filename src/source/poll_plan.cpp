@@ -363,14 +363,12 @@ Status PollPlan::Split(int64_t total, bool ambiguous) {
     upto_stack_.clear();
     hi_stack_.clear();
   }
-  if (ambiguous) {
+  if (ambiguous && reading_ == CountReading::kUnknown) {
     const std::optional<int> bits = SysIdRangeBits(drain_after_, DrainUpto());
     if (bits && *bits < MinAmbiguousBits(settings_.limit)) {
       // Readable rows here would take more than kMaxRowsPerSecond rows in this second: the
-      // count includes hidden rows. A "readable only" learned earlier came from rows that
-      // arrived while a range was narrowed; it is unlearned, not trusted into a deeper split.
-      reading_ = reading_ == CountReading::kUnknown ? CountReading::kIncludesHidden
-                                                    : CountReading::kUnknown;
+      // count includes hidden rows.
+      reading_ = CountReading::kIncludesHidden;
       RangeDone();
       return Status::Ok();
     }
@@ -379,9 +377,20 @@ Status PollPlan::Split(int64_t total, bool ambiguous) {
     upto_stack_.push_back(*mid);
     return Status::Ok();
   }
-  if (ambiguous && reading_ != CountReading::kReadableOnly) {
-    RangeDone();  // ids that cannot be split: taken as the hidden rows they most likely are
-    return Status::Ok();
+  if (ambiguous) {
+    const std::string upto = DrainUpto();
+    if (!upto.empty() && SysIdRangeBits(drain_after_, upto) == 0) {
+      // One id, counted, not on the page: no page of hidden rows can stand in front of it,
+      // so the count includes hidden rows (a "readable only" learned earlier came from rows
+      // that arrived while a range was being narrowed).
+      reading_ = CountReading::kIncludesHidden;
+      RangeDone();
+      return Status::Ok();
+    }
+    if (reading_ != CountReading::kReadableOnly) {
+      RangeDone();  // ids that cannot be split: taken as the hidden rows they most likely are
+      return Status::Ok();
+    }
   }
   return Status::FailedPrecondition(
       "second " + FormatSnowTimestamp(drain_ts_) + " holds " + std::to_string(total) +

@@ -26,7 +26,9 @@
 // page, and learns the reading from what it finds. Readable rows inside the range prove
 // "readable only" (narrowing is cheap then: a range of hidden rows counts 0). A range narrowed
 // so far that the other reading would need more than kMaxRowsPerSecond rows in one second of
-// one table proves "includes hidden"; from then on such a range is done after one re-read.
+// one table proves "includes hidden", and so does a single counted id missing from its page
+// (which also corrects a "readable only" learned from a row that arrived meanwhile); from
+// then on such a range is done after one re-read.
 //
 // Sweeps. HI = second(server_now - safety_lag) is fixed when a sweep begins; the sweep ends
 // when the move-on range reaches HI. docs/source.md tells the same story for operators.

@@ -306,6 +306,39 @@ TEST(PollPlan, HiddenRowsInFrontAreSkippedWhenTheCountLeavesThemOut) {
   }
 }
 
+// Once the count is known to leave hidden rows out, readable rows that cannot be reached
+// (a second of ids that cannot be split, a page of hidden ones in front) stop the table
+// with a message instead of being skipped.
+TEST(PollPlan, UnreachableReadableRowsFailLoudlyUnderTheReadableOnlyReading) {
+  SimTable t;
+  t.count_readable_only = true;
+  for (int i = 0; i < 5; ++i) t.rows.push_back({kT0 + 3, "row-" + std::to_string(i)});
+  t.hidden = [](const SimRow& r) { return r.sys_id != "row-4"; };
+  PollPlan plan(Settings(3));
+  plan.set_count_reading(CountReading::kReadableOnly);
+  SweepLog log = RunSweep(plan, t, (kT0 + 20) * 1000);
+  EXPECT_EQ(log.status.code(), StatusCode::kFailedPrecondition) << log.status.ToString();
+  EXPECT_THAT(log.status.message(), ::testing::HasSubstr("cannot be split"));
+  EXPECT_TRUE(log.rows.empty());
+}
+
+// A "readable only" reading learned by mistake (a row arrived while a range was narrowed)
+// on an instance whose count includes hidden rows: the split runs down to one counted id,
+// which cannot hide behind a page, and the reading is corrected instead of looping.
+TEST(PollPlan, AMistakenReadableOnlyReadingIsCorrectedByASingleCountedId) {
+  SimTable t;
+  t.rows.push_back({kT0 + 3, testing::SpreadId(7)});
+  t.hidden = [](const SimRow&) { return true; };
+  PollPlan plan(Settings(5));
+  plan.set_count_reading(CountReading::kReadableOnly);
+  SweepLog log = RunSweep(plan, t, (kT0 + 20) * 1000);
+  ASSERT_TRUE(log.status.ok()) << log.status.ToString();
+  EXPECT_TRUE(log.rows.empty());
+  EXPECT_EQ(plan.count_reading(), CountReading::kIncludesHidden);
+  // 128 halvings of the sys_id space, once: about 530 requests.
+  EXPECT_LT(log.queries.size(), 600u);
+}
+
 // Hidden rows alone under the "includes hidden" reading: the plan learns the reading once,
 // then an all-hidden range costs a count and a re-read again, not a narrowing.
 TEST(PollPlan, AllHiddenRangesTeachTheIncludesHiddenReadingOnce) {
