@@ -52,11 +52,13 @@ void UnpackHexId(uint64_t hi, uint64_t lo, char (&out)[32]) {
 
 }  // namespace
 
-DedupWindowImpl::DedupWindowImpl(std::string table, const DedupPolicy& policy, const void* owner)
-    : table_(std::move(table)),
+DedupWindowImpl::DedupWindowImpl(std::string instance, std::string table, const DedupPolicy& policy,
+                                 const void* owner)
+    : instance_(std::move(instance)),
+      table_(std::move(table)),
       policy_(policy),
       owner_(owner),
-      key_prefix_(codec::DedupPrefix(table_)) {
+      key_prefix_(codec::DedupPrefix(instance_, table_)) {
   ring_.resize(std::max<size_t>(1, std::min(kMinRing, policy_.window_records)));
   RebuildIndex();
 }

@@ -30,9 +30,11 @@ namespace snowcar::state {
 class DedupWindowImpl final : public DedupWindow {
  public:
   // `owner` identifies the StateStore that made the window (Commit refuses foreign windows).
-  DedupWindowImpl(std::string table, const DedupPolicy& policy, const void* owner);
+  DedupWindowImpl(std::string instance, std::string table, const DedupPolicy& policy,
+                  const void* owner);
 
   const std::string& table() const override { return table_; }
+  const std::string& instance() const { return instance_; }
   bool Contains(const DedupKey& key) const override {
     return Contains(key.ts, key.sys_id, key.mod_count);
   }
@@ -114,6 +116,7 @@ class DedupWindowImpl final : public DedupWindow {
 
   static constexpr size_t kNpos = ~size_t{0};
 
+  std::string instance_;
   std::string table_;
   DedupPolicy policy_;
   const void* owner_;

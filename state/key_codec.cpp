@@ -106,7 +106,11 @@ bool DecodeCursorValue(std::string_view value, Cursor* cursor, int64_t* updated_
   return true;
 }
 
-std::string DedupPrefix(std::string_view table) {
+std::string DedupPrefix(std::string_view instance, std::string_view table) {
+  return CursorPrefix(instance, table);
+}
+
+std::string LegacyDedupPrefix(std::string_view table) {
   std::string k;
   AppendPart(&k, table);
   return k;

@@ -43,9 +43,14 @@ std::optional<CursorIdentity> DecodeCursorKey(std::string_view key);
 std::string EncodeCursorValue(const Cursor& cursor, int64_t updated_at_ms);
 bool DecodeCursorValue(std::string_view value, Cursor* cursor, int64_t* updated_at_ms);
 
-// ---- dedup column family: key = part(table) i64 ts sys_id-bytes u32 mod_count; value empty.
-// The sys_id has no length of its own: it is whatever lies between ts and the last 4 bytes.
-std::string DedupPrefix(std::string_view table);
+// ---- dedup column family: key = part(instance) part(table) i64 ts sys_id-bytes u32 mod_count;
+// value empty. The instance and table are the cursor's, so a table pointed at another instance
+// (a clone) starts with no entries, as it starts with no cursor. The sys_id has no length of
+// its own: it is whatever lies between ts and the last 4 bytes.
+std::string DedupPrefix(std::string_view instance, std::string_view table);
+// Schema version 1 keyed the dedup family by table only: part(table) i64 ts sys_id u32 mod.
+// Read once, by the migration to version 2.
+std::string LegacyDedupPrefix(std::string_view table);
 inline constexpr size_t kDedupFixedBytes = 8 + 4;  // ts + mod_count around the sys_id
 void AppendDedupSuffix(std::string* out, int64_t ts, std::string_view sys_id, uint32_t mod);
 // `rest` is the key after the table prefix.

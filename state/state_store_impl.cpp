@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
@@ -326,16 +328,85 @@ Status StateStoreImpl::CheckSchema(bool fresh) {
         std::to_string(*version) + "); this snowcar understands schema version " +
         std::to_string(kSchemaVersion) + " only. Run the newer snowcar, or reset the state dir");
   }
-  if (*version < kSchemaVersion) {
+  if (!all_families) {
+    return Status::DataLoss("state dir " + dir_ + " has schema version " +
+                            std::to_string(*version) + " but lacks some of its column families");
+  }
+  if (*version == 1) {
+    SNOWCAR_RETURN_IF_ERROR(MigrateFromVersion1());
+    schema_version_ = kSchemaVersion;
+  } else if (*version < kSchemaVersion) {
     return Status::FailedPrecondition("state dir " + dir_ + " has schema version " +
                                       std::to_string(*version) + ", older than version " +
                                       std::to_string(kSchemaVersion) +
                                       " and there is no migration for it");
   }
-  if (!all_families) {
-    return Status::DataLoss("state dir " + dir_ + " has schema version " +
-                            std::to_string(*version) + " but lacks some of its column families");
+  return Status::Ok();
+}
+
+// Version 1 keyed dedup entries by table alias only, version 2 by (instance, alias) like the
+// cursors. In version 1 one alias had one set of entries whatever instance its cursors named;
+// every commit rewrote them next to the cursor it wrote, so they belong to the alias's most
+// recently written cursor. They move there, all in one WriteBatch with the new version: a
+// crash during the migration leaves version 1 untouched and the next open migrates again.
+// Entries of an alias without any cursor could never be used (a reset removes both) and are
+// dropped.
+Status StateStoreImpl::MigrateFromVersion1() {
+  SNOWCAR_ASSIGN_OR_RETURN(std::vector<StoredCursor> cursors, ScanCursors(""));
+  std::map<std::string, const StoredCursor*, std::less<>> newest;
+  for (const StoredCursor& c : cursors) {
+    const StoredCursor*& slot = newest[c.identity.table];
+    if (slot == nullptr || c.updated_at_ms > slot->updated_at_ms) slot = &c;
   }
+  rocksdb::WriteBatch batch;
+  rocksdb::Status s;
+  uint64_t moved = 0;
+  uint64_t dropped = 0;
+  {
+    [[maybe_unused]] const auto turn = TsanTurn();
+    rocksdb::ReadOptions ro;
+    ro.fill_cache = false;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, dedup_cf_));
+    for (it->SeekToFirst(); it->Valid() && s.ok(); it->Next()) {
+      std::string_view rest = it->key().ToStringView();
+      std::string_view table;
+      int64_t ts;
+      std::string_view sys_id;
+      uint32_t mod;
+      if (!codec::ConsumePart(&rest, &table) ||
+          !codec::DecodeDedupSuffix(rest, &ts, &sys_id, &mod)) {
+        return Status::DataLoss("state dir " + dir_ +
+                                ": a schema version 1 dedup entry is unreadable (" +
+                                std::to_string(it->key().size()) + "-byte key)");
+      }
+      s = batch.Delete(dedup_cf_, it->key());
+      auto owner = newest.find(table);
+      if (owner == newest.end()) {
+        ++dropped;
+        continue;
+      }
+      std::string key = codec::DedupPrefix(owner->second->identity.instance, table);
+      codec::AppendDedupSuffix(&key, ts, sys_id, mod);
+      if (s.ok()) s = batch.Put(dedup_cf_, key, rocksdb::Slice());
+      ++moved;
+    }
+    SNOWCAR_RETURN_IF_ERROR(
+        FromRocks(it->status(), dir_, "reading schema version 1 dedup entries"));
+  }
+  if (s.ok()) {
+    s = batch.Put(meta_cf_, std::string(codec::kSchemaVersionKey),
+                  codec::EncodeSchemaVersion(kSchemaVersion));
+  }
+  SNOWCAR_RETURN_IF_ERROR(FromRocks(s, dir_, "building the migration to schema version 2"));
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  SNOWCAR_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), dir_, "migrating to schema version 2"));
+  SNOWCAR_LOG(kInfo, "state.migrated",
+              {{"dir", dir_},
+               {"from_version", 1},
+               {"to_version", kSchemaVersion},
+               {"dedup_entries_moved", moved},
+               {"dedup_entries_dropped", dropped}});
   return Status::Ok();
 }
 
@@ -437,17 +508,29 @@ Result<std::vector<StoredCursor>> StateStoreImpl::CursorsForTable(std::string_vi
   return all;
 }
 
+Status StateStoreImpl::AddTableDeletion(std::string_view table, rocksdb::WriteBatch& batch) {
+  SNOWCAR_ASSIGN_OR_RETURN(auto cursors, CursorsForTable(table));
+  std::set<std::string, std::less<>> instances;
+  for (const auto& sc : cursors) {
+    SNOWCAR_RETURN_IF_ERROR(
+        FromRocks(batch.Delete(cursor_cf_, codec::CursorKey(sc.identity)), dir_, "reset"));
+    instances.insert(sc.identity.instance);
+  }
+  // Dedup entries exist only beside a cursor of the same (instance, table): every commit
+  // writes both, and this deletes both.
+  for (const std::string& instance : instances) {
+    const std::string prefix = codec::DedupPrefix(instance, table);
+    SNOWCAR_RETURN_IF_ERROR(FromRocks(
+        batch.DeleteRange(dedup_cf_, prefix, codec::PrefixSuccessor(prefix)), dir_, "reset"));
+  }
+  return Status::Ok();
+}
+
 Status StateStoreImpl::ResetTable(std::string_view table) {
   SNOWCAR_RETURN_IF_ERROR(CheckTable(table));
   SNOWCAR_ASSIGN_OR_RETURN(auto cursors, CursorsForTable(table));
   rocksdb::WriteBatch batch;
-  for (const auto& sc : cursors) {
-    SNOWCAR_RETURN_IF_ERROR(
-        FromRocks(batch.Delete(cursor_cf_, codec::CursorKey(sc.identity)), dir_, "reset"));
-  }
-  const std::string prefix = codec::DedupPrefix(table);
-  SNOWCAR_RETURN_IF_ERROR(FromRocks(
-      batch.DeleteRange(dedup_cf_, prefix, codec::PrefixSuccessor(prefix)), dir_, "reset"));
+  SNOWCAR_RETURN_IF_ERROR(AddTableDeletion(table, batch));
   SNOWCAR_RETURN_IF_ERROR(Write(&batch, "resetting table " + Quote(table)));
   SNOWCAR_LOG(kInfo, "state.table_reset",
               {{"dir", dir_}, {"table", table}, {"cursors", cursors.size()}});
@@ -457,9 +540,9 @@ Status StateStoreImpl::ResetTable(std::string_view table) {
 // ---- dedup --------------------------------------------------------------------------------
 
 template <typename Fn>
-Status StateStoreImpl::ScanDedup(std::string_view table, Fn&& fn) {
+Status StateStoreImpl::ScanDedup(std::string_view instance, std::string_view table, Fn&& fn) {
   [[maybe_unused]] const auto turn = TsanTurn();
-  const std::string prefix = codec::DedupPrefix(table);
+  const std::string prefix = codec::DedupPrefix(instance, table);
   const std::string upper = codec::PrefixSuccessor(prefix);
   rocksdb::Slice upper_slice(upper);
   rocksdb::ReadOptions ro;
@@ -481,13 +564,24 @@ Status StateStoreImpl::ScanDedup(std::string_view table, Fn&& fn) {
   return FromRocks(it->status(), dir_, "reading dedup entries of table " + Quote(table));
 }
 
-Result<std::unique_ptr<DedupWindow>> StateStoreImpl::LoadDedupWindow(std::string_view table,
+template <typename Fn>
+Status StateStoreImpl::ScanDedupOfAlias(std::string_view table, Fn&& fn) {
+  SNOWCAR_ASSIGN_OR_RETURN(auto cursors, CursorsForTable(table));
+  std::set<std::string, std::less<>> instances;
+  for (const auto& sc : cursors) instances.insert(sc.identity.instance);
+  for (const std::string& instance : instances) {
+    SNOWCAR_RETURN_IF_ERROR(ScanDedup(instance, table, fn));
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<DedupWindow>> StateStoreImpl::LoadDedupWindow(const CursorIdentity& identity,
                                                                      const DedupPolicy& policy) {
-  SNOWCAR_RETURN_IF_ERROR(CheckTable(table));
-  auto window = std::make_unique<DedupWindowImpl>(std::string(table), policy, this);
-  SNOWCAR_RETURN_IF_ERROR(ScanDedup(table, [&](int64_t ts, std::string_view id, uint32_t mod) {
-    window->AddCommitted(ts, id, mod);
-  }));
+  SNOWCAR_RETURN_IF_ERROR(CheckTable(identity.table));
+  auto window = std::make_unique<DedupWindowImpl>(identity.instance, identity.table, policy, this);
+  SNOWCAR_RETURN_IF_ERROR(ScanDedup(
+      identity.instance, identity.table,
+      [&](int64_t ts, std::string_view id, uint32_t mod) { window->AddCommitted(ts, id, mod); }));
   return std::unique_ptr<DedupWindow>(std::move(window));
 }
 
@@ -495,26 +589,51 @@ Result<std::vector<DedupKey>> StateStoreImpl::DedupEntriesFor(std::string_view t
                                                               std::string_view sys_id) {
   SNOWCAR_RETURN_IF_ERROR(CheckTable(table));
   std::vector<DedupKey> out;
-  SNOWCAR_RETURN_IF_ERROR(ScanDedup(table, [&](int64_t ts, std::string_view id, uint32_t mod) {
-    if (id == sys_id) out.push_back(DedupKey{ts, std::string(id), mod});
-  }));
+  SNOWCAR_RETURN_IF_ERROR(
+      ScanDedupOfAlias(table, [&](int64_t ts, std::string_view id, uint32_t mod) {
+        if (id == sys_id) out.push_back(DedupKey{ts, std::string(id), mod});
+      }));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const DedupKey& a, const DedupKey& b) { return a.ts < b.ts; });
   return out;
 }
 
 Result<uint64_t> StateStoreImpl::DedupCount(std::string_view table) {
   SNOWCAR_RETURN_IF_ERROR(CheckTable(table));
   uint64_t n = 0;
-  SNOWCAR_RETURN_IF_ERROR(ScanDedup(table, [&](int64_t, std::string_view, uint32_t) { ++n; }));
+  SNOWCAR_RETURN_IF_ERROR(
+      ScanDedupOfAlias(table, [&](int64_t, std::string_view, uint32_t) { ++n; }));
   return n;
 }
 
-Result<std::vector<DedupKey>> StateStoreImpl::DedupEntries(std::string_view table) {
-  SNOWCAR_RETURN_IF_ERROR(CheckTable(table));
+Result<std::vector<DedupKey>> StateStoreImpl::DedupEntries(const CursorIdentity& identity) {
+  SNOWCAR_RETURN_IF_ERROR(CheckTable(identity.table));
   std::vector<DedupKey> out;
-  SNOWCAR_RETURN_IF_ERROR(ScanDedup(table, [&](int64_t ts, std::string_view id, uint32_t mod) {
-    out.push_back(DedupKey{ts, std::string(id), mod});
-  }));
+  SNOWCAR_RETURN_IF_ERROR(ScanDedup(identity.instance, identity.table,
+                                    [&](int64_t ts, std::string_view id, uint32_t mod) {
+                                      out.push_back(DedupKey{ts, std::string(id), mod});
+                                    }));
   return out;
+}
+
+Status StateStoreImpl::ReplaceTable(const CursorIdentity& identity, const Cursor& cursor,
+                                    const std::vector<DedupKey>& entries,
+                                    const DedupPolicy& policy) {
+  SNOWCAR_RETURN_IF_ERROR(CheckTable(identity.table));
+  rocksdb::WriteBatch batch;
+  SNOWCAR_RETURN_IF_ERROR(AddTableDeletion(identity.table, batch));
+  // The deletion above covers the instances the alias has cursors for; entries of this
+  // identity's instance go too, whatever is stored.
+  const std::string prefix = codec::DedupPrefix(identity.instance, identity.table);
+  SNOWCAR_RETURN_IF_ERROR(
+      FromRocks(batch.DeleteRange(dedup_cf_, prefix, codec::PrefixSuccessor(prefix)), dir_,
+                "replacing table " + Quote(identity.table)));
+  DedupWindowImpl window(identity.instance, identity.table, policy, this);
+  for (const DedupKey& key : entries) window.Insert(key);
+  SNOWCAR_ASSIGN_OR_RETURN(int64_t bound, AddCommit(identity, cursor, window, batch));
+  SNOWCAR_RETURN_IF_ERROR(Write(&batch, "replacing the state of table " + Quote(identity.table)));
+  window.OnCommitted(bound);
+  return Status::Ok();
 }
 
 Status StateStoreImpl::Commit(const CursorIdentity& identity, const Cursor& cursor,
@@ -525,12 +644,23 @@ Status StateStoreImpl::Commit(const CursorIdentity& identity, const Cursor& curs
     return Status::InvalidArgument("commit for table " + Quote(identity.table) +
                                    ": the dedup window was not loaded from this state store");
   }
-  if (w->table() != identity.table) {
-    return Status::InvalidArgument("commit for table " + Quote(identity.table) +
-                                   " was given the dedup window of table " + Quote(w->table()));
+  if (w->table() != identity.table || w->instance() != identity.instance) {
+    return Status::InvalidArgument("commit for table " + Quote(identity.table) + " on " +
+                                   Quote(identity.instance) +
+                                   " was given the dedup window of table " + Quote(w->table()) +
+                                   " on " + Quote(w->instance()));
   }
-  const int64_t bound = SaturatingSub(cursor.ts, w->policy().overlap_seconds);
   rocksdb::WriteBatch batch;
+  SNOWCAR_ASSIGN_OR_RETURN(int64_t bound, AddCommit(identity, cursor, *w, batch));
+  SNOWCAR_RETURN_IF_ERROR(Write(&batch, "committing table " + Quote(identity.table)));
+  w->OnCommitted(bound);
+  return Status::Ok();
+}
+
+Result<int64_t> StateStoreImpl::AddCommit(const CursorIdentity& identity, const Cursor& cursor,
+                                          DedupWindowImpl& window, rocksdb::WriteBatch& batch) {
+  DedupWindowImpl* w = &window;
+  const int64_t bound = SaturatingSub(cursor.ts, w->policy().overlap_seconds);
   rocksdb::Status s =
       batch.Put(cursor_cf_, codec::CursorKey(identity),
                 codec::EncodeCursorValue(cursor, SystemClock::Instance().NowMillis()));
@@ -591,9 +721,7 @@ Status StateStoreImpl::Commit(const CursorIdentity& identity, const Cursor& curs
   });
   SNOWCAR_RETURN_IF_ERROR(
       FromRocks(s, dir_, "building the commit of table " + Quote(identity.table)));
-  SNOWCAR_RETURN_IF_ERROR(Write(&batch, "committing table " + Quote(identity.table)));
-  w->OnCommitted(bound);
-  return Status::Ok();
+  return bound;
 }
 
 // ---- correlation ----------------------------------------------------------------------------

@@ -19,6 +19,8 @@
 
 namespace snowcar::state {
 
+class DedupWindowImpl;
+
 class StateStoreImpl final : public StateStore {
  public:
   static Result<std::unique_ptr<StateStore>> Open(const StateStoreOptions& options);
@@ -33,13 +35,15 @@ class StateStoreImpl final : public StateStore {
   Result<std::vector<StoredCursor>> CursorsForTable(std::string_view table) override;
   Status ResetTable(std::string_view table) override;
 
-  Result<std::unique_ptr<DedupWindow>> LoadDedupWindow(std::string_view table,
+  Result<std::unique_ptr<DedupWindow>> LoadDedupWindow(const CursorIdentity& identity,
                                                        const DedupPolicy& policy) override;
   Result<std::vector<DedupKey>> DedupEntriesFor(std::string_view table,
                                                 std::string_view sys_id) override;
   Result<uint64_t> DedupCount(std::string_view table) override;
-  Result<std::vector<DedupKey>> DedupEntries(std::string_view table) override;
+  Result<std::vector<DedupKey>> DedupEntries(const CursorIdentity& identity) override;
   Status Commit(const CursorIdentity& identity, const Cursor& cursor, DedupWindow& window) override;
+  Status ReplaceTable(const CursorIdentity& identity, const Cursor& cursor,
+                      const std::vector<DedupKey>& entries, const DedupPolicy& policy) override;
 
   Result<std::optional<std::string>> GetCorrelation(std::string_view table, std::string_view field,
                                                     std::string_view value) override;
@@ -58,9 +62,20 @@ class StateStoreImpl final : public StateStore {
   Status CheckSchema(bool fresh);
   // Every stored cursor whose key starts with `prefix` ("" = all), decoded.
   Result<std::vector<StoredCursor>> ScanCursors(std::string_view prefix);
-  // Calls fn(ts, sys_id, mod) for each committed dedup entry of `table` in key order.
+  // Version 1 -> 2: moves each table's dedup entries under the instance of its newest cursor.
+  Status MigrateFromVersion1();
+  // Calls fn(ts, sys_id, mod) for each committed dedup entry of (instance, table) in key order.
   template <typename Fn>
-  Status ScanDedup(std::string_view table, Fn&& fn);
+  Status ScanDedup(std::string_view instance, std::string_view table, Fn&& fn);
+  // The same over every instance the alias has a cursor for.
+  template <typename Fn>
+  Status ScanDedupOfAlias(std::string_view table, Fn&& fn);
+  // Adds a commit of `cursor` and `w`'s pending entries and pruning to `batch`; returns the
+  // pruning bound (cursor.ts - overlap).
+  Result<int64_t> AddCommit(const CursorIdentity& identity, const Cursor& cursor,
+                            DedupWindowImpl& w, rocksdb::WriteBatch& batch);
+  // Adds the deletion of every cursor and dedup entry of the alias to `batch`.
+  Status AddTableDeletion(std::string_view table, rocksdb::WriteBatch& batch);
   Status Write(rocksdb::WriteBatch* batch, std::string_view what);
 
   std::string dir_;

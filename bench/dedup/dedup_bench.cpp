@@ -101,6 +101,8 @@ class SeedFifoCache {
 };
 
 // ---- snowcar's window -------------------------------------------------------------------------
+const CursorIdentity kIdentity{"bench.service-now.com", "incident", "fp", "sys_updated_on"};
+
 class TempStore {
  public:
   TempStore() {
@@ -124,7 +126,7 @@ class TempStore {
   }
   StateStore& store() { return *store_; }
   std::unique_ptr<DedupWindow> Window(const DedupPolicy& policy) {
-    auto w = store_->LoadDedupWindow("incident", policy);
+    auto w = store_->LoadDedupWindow(kIdentity, policy);
     if (!w.ok()) std::abort();
     return std::move(w).value();
   }
@@ -133,8 +135,6 @@ class TempStore {
   std::string dir_;
   std::unique_ptr<StateStore> store_;
 };
-
-const CursorIdentity kIdentity{"bench.service-now.com", "incident", "fp", "sys_updated_on"};
 
 // Fills `w` with rows [0, kWindow) and commits them when asked to.
 void Fill(DedupWindow& w, StateStore* store) {

@@ -155,14 +155,17 @@ Response Rewind(state::StateStore& store, const Request& request, const std::str
   }
   const state::DedupPolicy keep_all{.overlap_seconds = std::numeric_limits<int64_t>::max(),
                                     .window_records = std::numeric_limits<size_t>::max()};
-  auto window = store.LoadDedupWindow(table, keep_all);
-  if (!window.ok()) return StoreError(request, window.status());
   const state::Cursor target{to, "", state::Phase::kBackfill};
   boost::json::array rewound;
+  size_t kept = 0;
   for (const state::StoredCursor& c : *cursors) {
+    // Dedup entries are kept per (instance, table), beside each cursor.
+    auto window = store.LoadDedupWindow(c.identity, keep_all);
+    if (!window.ok()) return StoreError(request, window.status());
     if (Status s = store.Commit(c.identity, target, **window); !s.ok()) {
       return StoreError(request, s);
     }
+    kept += (*window)->size();
     boost::json::object entry;
     entry["instance"] = c.identity.instance;
     entry["query_fingerprint"] = c.identity.query_fingerprint;
@@ -176,7 +179,7 @@ Response Rewind(state::StateStore& store, const Request& request, const std::str
               {{"table", table},
                {"to", FormatSnowTimestamp(to)},
                {"cursors", cursors->size()},
-               {"dedup_kept", (*window)->size()},
+               {"dedup_kept", kept},
                {"requested_by", Requester(request)}});
   boost::json::object root;
   root["table"] = table;
@@ -184,7 +187,7 @@ Response Rewind(state::StateStore& store, const Request& request, const std::str
   root["to_ts"] = to;
   root["to_utc"] = FormatSnowTimestamp(to);
   root["cursors"] = std::move(rewound);
-  root["dedup_entries_kept"] = (*window)->size();
+  root["dedup_entries_kept"] = kept;
   return Response::Json(200, root);
 }
 }  // namespace

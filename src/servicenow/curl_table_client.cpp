@@ -92,6 +92,7 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
   int in_flight = 0;
   bool stopped = false;
   std::atomic<int64_t> drift_ms{0};
+  std::atomic<bool> drift_known{false};  // a Date header was seen
 
   mutable std::mutex stats_mu;
   ClientStats stats;  // GUARDED_BY(stats_mu)
@@ -209,7 +210,10 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
       return;
     }
     TableResponse parsed = ParseTableResponse(t.response, now);
-    if (parsed.server_date_ms) drift_ms.store(*parsed.server_date_ms - now);
+    if (parsed.server_date_ms) {
+      drift_ms.store(*parsed.server_date_ms - now);
+      drift_known.store(true);
+    }
 
     AttemptFacts facts;
     facts.method = call->request.method;
@@ -401,6 +405,8 @@ void CurlTableClient::Send(HttpRequest request, boost::asio::any_io_executor exe
 int64_t CurlTableClient::ServerNowMillis() const {
   return impl_->clock->NowMillis() + impl_->drift_ms.load();
 }
+
+bool CurlTableClient::ServerClockKnown() const { return impl_->drift_known.load(); }
 
 void CurlTableClient::Stop() {
   if (!impl_) return;

@@ -47,7 +47,77 @@ std::string Position(int64_t ts, std::string_view sys_id) {
   return "(" + FormatSnowTimestamp(ts) + ", \"" + std::string(sys_id) + "\")";
 }
 
+// log2 of how many ids (after, upto] spans, rounded down; nullopt for ids that are not
+// 32 hex digits.
+std::optional<int> SysIdRangeBits(std::string_view after, std::string_view upto) {
+  u128 low = 0;
+  if (!after.empty()) {
+    auto a = ParseHex128(after);
+    if (!a) return std::nullopt;
+    low = *a;
+  }
+  u128 high = ~static_cast<u128>(0);
+  if (!upto.empty()) {
+    auto u = ParseHex128(upto);
+    if (!u) return std::nullopt;
+    high = *u;
+  }
+  if (high <= low) return 0;
+  u128 width = high - low;
+  int bits = 0;
+  while (width > 1) {
+    width >>= 1;
+    ++bits;
+  }
+  return bits;
+}
+
+// True when every row `inner` can match is also one `outer` can match.
+bool RangeWithin(const PlannedQuery& inner, const PlannedQuery& outer) {
+  if (outer.shape == QueryShape::kMoveOn) {
+    if (inner.shape == QueryShape::kMoveOn) {
+      return outer.after_ts <= inner.after_ts && inner.hi_ts <= outer.hi_ts;
+    }
+    return outer.after_ts < inner.drain_ts && inner.drain_ts <= outer.hi_ts;
+  }
+  if (inner.shape != QueryShape::kDrain || inner.drain_ts != outer.drain_ts) return false;
+  if (inner.after_sys_id < outer.after_sys_id) return false;
+  if (outer.upto_sys_id.empty()) return true;
+  return !inner.upto_sys_id.empty() && inner.upto_sys_id <= outer.upto_sys_id;
+}
+
+bool InQuery(const PlannedQuery& q, int64_t ts, std::string_view sys_id) {
+  if (q.shape == QueryShape::kMoveOn) return ts > q.after_ts && ts <= q.hi_ts;
+  return ts == q.drain_ts && sys_id > q.after_sys_id &&
+         (q.upto_sys_id.empty() || sys_id <= q.upto_sys_id);
+}
+
+// Below this many bits of sys_id space, a second whose ambiguous count stood for readable
+// rows would need more than kMaxRowsPerSecond rows (every narrowed range still holds a
+// page of hidden rows plus a readable one): the count must include hidden rows.
+int MinAmbiguousBits(int limit) {
+  int depth = 0;
+  int64_t rows = static_cast<int64_t>(limit) + 1;
+  while (rows <= kMaxRowsPerSecond && depth < 127) {
+    rows *= 2;
+    ++depth;
+  }
+  return 128 - depth;
+}
+
 }  // namespace
+
+std::string_view CountReadingName(CountReading reading) {
+  switch (reading) {
+    case CountReading::kUnknown:
+      return "unknown";
+    case CountReading::kIncludesHidden:
+      return "includes_hidden";
+    case CountReading::kReadableOnly:
+      return "readable_only";
+  }
+  return "unknown";
+}
 
 std::optional<std::string> MiddleSysId(std::string_view after, std::string_view upto) {
   u128 low = 0;  // smallest id that may lie in (after, upto]
@@ -140,6 +210,7 @@ int64_t PollPlan::LaggedSecond(int64_t server_now_ms) const {
 
 void PollPlan::BeginSweep(int64_t server_now_ms) {
   hi_ = LaggedSecond(server_now_ms);
+  ambiguous_range_.reset();
   in_sweep_ = true;
   counting_ = false;
   count_first_ = false;
@@ -199,6 +270,11 @@ Status PollPlan::Accept(int64_t ts, std::string_view sys_id) {
   }
   check_ts_ = ts;
   check_sys_id_.assign(sys_id);  // reuses its buffer: no allocation per row
+  if (ambiguous_range_ && InQuery(*ambiguous_range_, ts, sys_id)) {
+    // Under the other reading this range was all hidden rows: the count leaves them out.
+    reading_ = CountReading::kReadableOnly;
+    ambiguous_range_.reset();
+  }
   ++page_accepted_;
   return Status::Ok();
 }
@@ -254,10 +330,25 @@ Status PollPlan::OnCount(int64_t total) {
     return Status::Ok();
   }
   if (total <= settings_.limit) {
-    rereading_ = true;
-    return Status::Ok();
+    if (reading_ == CountReading::kIncludesHidden) {
+      rereading_ = true;  // every counted row was on the empty page: all hidden
+      return Status::Ok();
+    }
+    // Hidden rows only, or readable rows behind a page of hidden ones: look closer.
+    return Split(total, /*ambiguous=*/true);
   }
   // More rows than a page, and the first page of them all hidden: narrow the range.
+  return Split(total, /*ambiguous=*/false);
+}
+
+Status PollPlan::Split(int64_t total, bool ambiguous) {
+  if (ambiguous) {
+    PlannedQuery current = Next();
+    current.count = false;
+    if (!ambiguous_range_ || !RangeWithin(current, *ambiguous_range_)) {
+      ambiguous_range_ = std::move(current);
+    }
+  }
   if (shape_ == QueryShape::kMoveOn) {
     const int64_t range_hi = RangeHi();
     if (range_hi - after_ts_ >= 2) {
@@ -272,9 +363,34 @@ Status PollPlan::OnCount(int64_t total) {
     upto_stack_.clear();
     hi_stack_.clear();
   }
+  if (ambiguous && reading_ == CountReading::kUnknown) {
+    const std::optional<int> bits = SysIdRangeBits(drain_after_, DrainUpto());
+    if (bits && *bits < MinAmbiguousBits(settings_.limit)) {
+      // Readable rows here would take more than kMaxRowsPerSecond rows in this second: the
+      // count includes hidden rows.
+      reading_ = CountReading::kIncludesHidden;
+      RangeDone();
+      return Status::Ok();
+    }
+  }
   if (auto mid = MiddleSysId(drain_after_, DrainUpto())) {
     upto_stack_.push_back(*mid);
     return Status::Ok();
+  }
+  if (ambiguous) {
+    const std::string upto = DrainUpto();
+    if (!upto.empty() && SysIdRangeBits(drain_after_, upto) == 0) {
+      // One id, counted, not on the page: no page of hidden rows can stand in front of it,
+      // so the count includes hidden rows (a "readable only" learned earlier came from rows
+      // that arrived while a range was being narrowed).
+      reading_ = CountReading::kIncludesHidden;
+      RangeDone();
+      return Status::Ok();
+    }
+    if (reading_ != CountReading::kReadableOnly) {
+      RangeDone();  // ids that cannot be split: taken as the hidden rows they most likely are
+      return Status::Ok();
+    }
   }
   return Status::FailedPrecondition(
       "second " + FormatSnowTimestamp(drain_ts_) + " holds " + std::to_string(total) +

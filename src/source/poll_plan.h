@@ -14,9 +14,21 @@
 // sysparm_limit was applied, so it proves nothing). After a short page the rest of its
 // second is usually empty, so that continuation is counted first (one cheap count of one
 // second) and only read when the count says rows remain. Only an EMPTY page can finish a
-// range, and only after a count request confirms it: 0 rows -> done; 1..limit rows -> they
-// were all on the empty page and hidden, re-read once to be sure, then done; more than
-// limit -> bisect the range (time for move on, sys_id for a drain) until it fits a page.
+// range, and only after a count request confirms it: 0 rows -> done; more than limit ->
+// bisect the range (time for move on, sys_id for a drain) until it fits a page; 1..limit
+// rows -> depends on what the count counts (below).
+//
+// Which rows X-Total-Count counts is not documented: all rows matching the query, hidden ones
+// included (reading "includes hidden"), or only the rows the user may read ("readable only").
+// An empty page whose count is 1..limit means "every row was on the page and hidden" under
+// the first reading, and "readable rows wait behind a page or more of hidden ones" under the
+// second. The plan does not guess: it narrows such a range like one whose count exceeds a
+// page, and learns the reading from what it finds. Readable rows inside the range prove
+// "readable only" (narrowing is cheap then: a range of hidden rows counts 0). A range narrowed
+// so far that the other reading would need more than kMaxRowsPerSecond rows in one second of
+// one table proves "includes hidden", and so does a single counted id missing from its page
+// (which also corrects a "readable only" learned from a row that arrived meanwhile); from
+// then on such a range is done after one re-read.
 //
 // Sweeps. HI = second(server_now - safety_lag) is fixed when a sweep begins; the sweep ends
 // when the move-on range reaches HI. docs/source.md tells the same story for operators.
@@ -42,6 +54,14 @@ struct PlanSettings {
 };
 
 enum class QueryShape { kMoveOn, kDrain };
+
+// What X-Total-Count counts on this instance, as far as the plan has learned it.
+enum class CountReading { kUnknown, kIncludesHidden, kReadableOnly };
+std::string_view CountReadingName(CountReading reading);
+
+// More rows than this in one second of one table are taken as impossible: the bound that
+// ends the narrowing of an ambiguous range while the count reading is unknown.
+inline constexpr int64_t kMaxRowsPerSecond = 1000000;
 
 struct PlannedQuery {
   QueryShape shape = QueryShape::kMoveOn;
@@ -99,11 +119,20 @@ class PollPlan {
   state::Phase FinishSweep(int64_t server_now_ms);
   state::Phase phase() const { return phase_; }
 
+  // What the instance's X-Total-Count counts, as learned so far (see the top of this file).
+  CountReading count_reading() const { return reading_; }
+  // Sets what is known (a reading learned by an earlier poller of the same table).
+  void set_count_reading(CountReading reading) { reading_ = reading; }
+
   // The last row of the last page that had rows (or the restored / start point before any).
   const state::Cursor& last_row() const { return last_row_; }
 
  private:
   void RangeDone();
+  // Splits the current range in two (time first, then sys_id) and reads the first half next.
+  // `ambiguous`: the count was 1..limit (see CountReading); then a range that cannot or need
+  // not be split further is done instead of an error.
+  Status Split(int64_t total, bool ambiguous);
   void StartMoveOnFrom(int64_t after_ts);
   int64_t LaggedSecond(int64_t server_now_ms) const;
 
@@ -130,6 +159,10 @@ class PollPlan {
   bool count_first_ = false;  // ... asked before reading it (after a short page)
   bool rereading_ = false;    // the count said "all hidden": one confirming re-read
   size_t page_accepted_ = 0;  // rows accepted on the current page
+  CountReading reading_ = CountReading::kUnknown;
+  // The range that was split because its count was ambiguous: a row read inside it proves
+  // the "readable only" reading.
+  std::optional<PlannedQuery> ambiguous_range_;
   // The position the current page's rows must sort after.
   int64_t check_ts_ = 0;
   std::string check_sys_id_;

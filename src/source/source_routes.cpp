@@ -34,6 +34,7 @@ boost::json::object SourceDirection::TableJson(const TablePoller& poller) const 
   out["throttled_ms"] = s.throttled_ms.load();
   out["commits"] = s.commits.load();
   out["sweeps"] = s.sweeps.load();
+  out["count_reading"] = view.count_reading;
   if (view.last_request_at_ms > 0) {
     out["last_request_at"] = FormatIso8601Millis(view.last_request_at_ms);
   } else {

@@ -85,7 +85,7 @@ void TablePoller::Begin() {
   state::DedupPolicy policy;
   policy.overlap_seconds = deps_.source->overlap_seconds;
   policy.window_records = deps_.source->dedup_window_records;
-  auto window = deps_.store->LoadDedupWindow(deps_.table->alias, policy);
+  auto window = deps_.store->LoadDedupWindow(identity_, policy);
   if (!window.ok()) {
     Fail(Label() + ": loading the dedup window: " + window.status().message());
     return;
@@ -223,6 +223,13 @@ void TablePoller::Pump() {
       plan_.RewindForIdleWake();
       rewind_pending_ = false;
     }
+    if (!deps_.client->ServerClockKnown() && !clock_assumed_) {
+      // The high-water mark is the instance's second, not ours: until an answer's Date
+      // header told the client the instance's time, its clock is this host's, and rows
+      // the instance is still writing could be read (startup probe off, first sweep).
+      SendClockRequest();
+      return;
+    }
     plan_.BeginSweep(deps_.client->ServerNowMillis());
     if (!plan_.in_sweep()) {
       const state::Phase phase = plan_.FinishSweep(deps_.client->ServerNowMillis());
@@ -240,6 +247,35 @@ void TablePoller::Pump() {
   Issue(plan_.Next());
 }
 
+void TablePoller::SendClockRequest() {
+  servicenow::HttpRequest request;
+  request.target = ProbeTarget(*deps_.table);  // one row of three fields: the cheapest read
+  status_.SetLastRequestAt(NowMs());
+  http_busy_ = true;
+  deps_.client->Send(std::move(request), strand_,
+                     [self = shared_from_this()](const servicenow::CallResult& result) {
+                       self->http_busy_ = false;
+                       if (self->stopping_) {
+                         self->FinishStop();
+                         return;
+                       }
+                       if (self->failed_) return;
+                       if (!result.ok()) {
+                         self->OnFailedAnswer(result);
+                         return;
+                       }
+                       if (!result.response.server_date_ms) {
+                         // Nothing better to go by: this host's clock it is.
+                         SNOWCAR_LOG(kWarn, "source.instance_clock_unknown",
+                                     {{"table", self->deps_.table->alias},
+                                      {"why", "the instance's answer had no Date header"}});
+                         self->clock_assumed_ = true;
+                       }
+                       self->AnswerWasGood();
+                       self->Pump();
+                     });
+}
+
 void TablePoller::Issue(const PlannedQuery& query) {
   servicenow::HttpRequest request;
   request.target = PageTargetFor(*deps_.table, query);
@@ -252,6 +288,39 @@ void TablePoller::Issue(const PlannedQuery& query) {
                      [self = shared_from_this(), query, now](servicenow::CallResult result) {
                        self->OnAnswer(query, now, std::move(result));
                      });
+}
+
+void TablePoller::AnswerWasGood() {
+  consecutive_failures_ = 0;
+  if (status_.Read().state == TableState::kBackingOff) {
+    status_.SetState(TableState::kRunning);
+    ReportHealth();
+  }
+}
+
+void TablePoller::OnFailedAnswer(const servicenow::CallResult& result) {
+  if (IsRetryable(result.klass) || InstanceUnusable(result)) {
+    BackOff(Label() + ": " + result.ToStatus().message(), /*retry_probe=*/false);
+    return;
+  }
+  std::string cause;
+  switch (result.klass) {
+    case servicenow::OutcomeClass::kUnauthorized:
+      cause =
+          "the credentials were refused (HTTP 401 after a fresh login); check "
+          "snow.auth.username / snow.auth.password or the OAuth settings";
+      break;
+    case servicenow::OutcomeClass::kPermission:
+      cause = "the integration user may not read this table (HTTP 403); grant read access";
+      break;
+    case servicenow::OutcomeClass::kNotFound:
+      cause = "the table or view was not found (HTTP 404)";
+      break;
+    default:
+      cause = "the instance refused the query";
+      break;
+  }
+  Fail(Label() + " (" + deps_.table->name + "): " + cause + ": " + result.ToStatus().message());
 }
 
 void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
@@ -273,35 +342,10 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
     return;
   }
   if (!result.ok()) {
-    if (IsRetryable(result.klass) || InstanceUnusable(result)) {
-      BackOff(Label() + ": " + result.ToStatus().message(), /*retry_probe=*/false);
-      return;
-    }
-    std::string cause;
-    switch (result.klass) {
-      case servicenow::OutcomeClass::kUnauthorized:
-        cause =
-            "the credentials were refused (HTTP 401 after a fresh login); check "
-            "snow.auth.username / snow.auth.password or the OAuth settings";
-        break;
-      case servicenow::OutcomeClass::kPermission:
-        cause = "the integration user may not read this table (HTTP 403); grant read access";
-        break;
-      case servicenow::OutcomeClass::kNotFound:
-        cause = "the table or view was not found (HTTP 404)";
-        break;
-      default:
-        cause = "the instance refused the query";
-        break;
-    }
-    Fail(Label() + " (" + deps_.table->name + "): " + cause + ": " + result.ToStatus().message());
+    OnFailedAnswer(result);
     return;
   }
-  consecutive_failures_ = 0;
-  if (status_.Read().state == TableState::kBackingOff) {
-    status_.SetState(TableState::kRunning);
-    ReportHealth();
-  }
+  AnswerWasGood();
   if (query.count) {
     if (!result.response.total_count) {
       Fail(Label() + ": the count request (" + DescribeQuery(query) +
@@ -329,6 +373,16 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
 }
 
 void TablePoller::AfterPage() {
+  if (plan_.count_reading() != count_reading_) {
+    count_reading_ = plan_.count_reading();
+    status_.SetCountReading(std::string(CountReadingName(count_reading_)));
+    SNOWCAR_LOG(kInfo, "source.count_reading_learned",
+                {{"table", deps_.table->alias},
+                 {"x_total_count", CountReadingName(count_reading_)},
+                 {"why",
+                  "rows hidden by ACLs: what the instance's count covers decides how empty "
+                  "pages are read (docs/source.md, hidden rows)"}});
+  }
   if (!plan_.in_sweep()) {
     const state::Phase phase = plan_.FinishSweep(deps_.client->ServerNowMillis());
     status_.SetPhase(phase);

@@ -101,6 +101,12 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
 
   void Pump();
   void Issue(const PlannedQuery& query);
+  // Probe off and no answer yet: one cheap request, so the instance's clock is known before
+  // the first sweep fixes its high-water mark.
+  void SendClockRequest();
+  void AnswerWasGood();
+  // A failed page, count or clock request: back off (retryable, instance unusable) or fail.
+  void OnFailedAnswer(const servicenow::CallResult& result);
   void OnAnswer(const PlannedQuery& query, int64_t sent_at_ms, servicenow::CallResult result);
   // Checks a fetched page row by row, moves the plan over it and queues its rows.
   void AcceptPage(boost::json::array rows);
@@ -140,6 +146,8 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   bool stopping_ = false;
   bool stop_done_ = false;
   bool failed_ = false;
+  CountReading count_reading_ = CountReading::kUnknown;  // as last logged
+  bool clock_assumed_ = false;  // the instance sends no Date header: go by this host's clock
   uint64_t generation_ = 0;
   size_t in_flight_ = 0;  // produced rows without a delivery report
   int consecutive_failures_ = 0;

@@ -123,7 +123,7 @@ Result<std::optional<TableSnapshot>> CaptureSnapshot(state::StateStore& store,
   TableSnapshot s;
   s.identity = identity;
   s.cursor = *cursor;
-  SNOWCAR_ASSIGN_OR_RETURN(s.dedup, store.DedupEntries(identity.table));
+  SNOWCAR_ASSIGN_OR_RETURN(s.dedup, store.DedupEntries(identity));
   return std::optional<TableSnapshot>(std::move(s));
 }
 
@@ -152,11 +152,10 @@ Result<RestoreOutcome> ApplySnapshot(state::StateStore& store, const TableSnapsh
   if (local.ok() && local->has_value() && CursorBefore(snapshot.cursor, **local)) {
     return RestoreOutcome::kLocalNewer;
   }
-  SNOWCAR_RETURN_IF_ERROR(store.ResetTable(configured.table));
-  SNOWCAR_ASSIGN_OR_RETURN(std::unique_ptr<state::DedupWindow> window,
-                           store.LoadDedupWindow(configured.table, policy));
-  for (const state::DedupKey& key : snapshot.dedup) window->Insert(key);
-  SNOWCAR_RETURN_IF_ERROR(store.Commit(configured, snapshot.cursor, *window));
+  // One write: the old state goes and the snapshot's arrives together. Done as a reset and
+  // then a commit, a crash between the two left the table with no cursor, and its next owner
+  // read the whole table again from start.timestamp.
+  SNOWCAR_RETURN_IF_ERROR(store.ReplaceTable(configured, snapshot.cursor, snapshot.dedup, policy));
   return RestoreOutcome::kApplied;
 }
 

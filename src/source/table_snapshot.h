@@ -53,7 +53,8 @@ enum class RestoreOutcome {
 };
 std::string_view RestoreOutcomeName(RestoreOutcome outcome);
 
-// Makes the snapshot the table's local state (cursor + dedup entries, one commit) unless the
+// Makes the snapshot the table's local state (cursor + dedup entries, one atomic
+// StateStore::ReplaceTable) unless the
 // local cursor for the same identity is already past it. No poller of the table may run.
 Result<RestoreOutcome> ApplySnapshot(state::StateStore& store, const TableSnapshot& snapshot,
                                      const state::CursorIdentity& configured,

@@ -41,6 +41,9 @@ class TableStatus {
     state::Cursor cursor;            // the committed cursor
     int64_t last_request_at_ms = 0;  // 0: none yet
     std::string last_error;
+    // What the instance's X-Total-Count counts, as the table learned it from hidden rows:
+    // "unknown", "includes_hidden" or "readable_only" (docs/source.md, hidden rows).
+    std::string count_reading = "unknown";
   };
 
   std::atomic<int64_t> rows_emitted{0};
@@ -73,6 +76,10 @@ class TableStatus {
   void SetLastRequestAt(int64_t ms) {
     std::lock_guard lock(mu_);
     view_.last_request_at_ms = ms;
+  }
+  void SetCountReading(std::string reading) {
+    std::lock_guard lock(mu_);
+    view_.count_reading = std::move(reading);
   }
   void SetLastError(std::string error) {
     std::lock_guard lock(mu_);

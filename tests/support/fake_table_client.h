@@ -28,6 +28,9 @@ class FakeTableClient final : public servicenow::TableClient {
   void Send(servicenow::HttpRequest request, boost::asio::any_io_executor executor,
             servicenow::Completion done) override;
   int64_t ServerNowMillis() const override { return server_now_ms_; }
+  // Known unless a test says otherwise (then its handler plays the Date header's part).
+  bool ServerClockKnown() const override { return server_clock_known_; }
+  void set_server_clock_known(bool known) { server_clock_known_ = known; }
 
   std::vector<servicenow::HttpRequest> requests() const;
   size_t request_count() const;
@@ -44,6 +47,7 @@ class FakeTableClient final : public servicenow::TableClient {
   Handler handler_;
   std::vector<servicenow::HttpRequest> requests_;
   std::atomic<int64_t> server_now_ms_{0};
+  std::atomic<bool> server_clock_known_{true};
 };
 
 }  // namespace snowcar::testsupport

@@ -55,6 +55,7 @@ class CurlTableClient final : public TableClient {
 
   void Send(HttpRequest request, boost::asio::any_io_executor executor, Completion done) override;
   int64_t ServerNowMillis() const override;
+  bool ServerClockKnown() const override;
 
   // Fails every pending and future call with kCancelled (class RETRYABLE) and waits until
   // the strand has let go of libcurl. Needs the io_context running on another thread; must

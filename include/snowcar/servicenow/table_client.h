@@ -58,6 +58,9 @@ class TableClient {
   // header of the latest answer (0 drift before any answer). The source's high-water mark
   // reads this so that the instance, not this host, decides which second is over.
   virtual int64_t ServerNowMillis() const = 0;
+  // True once an answer carried a Date header, so ServerNowMillis is the instance's clock
+  // rather than this host's. The source asks before bounding its first query.
+  virtual bool ServerClockKnown() const { return true; }
 };
 
 }  // namespace snowcar::servicenow

@@ -2,7 +2,7 @@
 // under `state.dir`.
 //
 //   cursors      (instance, table, query fingerprint, timestamp field) -> (ts, sys_id, phase)
-//   dedup        (table, ts, sys_id, sys_mod_count), big-endian so it sorts by time
+//   dedup        (instance, table, ts, sys_id, sys_mod_count), big-endian so it sorts by time
 //   correlation  (table, field, value) -> sys_id   (sink: ambiguous creates)
 //   meta         schema version
 //
@@ -27,7 +27,9 @@ namespace snowcar::state {
 
 // Bumped when the on-disk layout changes incompatibly. Opening a state dir written with a
 // newer version fails with a message naming both versions.
-inline constexpr uint32_t kSchemaVersion = 1;
+// Version 2 keys the dedup entries by (instance, table) like the cursors; a version 1 dir is
+// migrated when it is opened (docs/state-store.md, "Schema versions").
+inline constexpr uint32_t kSchemaVersion = 2;
 
 // Which configuration a cursor belongs to (reference behaviour, section 2). A stored cursor
 // whose identity differs from the configured one is refused, never silently reused.
@@ -132,23 +134,42 @@ class StateStore {
   virtual Result<std::vector<StoredCursor>> ListCursors() = 0;
   // Every cursor stored for one table alias (normally one).
   virtual Result<std::vector<StoredCursor>> CursorsForTable(std::string_view table) = 0;
-  // Removes the table's cursors and its dedup entries (an explicit reset). Stop the table's
-  // poller first: a window loaded before the reset writes its entries back on its next Commit.
+  // Removes the table's cursors and its dedup entries, for every instance (an explicit reset). Stop
+  // the table's poller first: a window loaded before the reset writes its entries back on its next
+  // Commit.
   virtual Status ResetTable(std::string_view table) = 0;
 
   // ---- dedup ---------------------------------------------------------------------------
-  // Reads the table's committed entries into a fresh in-memory window (the restart warm-up).
-  virtual Result<std::unique_ptr<DedupWindow>> LoadDedupWindow(std::string_view table,
+  // Dedup entries are keyed like the cursor, by (identity.instance, identity.table): the same
+  // alias pointed at another instance (a clone) has entries of its own, none at first. The
+  // fingerprint and timestamp field play no part (a cursor under another one is refused).
+  //
+  // Reads the committed entries of (instance, table) into a fresh in-memory window (the
+  // restart warm-up).
+  virtual Result<std::unique_ptr<DedupWindow>> LoadDedupWindow(const CursorIdentity& identity,
                                                                const DedupPolicy& policy) = 0;
-  // Committed entries for one sys_id (all its versions), oldest first. For the socket API.
+  // Committed entries for one sys_id (all its versions), oldest first, over every instance
+  // the alias has a cursor for. For the socket API.
   virtual Result<std::vector<DedupKey>> DedupEntriesFor(std::string_view table,
                                                         std::string_view sys_id) = 0;
+  // Committed entries of the alias, over every instance it has a cursor for.
   virtual Result<uint64_t> DedupCount(std::string_view table) = 0;
-  // Every committed entry of one table, oldest first: what a state snapshot carries to the
-  // table's next owner (docs/scale-out.md). Stores that cannot list answer kFailedPrecondition.
-  virtual Result<std::vector<DedupKey>> DedupEntries(std::string_view table) {
-    (void)table;
+  // Every committed entry of (instance, table), oldest first: what a state snapshot carries
+  // to the table's next owner (docs/scale-out.md). Stores that cannot list answer
+  // kFailedPrecondition.
+  virtual Result<std::vector<DedupKey>> DedupEntries(const CursorIdentity& identity) {
+    (void)identity;
     return Status::FailedPrecondition("this state store cannot list dedup entries");
+  }
+  // Replaces everything stored for the alias (every cursor and dedup entry, any instance)
+  // by `cursor` for `identity` and `entries`, pruned as a Commit would prune them, in ONE
+  // WriteBatch: a crash leaves either the old state or the new, never a table with no
+  // cursor. A scale-out handoff restores a snapshot this way. No window of the table may be
+  // in use. Stores that cannot do it atomically answer kFailedPrecondition.
+  virtual Status ReplaceTable(const CursorIdentity& identity, const Cursor& cursor,
+                              const std::vector<DedupKey>& entries, const DedupPolicy& policy) {
+    (void)identity, (void)cursor, (void)entries, (void)policy;
+    return Status::FailedPrecondition("this state store cannot replace a table's state");
   }
 
   // The one atomic commit: writes `cursor` for `identity`, the window's pending entries, and

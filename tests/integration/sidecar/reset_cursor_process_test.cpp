@@ -29,13 +29,12 @@ class ResetCursorProcessTest : public ::testing::Test {
     // A cursor and two emitted versions, as a source would have left them.
     auto store = state::StateStore::Open({.dir = state_dir_});
     ASSERT_TRUE(store.ok()) << store.status().ToString();
-    auto window =
-        (*store)->LoadDedupWindow("incident", state::DedupPolicy{.overlap_seconds = 3600});
+    const state::CursorIdentity identity{"acme.service-now.com", "incident", "fp1",
+                                         "sys_updated_on"};
+    auto window = (*store)->LoadDedupWindow(identity, state::DedupPolicy{.overlap_seconds = 3600});
     ASSERT_TRUE(window.ok()) << window.status().ToString();
     ASSERT_TRUE((*window)->Insert({kCursorTs - 30, "aa", 1}));
     ASSERT_TRUE((*window)->Insert({kCursorTs, "bb", 0}));
-    const state::CursorIdentity identity{"acme.service-now.com", "incident", "fp1",
-                                         "sys_updated_on"};
     ASSERT_TRUE(
         (*store)->Commit(identity, {kCursorTs, "bb", state::Phase::kStream}, **window).ok());
   }

@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   }
   const CursorIdentity id = crash::Identity();
   auto cursor = (*store)->LoadCursor(id);
-  auto window = (*store)->LoadDedupWindow(id.table, policy);
+  auto window = (*store)->LoadDedupWindow(id, policy);
   if (!cursor.ok() || !window.ok()) {
     std::fprintf(stderr, "load failed\n");
     return 2;

@@ -166,7 +166,7 @@ TEST(StateCrashTest, KillDuringCommitsNeverSplitsACursorFromItsDedupEntries) {
 
     // Exactly the entries of the rows the cursor covers, within the window; nothing beyond.
     const auto expected = crash::Expected(n, policies[m]);
-    auto everything = (*store)->LoadDedupWindow("incident", DedupPolicy{1 << 30, 1u << 30});
+    auto everything = (*store)->LoadDedupWindow(crash::Identity(), DedupPolicy{1 << 30, 1u << 30});
     ASSERT_TRUE(everything.ok());
     EXPECT_EQ((*everything)->size(), expected.size());
     for (const DedupKey& k : expected) {

@@ -61,7 +61,7 @@ class FakeStateStore final : public state::StateStore {
     dedup_.erase(std::string(table));
     return Status::Ok();
   }
-  Result<std::unique_ptr<state::DedupWindow>> LoadDedupWindow(std::string_view,
+  Result<std::unique_ptr<state::DedupWindow>> LoadDedupWindow(const state::CursorIdentity&,
                                                               const state::DedupPolicy&) override {
     return Status::Internal("not used by the api tests");
   }

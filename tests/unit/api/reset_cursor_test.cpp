@@ -41,7 +41,7 @@ class ResetCursorTest : public ::testing::Test {
 
   void Seed() {
     // Three versions emitted up to the cursor, the oldest far below it.
-    auto window = store_->LoadDedupWindow("incident", state::DedupPolicy{.overlap_seconds = 7200});
+    auto window = store_->LoadDedupWindow(kIdentity, state::DedupPolicy{.overlap_seconds = 7200});
     ASSERT_TRUE(window.ok()) << window.status().ToString();
     ASSERT_TRUE((*window)->Insert({kCursorTs - 3600, "a1", 0}));
     ASSERT_TRUE((*window)->Insert({kCursorTs - 60, "b2", 4}));

@@ -91,7 +91,7 @@ TEST(StateCliBinary, OfflineStateDirOnARealStore) {
   {
     auto store = state::StateStore::Open({.dir = state_dir});
     ASSERT_TRUE(store.ok()) << store.status().ToString();
-    auto window = (*store)->LoadDedupWindow("incident", state::DedupPolicy{});
+    auto window = (*store)->LoadDedupWindow(identity, state::DedupPolicy{});
     ASSERT_TRUE(window.ok()) << window.status().ToString();
     ASSERT_TRUE((*window)->Insert({1764664157, "9d385017c611228701d22104cc95c371", 2}));
     ASSERT_TRUE(

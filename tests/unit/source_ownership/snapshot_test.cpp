@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "source/table_snapshot.h"
 #include "support/temp_dir.h"
 
@@ -38,7 +40,7 @@ const state::DedupPolicy kPolicy{2, 1000};
 // Commits `keys` under `cursor`, as a poller would.
 void CommitState(state::StateStore& store, const state::CursorIdentity& id,
                  const state::Cursor& cursor, const std::vector<state::DedupKey>& keys) {
-  auto window = store.LoadDedupWindow(id.table, kPolicy);
+  auto window = store.LoadDedupWindow(id, kPolicy);
   ASSERT_TRUE(window.ok());
   for (const auto& k : keys) (*window)->Insert(k);
   ASSERT_TRUE(store.Commit(id, cursor, **window).ok());
@@ -115,7 +117,7 @@ TEST(SnapshotStoreTest, CaptureThenApplyMovesCursorAndDedupToAnotherStore) {
   auto cursor = b->LoadCursor(id);
   ASSERT_TRUE(cursor.ok() && cursor->has_value());
   EXPECT_EQ(**cursor, (state::Cursor{1001, Hex(9), state::Phase::kStream}));
-  auto entries = b->DedupEntries("inc");
+  auto entries = b->DedupEntries(id);
   ASSERT_TRUE(entries.ok());
   EXPECT_EQ(*entries, keys);
 }
@@ -139,7 +141,7 @@ TEST(SnapshotStoreTest, ApplyReplacesAnOlderLocalStateAndItsStaleEntries) {
   auto outcome = ApplySnapshot(*store, newer, id, kPolicy);
   ASSERT_TRUE(outcome.ok());
   EXPECT_EQ(*outcome, RestoreOutcome::kApplied);
-  auto entries = store->DedupEntries("inc");
+  auto entries = store->DedupEntries(id);
   ASSERT_TRUE(entries.ok());
   EXPECT_EQ(*entries, newer.dedup);  // the stale local entry is gone
 }
@@ -170,6 +172,108 @@ TEST(SnapshotStoreTest, ASnapshotOfAnotherConfigurationIsIgnored) {
   auto cursor = store->LoadCursor(Identity("inc"));
   ASSERT_TRUE(cursor.ok());
   EXPECT_FALSE(cursor->has_value());
+}
+
+// The real store, except that after `writes_left` writes it "crashes": that write and every
+// later one do nothing and fail, like a process killed at that point (what reached RocksDB
+// before stays, nothing after does).
+class CrashingStore : public state::StateStore {
+ public:
+  CrashingStore(state::StateStore* real, int writes_left) : real_(real), left_(writes_left) {}
+  int writes() const { return writes_; }
+
+  const std::string& dir() const override { return real_->dir(); }
+  Result<std::optional<state::Cursor>> LoadCursor(const state::CursorIdentity& id) override {
+    return real_->LoadCursor(id);
+  }
+  Result<std::vector<state::StoredCursor>> ListCursors() override { return real_->ListCursors(); }
+  Result<std::vector<state::StoredCursor>> CursorsForTable(std::string_view table) override {
+    return real_->CursorsForTable(table);
+  }
+  Status ResetTable(std::string_view table) override {
+    SNOWCAR_RETURN_IF_ERROR(Write());
+    return real_->ResetTable(table);
+  }
+  Result<std::unique_ptr<state::DedupWindow>> LoadDedupWindow(
+      const state::CursorIdentity& id, const state::DedupPolicy& policy) override {
+    return real_->LoadDedupWindow(id, policy);
+  }
+  Result<std::vector<state::DedupKey>> DedupEntriesFor(std::string_view table,
+                                                       std::string_view sys_id) override {
+    return real_->DedupEntriesFor(table, sys_id);
+  }
+  Result<uint64_t> DedupCount(std::string_view table) override { return real_->DedupCount(table); }
+  Result<std::vector<state::DedupKey>> DedupEntries(const state::CursorIdentity& id) override {
+    return real_->DedupEntries(id);
+  }
+  Status ReplaceTable(const state::CursorIdentity& id, const state::Cursor& cursor,
+                      const std::vector<state::DedupKey>& entries,
+                      const state::DedupPolicy& policy) override {
+    SNOWCAR_RETURN_IF_ERROR(Write());
+    return real_->ReplaceTable(id, cursor, entries, policy);
+  }
+  Status Commit(const state::CursorIdentity& id, const state::Cursor& cursor,
+                state::DedupWindow& window) override {
+    SNOWCAR_RETURN_IF_ERROR(Write());
+    return real_->Commit(id, cursor, window);
+  }
+  Result<std::optional<std::string>> GetCorrelation(std::string_view table, std::string_view field,
+                                                    std::string_view value) override {
+    return real_->GetCorrelation(table, field, value);
+  }
+  Status PutCorrelation(std::string_view table, std::string_view field, std::string_view value,
+                        std::string_view sys_id) override {
+    SNOWCAR_RETURN_IF_ERROR(Write());
+    return real_->PutCorrelation(table, field, value, sys_id);
+  }
+  Status EraseCorrelation(std::string_view table, std::string_view field,
+                          std::string_view value) override {
+    SNOWCAR_RETURN_IF_ERROR(Write());
+    return real_->EraseCorrelation(table, field, value);
+  }
+  uint32_t schema_version() const override { return real_->schema_version(); }
+
+ private:
+  Status Write() {
+    ++writes_;
+    if (left_ <= 0) return Status::Unavailable("crashed before this write");
+    --left_;
+    return Status::Ok();
+  }
+  state::StateStore* real_;
+  int left_;
+  int writes_ = 0;
+};
+
+// A handoff restore killed after any number of its writes leaves the table either as it was
+// or as the snapshot says, never without a cursor (which would read the whole table again).
+TEST(SnapshotStoreTest, ACrashDuringApplyLeavesTheOldStateOrTheNewNeverNone) {
+  const auto id = Identity("inc");
+  TableSnapshot newer = Sample(0);
+  newer.cursor = {1000, Hex(3), state::Phase::kStream};
+  newer.dedup = {{1000, Hex(2), 1}, {1000, Hex(3), 1}};
+  for (int survive = 0; survive <= 3; ++survive) {
+    SCOPED_TRACE("crash after " + std::to_string(survive) + " writes");
+    testsupport::TempDir dir("snap-crash");
+    auto store = Open(dir);
+    CommitState(*store, id, {900, Hex(1), state::Phase::kStream}, {{900, Hex(1), 1}});
+    CrashingStore crashing(store.get(), survive);
+    auto outcome = ApplySnapshot(crashing, newer, id, kPolicy);
+    auto cursor = store->LoadCursor(id);
+    ASSERT_TRUE(cursor.ok());
+    ASSERT_TRUE(cursor->has_value()) << "the table lost its cursor";
+    auto entries = store->DedupEntries(id);
+    ASSERT_TRUE(entries.ok());
+    if ((*cursor)->ts == 900) {
+      EXPECT_FALSE(outcome.ok());
+      EXPECT_EQ(*entries, (std::vector<state::DedupKey>{{900, Hex(1), 1}}));
+    } else {
+      EXPECT_TRUE(outcome.ok()) << outcome.status().ToString();
+      EXPECT_EQ(**cursor, newer.cursor);
+      EXPECT_EQ(*entries, newer.dedup);
+    }
+    if (survive > 0) EXPECT_EQ(crashing.writes(), 1) << "a restore is one write";
+  }
 }
 
 }  // namespace

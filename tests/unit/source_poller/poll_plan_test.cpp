@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 #include <set>
 
@@ -237,12 +238,124 @@ TEST(PollPlan, HiddenBlockInsideOneSecondIsBisectedBySysId) {
   const std::string visible = "ffff" + Id(1).substr(4);  // sorts after every hidden id
   t.rows.push_back({kT0 + 7, visible});
   t.hidden = [visible](const SimRow& r) { return r.sys_id != visible; };
+  for (CountReading reading : {CountReading::kIncludesHidden, CountReading::kUnknown}) {
+    SCOPED_TRACE(std::string(CountReadingName(reading)));
+    PollPlan plan(Settings(5));
+    plan.set_count_reading(reading);
+    SweepLog log = RunSweep(plan, t, (kT0 + 20) * 1000);
+    ASSERT_TRUE(log.status.ok()) << log.status.ToString();
+    EXPECT_EQ(log.rows, (std::vector<SimRow>{{kT0 + 7, visible}}));
+    // Splitting 41 ids into ranges of at most 5 takes a few dozen requests, not hundreds.
+    // Before the count's reading is known, the all-hidden ranges are narrowed once to learn
+    // it, which costs more, once.
+    std::printf("[ figures ] reading %s: %zu requests\n",
+                std::string(CountReadingName(reading)).c_str(), log.queries.size());
+    EXPECT_LT(log.queries.size(), reading == CountReading::kUnknown ? 200u : 120u);
+  }
+}
+
+// The table: 250 unreadable rows first in order, then 50 readable ones, pages of
+// 100. Whichever rows X-Total-Count counts, all 50 arrive in one sweep.
+SimTable HiddenFrontTable(bool count_readable_only, bool one_second) {
+  SimTable t;
+  t.count_readable_only = count_readable_only;
+  for (int i = 0; i < 300; ++i) {
+    const int64_t ts = one_second ? kT0 + 5 : kT0 + 1 + i / 30;
+    t.rows.push_back({ts, one_second ? testing::SpreadId(i) : Id(static_cast<uint64_t>(i))});
+  }
+  t.Sort();
+  std::set<std::string> readable;
+  for (size_t i = 250; i < t.rows.size(); ++i) readable.insert(t.rows[i].sys_id);
+  t.hidden = [readable](const SimRow& r) { return readable.count(r.sys_id) == 0; };
+  return t;
+}
+
+TEST(PollPlan, HiddenRowsInFrontAreSkippedWhenTheCountIncludesThem) {
+  for (bool one_second : {false, true}) {
+    SCOPED_TRACE(one_second ? "all in one second" : "spread over ten seconds");
+    SimTable t = HiddenFrontTable(/*count_readable_only=*/false, one_second);
+    PollPlan plan(Settings(100));
+    SweepLog log = RunSweep(plan, t, (kT0 + 60) * 1000);
+    ASSERT_TRUE(log.status.ok()) << log.status.ToString();
+    EXPECT_EQ(log.rows.size(), 50u);
+    EXPECT_EQ(log.rows.front(), t.rows[250]);
+    EXPECT_EQ(plan.count_reading(), CountReading::kIncludesHidden);
+    // Learning the reading costs one deep narrowing; the next read of the table does not.
+    plan.Restore(std::nullopt);
+    SweepLog again = RunSweep(plan, t, (kT0 + 60) * 1000);
+    std::printf("[ figures ] includes hidden: %zu requests learning, %zu after\n",
+                log.queries.size(), again.queries.size());
+    EXPECT_EQ(again.rows.size(), 50u);
+    EXPECT_LT(log.queries.size(), 150u);
+    EXPECT_LT(again.queries.size(), 40u);
+  }
+}
+
+TEST(PollPlan, HiddenRowsInFrontAreSkippedWhenTheCountLeavesThemOut) {
+  for (bool one_second : {false, true}) {
+    SCOPED_TRACE(one_second ? "all in one second" : "spread over ten seconds");
+    SimTable t = HiddenFrontTable(/*count_readable_only=*/true, one_second);
+    PollPlan plan(Settings(100));
+    SweepLog log = RunSweep(plan, t, (kT0 + 60) * 1000);
+    ASSERT_TRUE(log.status.ok()) << log.status.ToString();
+    ASSERT_EQ(log.rows.size(), 50u) << "the readable rows behind the hidden ones were skipped";
+    EXPECT_EQ(log.rows.front(), t.rows[250]);
+    EXPECT_EQ(plan.count_reading(), CountReading::kReadableOnly);
+    std::printf("[ figures ] readable only: %zu requests\n", log.queries.size());
+    EXPECT_LT(log.queries.size(), 60u);
+  }
+}
+
+// Once the count is known to leave hidden rows out, readable rows that cannot be reached
+// (a second of ids that cannot be split, a page of hidden ones in front) stop the table
+// with a message instead of being skipped.
+TEST(PollPlan, UnreachableReadableRowsFailLoudlyUnderTheReadableOnlyReading) {
+  SimTable t;
+  t.count_readable_only = true;
+  for (int i = 0; i < 5; ++i) t.rows.push_back({kT0 + 3, "row-" + std::to_string(i)});
+  t.hidden = [](const SimRow& r) { return r.sys_id != "row-4"; };
+  PollPlan plan(Settings(3));
+  plan.set_count_reading(CountReading::kReadableOnly);
+  SweepLog log = RunSweep(plan, t, (kT0 + 20) * 1000);
+  EXPECT_EQ(log.status.code(), StatusCode::kFailedPrecondition) << log.status.ToString();
+  EXPECT_THAT(log.status.message(), ::testing::HasSubstr("cannot be split"));
+  EXPECT_TRUE(log.rows.empty());
+}
+
+// A "readable only" reading learned by mistake (a row arrived while a range was narrowed)
+// on an instance whose count includes hidden rows: the split runs down to one counted id,
+// which cannot hide behind a page, and the reading is corrected instead of looping.
+TEST(PollPlan, AMistakenReadableOnlyReadingIsCorrectedByASingleCountedId) {
+  SimTable t;
+  t.rows.push_back({kT0 + 3, testing::SpreadId(7)});
+  t.hidden = [](const SimRow&) { return true; };
   PollPlan plan(Settings(5));
+  plan.set_count_reading(CountReading::kReadableOnly);
   SweepLog log = RunSweep(plan, t, (kT0 + 20) * 1000);
   ASSERT_TRUE(log.status.ok()) << log.status.ToString();
-  EXPECT_EQ(log.rows, (std::vector<SimRow>{{kT0 + 7, visible}}));
-  // Splitting 41 ids into ranges of at most 5 takes a few dozen requests, not hundreds.
-  EXPECT_LT(log.queries.size(), 120u);
+  EXPECT_TRUE(log.rows.empty());
+  EXPECT_EQ(plan.count_reading(), CountReading::kIncludesHidden);
+  // 128 halvings of the sys_id space, once: about 530 requests.
+  EXPECT_LT(log.queries.size(), 600u);
+}
+
+// Hidden rows alone under the "includes hidden" reading: the plan learns the reading once,
+// then an all-hidden range costs a count and a re-read again, not a narrowing.
+TEST(PollPlan, AllHiddenRangesTeachTheIncludesHiddenReadingOnce) {
+  SimTable t;
+  t.rows.push_back({kT0 + 3, testing::SpreadId(1)});
+  t.rows.push_back({kT0 + 4, testing::SpreadId(2)});
+  t.hidden = [](const SimRow&) { return true; };
+  PollPlan plan(Settings(5000));
+  SweepLog first = RunSweep(plan, t, (kT0 + 10) * 1000);
+  ASSERT_TRUE(first.status.ok()) << first.status.ToString();
+  EXPECT_TRUE(first.rows.empty());
+  EXPECT_EQ(plan.count_reading(), CountReading::kIncludesHidden);
+  EXPECT_LT(first.queries.size(), 60u);
+  plan.Restore(std::nullopt);
+  SweepLog again = RunSweep(plan, t, (kT0 + 10) * 1000);
+  ASSERT_TRUE(again.status.ok());
+  EXPECT_EQ(again.queries.size(), 3u);  // the empty page, its count, the re-read
 }
 
 // Every visible row exactly once, in order, whatever the page size, ACL and layout.
@@ -264,6 +377,7 @@ TEST(PollPlan, RandomTablesAreReadCompletelyInOrderWithoutRepeats) {
     } else if (hide_mode == 2) {
       t.hidden = [](const SimRow& r) { return r.sys_id < "a"; };  // big blocks
     }
+    t.count_readable_only = rng() % 2 == 0;
     const int limit = 1 + static_cast<int>(rng() % 7);
     PollPlan plan(Settings(limit));
     SweepLog log = RunSweep(plan, t, (kT0 + 30) * 1000);

@@ -61,6 +61,9 @@ class SimTable {
  public:
   std::vector<SimRow> rows;
   std::function<bool(const SimRow&)> hidden = [](const SimRow&) { return false; };
+  // Which rows X-Total-Count counts is not documented for a real instance; both readings
+  // are modelled. false: every matching row, hidden ones included; true: readable rows only.
+  bool count_readable_only = false;
   std::string ts_field = "sys_updated_on";
   std::string id_field = "sys_id";
 
@@ -84,7 +87,7 @@ class SimTable {
   }
   int64_t Count(const PlannedQuery& q) const {
     int64_t n = 0;
-    for (const SimRow& r : rows) n += Matches(r, q) ? 1 : 0;
+    for (const SimRow& r : rows) n += Matches(r, q) && !(count_readable_only && hidden(r)) ? 1 : 0;
     return n;
   }
 
@@ -169,7 +172,7 @@ class SimTable {
     int64_t total = 0;
     for (const SimRow& row : Sorted()) {
       if (!MatchesTerms(row, terms)) continue;
-      ++total;
+      if (!(count_readable_only && hidden(row))) ++total;
       if (taken++ >= limit) continue;
       if (!hidden(row)) r.response.rows.push_back(RowJson(row));
     }

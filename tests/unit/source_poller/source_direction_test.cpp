@@ -138,8 +138,9 @@ TEST_F(SourceDirectionTest, RunsTablesAndShowsThemOnTheSocketAndInMetrics) {
       5s));
   EXPECT_EQ(GetJson("/v1/source/tables/inc").at("rows_emitted").as_int64(), 3);
   EXPECT_EQ(GetJson("/v1/source/tables/inc").at("lag_seconds").as_int64(), 57);
-  for (const char* field : {"phase", "pages_fetched", "duplicates_suppressed", "rows_skipped",
-                            "retries", "throttled_ms", "last_request_at", "last_error"}) {
+  for (const char* field :
+       {"phase", "pages_fetched", "duplicates_suppressed", "rows_skipped", "retries",
+        "throttled_ms", "last_request_at", "last_error", "count_reading"}) {
     EXPECT_TRUE(inc.contains(field)) << field;
   }
 

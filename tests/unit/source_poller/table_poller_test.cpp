@@ -49,8 +49,8 @@ class RefusingStore : public state::StateStore {
   }
   Status ResetTable(std::string_view table) override { return real_->ResetTable(table); }
   Result<std::unique_ptr<state::DedupWindow>> LoadDedupWindow(
-      std::string_view table, const state::DedupPolicy& policy) override {
-    return real_->LoadDedupWindow(table, policy);
+      const state::CursorIdentity& identity, const state::DedupPolicy& policy) override {
+    return real_->LoadDedupWindow(identity, policy);
   }
   Result<std::vector<state::DedupKey>> DedupEntriesFor(std::string_view table,
                                                        std::string_view sys_id) override {
@@ -254,6 +254,74 @@ TEST_F(TablePollerTest, RowsInsideTheSafetyLagWaitForTheServerClock) {
   EXPECT_EQ(p->status().rows_emitted.load(), 1);  // second 50 is not over on the server yet
   client_.set_server_now_ms((kT0 + 51) * 1000 + 1);
   ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 2; }, 5s));
+}
+
+// Startup probe off, the instance's clock 120 s behind this host's, safety lag 30 s: the
+// first sweep must not take this host's clock for the instance's. Until an answer carried a
+// Date header the client only knows local time; the handler plays that header's part.
+TEST_F(TablePollerTest, FirstSweepWaitsForTheInstanceClockWithTheProbeOff) {
+  constexpr int64_t kServerNow = kT0 + 500;
+  source_.safety_lag_seconds = 30;
+  client_.set_server_clock_known(false);
+  client_.set_server_now_ms((kServerNow + 120) * 1000);         // this host's clock
+  auto date_seen = std::make_shared<std::atomic<bool>>(false);  // outlives the test body
+  script_ = [this,
+             date_seen](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+    if (!date_seen->exchange(true)) {
+      client_.set_server_now_ms(kServerNow * 1000);
+      client_.set_server_clock_known(true);
+    }
+    return std::nullopt;
+  };
+  AddRows({{kServerNow - 60, Id(1)}, {kServerNow, Id(2)}});
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 1; }, 5s));
+  const auto sweeps = p->status().sweeps.load();
+  ASSERT_TRUE(WaitFor([&] { return p->status().sweeps.load() > sweeps + 3; }, 5s));
+  EXPECT_EQ(p->status().rows_emitted.load(), 1) << "a row of the instance's current second "
+                                                   "was read before it was 30 s old";
+  EXPECT_THAT(Keys(producer_->records()), ::testing::ElementsAre(Id(1)));
+  client_.set_server_now_ms((kServerNow + 31) * 1000);
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 2; }, 5s));
+}
+
+// The table through the poller: 250 unreadable rows first, then 50 readable ones,
+// pages of 100, and an X-Total-Count that counts readable rows only. All 50 arrive, and the
+// socket shows what the count was found to count.
+TEST_F(TablePollerTest, ReadableRowsBehindHiddenOnesArriveWhenTheCountLeavesHiddenRowsOut) {
+  table_.batch_size = 100;
+  std::vector<SimRow> rows;
+  for (int i = 0; i < 300; ++i) rows.push_back({kT0 + 10 + i / 30, Id(static_cast<uint64_t>(i))});
+  {
+    std::lock_guard lock(mu_);
+    sim_.count_readable_only = true;
+    sim_.hidden = [](const SimRow& r) { return r.sys_id < Id(250); };
+  }
+  AddRows(rows);
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 50; }, 5s))
+      << p->status().rows_emitted.load() << " rows emitted";
+  EXPECT_EQ(producer_->records().front().key.value_or(""), Id(250));
+  EXPECT_EQ(p->status().Read().count_reading, "readable_only");
+  EXPECT_TRUE(health_.Snapshot().at("source.inc").ok);
+}
+
+// snow.url pointed at a clone of the instance: a new cursor, and none of the old instance's
+// dedup entries, so the clone's rows (same sys_ids, same stamps) are all emitted.
+TEST_F(TablePollerTest, AnotherInstanceStartsWithItsOwnCursorAndNoDedupEntries) {
+  AddRows({{kT0 + 50, Id(1)}, {kT0 + 51, Id(2)}, {kT0 + 52, Id(3)}});
+  auto first = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return first->status().rows_emitted.load() == 3; }, 5s));
+  StopPoller(first);
+  ASSERT_TRUE(CursorIs(kT0 + 52, Id(3)));
+  ASSERT_GT(DedupCount(), 0u);  // the overlap's entries of the first instance
+  source_.instance = "acmeclone.service-now.com";
+  producer_ = std::make_shared<FakeProducer>();
+  auto second = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return second->status().rows_emitted.load() == 3; }, 5s))
+      << second->status().duplicates_suppressed.load() << " rows suppressed";
+  EXPECT_THAT(Keys(producer_->records()), ::testing::ElementsAre(Id(1), Id(2), Id(3)));
+  EXPECT_EQ(second->status().duplicates_suppressed.load(), 0);
 }
 
 TEST_F(TablePollerTest, RestartSuppressesTheOverlapInsteadOfReEmittingIt) {
@@ -562,7 +630,7 @@ TEST_F(TablePollerTest, ProbeThenTimeZoneLookupThenPolling) {
 TEST_F(TablePollerTest, CursorOfAnotherQueryIsRefused) {
   state::CursorIdentity other = IdentityFor(source_, table_);
   other.query_fingerprint = "0000000000000000";
-  auto window = store_->LoadDedupWindow(table_.alias, {});
+  auto window = store_->LoadDedupWindow(other, {});
   ASSERT_TRUE(window.ok());
   ASSERT_TRUE(store_->Commit(other, state::Cursor{kT0, Id(1)}, **window).ok());
   auto p = StartPoller();

@@ -30,7 +30,7 @@ TEST(ConcurrencyTest, CommitsAndCorrelationFromManyThreads) {
   for (int t = 0; t < kTables; ++t) {
     threads.emplace_back([&, t] {
       const std::string table = "table_" + std::to_string(t);
-      auto w = store->LoadDedupWindow(table, policy);
+      auto w = store->LoadDedupWindow(Identity(table), policy);
       if (!w.ok()) {
         ++failures;
         return;
@@ -70,7 +70,7 @@ TEST(ConcurrencyTest, CommitsAndCorrelationFromManyThreads) {
     ASSERT_TRUE(cursor.ok());
     EXPECT_EQ((*cursor)->ts, kCommits);
     // Bound = 150 - 3: seconds 147..150 remain, 7 rows each.
-    auto w = store->LoadDedupWindow(table, policy);
+    auto w = store->LoadDedupWindow(Identity(table), policy);
     ASSERT_TRUE(w.ok());
     EXPECT_EQ((*w)->size(), 4u * kRowsPerCommit) << table;
     for (int c = kCommits - 3; c <= kCommits; ++c) {

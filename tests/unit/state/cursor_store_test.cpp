@@ -12,7 +12,7 @@ using testing::OpenOrDie;
 using testing::TempDir;
 
 Status CommitCursor(StateStore& store, const CursorIdentity& id, const Cursor& c) {
-  auto w = store.LoadDedupWindow(id.table, DedupPolicy{});
+  auto w = store.LoadDedupWindow(id, DedupPolicy{});
   EXPECT_TRUE(w.ok()) << w.status().ToString();
   return store.Commit(id, c, **w);
 }
@@ -106,7 +106,7 @@ TEST(CursorStoreTest, ResetTableRemovesItsCursorsAndDedupOnly) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   for (const char* table : {"incident", "incident_task"}) {
-    auto w = store->LoadDedupWindow(table, DedupPolicy{2, 100});
+    auto w = store->LoadDedupWindow(Identity(table), DedupPolicy{2, 100});
     ASSERT_TRUE(w.ok());
     ASSERT_TRUE((*w)->Insert({100, testing::HexId(1), 0}));
     ASSERT_TRUE(store->Commit(Identity(table), {100, testing::HexId(1), Phase::kStream}, **w).ok());

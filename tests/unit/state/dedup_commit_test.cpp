@@ -18,7 +18,7 @@ using testing::OpenOrDie;
 using testing::TempDir;
 
 std::unique_ptr<DedupWindow> Load(StateStore& store, const std::string& table, DedupPolicy policy) {
-  auto w = store.LoadDedupWindow(table, policy);
+  auto w = store.LoadDedupWindow(Identity(table), policy);
   EXPECT_TRUE(w.ok()) << w.status().ToString();
   return w.ok() ? std::move(w).value() : nullptr;
 }
@@ -289,7 +289,7 @@ TEST(DedupCommitTest, RandomUseKeepsDiskEqualToTheModel) {
                      (disorder ? " with rows out of order" : ""));
         testing::TempDir tmp;
         auto store = testing::OpenOrDie(tmp.path());
-        auto w = store->LoadDedupWindow("t", DedupPolicy{overlap, cap});
+        auto w = store->LoadDedupWindow(testing::Identity("t"), DedupPolicy{overlap, cap});
         ASSERT_TRUE(w.ok());
         std::deque<Key> model;  // emit order
         int64_t ts = 1000;
@@ -321,7 +321,8 @@ TEST(DedupCommitTest, RandomUseKeepsDiskEqualToTheModel) {
             });
             model = std::move(kept);
             ASSERT_EQ((*w)->size(), model.size());
-            auto disk = store->LoadDedupWindow("t", DedupPolicy{overlap, 1u << 20});
+            auto disk =
+                store->LoadDedupWindow(testing::Identity("t"), DedupPolicy{overlap, 1u << 20});
             ASSERT_TRUE(disk.ok());
             ASSERT_EQ((*disk)->size(), model.size()) << "step " << step;
             for (const Key& m : model) {

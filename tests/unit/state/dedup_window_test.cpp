@@ -15,7 +15,8 @@ namespace {
 using testing::HexId;
 
 DedupWindowImpl MakeWindow(size_t records, int64_t overlap = 2) {
-  return DedupWindowImpl("incident", DedupPolicy{overlap, records}, nullptr);
+  return DedupWindowImpl("acme.service-now.com", "incident", DedupPolicy{overlap, records},
+                         nullptr);
 }
 
 TEST(DedupWindowTest, InsertOfADuplicateReturnsFalse) {

@@ -24,7 +24,7 @@ TEST(KeyCodecTest, OrderedIntegersSortNumerically) {
 }
 
 TEST(KeyCodecTest, DedupKeysOfATableSortByTimestampThenId) {
-  const std::string prefix = DedupPrefix("incident");
+  const std::string prefix = DedupPrefix("acme", "incident");
   auto key = [&](int64_t ts, std::string_view id, uint32_t mod) {
     std::string k = prefix;
     AppendDedupSuffix(&k, ts, id, mod);
@@ -40,13 +40,13 @@ TEST(KeyCodecTest, DedupSuffixRoundTripsAnyId) {
   for (std::string_view id :
        {std::string_view(""), std::string_view("x"),
         std::string_view("0123456789abcdef0123456789abcdef"), std::string_view("with\0nul", 8)}) {
-    std::string k = DedupPrefix("t");
+    std::string k = DedupPrefix("acme", "t");
     AppendDedupSuffix(&k, -42, id, 4000000000u);
     int64_t ts;
     std::string_view got;
     uint32_t mod;
-    ASSERT_TRUE(
-        DecodeDedupSuffix(std::string_view(k).substr(DedupPrefix("t").size()), &ts, &got, &mod));
+    ASSERT_TRUE(DecodeDedupSuffix(std::string_view(k).substr(DedupPrefix("acme", "t").size()), &ts,
+                                  &got, &mod));
     EXPECT_EQ(ts, -42);
     EXPECT_EQ(got, id);
     EXPECT_EQ(mod, 4000000000u);
@@ -60,10 +60,11 @@ TEST(KeyCodecTest, DedupSuffixRoundTripsAnyId) {
 TEST(KeyCodecTest, TablePrefixesNeverOverlap) {
   // "inc" must not be a prefix of "incident"'s keys, or a range delete of one table would
   // reach into the other.
-  const std::string a = DedupPrefix("inc");
-  const std::string b = DedupPrefix("incident");
+  const std::string a = DedupPrefix("acme", "inc");
+  const std::string b = DedupPrefix("acme", "incident");
   EXPECT_NE(b.compare(0, a.size(), a), 0);
-  EXPECT_LT(DedupPrefix("x") + std::string(20, '\xff'), PrefixSuccessor(DedupPrefix("x")));
+  EXPECT_LT(DedupPrefix("acme", "x") + std::string(20, '\xff'),
+            PrefixSuccessor(DedupPrefix("acme", "x")));
 }
 
 TEST(KeyCodecTest, CursorKeyRoundTripsAndSharesTheInstanceTablePrefix) {

@@ -49,7 +49,7 @@ TEST(StateStoreOpenTest, ReopenKeepsCursorsDedupAndCorrelation) {
   TempDir tmp;
   {
     auto store = OpenOrDie(tmp.path());
-    auto w = store->LoadDedupWindow("incident", DedupPolicy{2, 100});
+    auto w = store->LoadDedupWindow(Identity("incident"), DedupPolicy{2, 100});
     ASSERT_TRUE(w.ok());
     ASSERT_TRUE((*w)->Insert({500, HexId(1), 2}));
     ASSERT_TRUE(store->Commit(Identity("incident"), {500, HexId(1), Phase::kStream}, **w).ok());
@@ -69,7 +69,7 @@ TEST(StateStoreOpenTest, SyncWritesCommitAndReopen) {
   {
     auto store = StateStore::Open(o);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
-    auto w = (*store)->LoadDedupWindow("incident", DedupPolicy{2, 100});
+    auto w = (*store)->LoadDedupWindow(Identity("incident"), DedupPolicy{2, 100});
     ASSERT_TRUE((*w)->Insert({7, HexId(7), 0}));
     ASSERT_TRUE((*store)->Commit(Identity("incident"), {7, HexId(7), Phase::kStream}, **w).ok());
   }
@@ -210,7 +210,7 @@ TEST(StateStoreOpenTest, UncreatableDirIsPermissionDenied) {
 
 std::string MakeStoreWithData(const TempDir& tmp) {
   auto store = OpenOrDie(tmp.path());
-  auto w = store->LoadDedupWindow("incident", DedupPolicy{2, 1000});
+  auto w = store->LoadDedupWindow(Identity("incident"), DedupPolicy{2, 1000});
   for (int i = 0; i < 200; ++i) EXPECT_TRUE((*w)->Insert({100, HexId(i), 0}));
   EXPECT_TRUE(store->Commit(Identity("incident"), {100, HexId(199), Phase::kStream}, **w).ok());
   return tmp.path();  // closing flushes: the data is in SST files now
