@@ -164,7 +164,7 @@ void Lane::ReportSuccess() {
 
 void Lane::HandleFailure(std::optional<Command> command, Failure failure) {
   deps_.metrics->CountFailure(failure.klass);
-  if (failure.klass == ErrorClass::kRetriesExhausted) {
+  if (IsHeld(failure.klass)) {
     const std::string klass(ErrorClassName(failure.klass));
     return Backoff(Stage::kApply, failure.message, klass);
   }

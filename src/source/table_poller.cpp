@@ -10,6 +10,7 @@
 #include "snowcar/api/readiness.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
+#include "snowcar/servicenow/outcome_table.h"
 #include "snowcar/source/keyset_query.h"
 #include "snowcar/source/record_builder.h"
 #include "snowcar/source/row.h"
@@ -38,18 +39,20 @@ bool SortsAfter(const state::Cursor& a, const state::Cursor& b) {
   return a.ts > b.ts || (a.ts == b.ts && a.sys_id > b.sys_id);
 }
 
-bool IsRetryable(servicenow::OutcomeClass klass) {
-  using servicenow::OutcomeClass;
-  return klass == OutcomeClass::kRetryable || klass == OutcomeClass::kAmbiguous ||
-         klass == OutcomeClass::kConflict;
+// What a failed read of this table leads to: the decision table's GET page column.
+servicenow::Action Decision(const servicenow::CallResult& result) {
+  return servicenow::Decide(result, servicenow::CallPurpose::kGetPage);
 }
 
-// No answer at all because of the instance as a whole (TLS, certificate, ...): nothing about
-// this table is wrong, so it waits and tries again like after an outage instead of stopping.
-// Refused credentials keep stopping the table, with their own message.
-bool InstanceUnusable(const servicenow::CallResult& result) {
-  return !result.ok() && result.instance_unreachable &&
-         result.klass != servicenow::OutcomeClass::kUnauthorized;
+// Why the instance as a whole cannot be used (a pause): nothing about this table is wrong,
+// so it waits and tries again by itself, naming the cause.
+std::string PauseCause(const servicenow::CallResult& result) {
+  if (result.klass == servicenow::OutcomeClass::kUnauthorized) {
+    return "the credentials were refused (HTTP 401 after a fresh login; check "
+           "snow.auth.username / snow.auth.password or the OAuth settings); waiting for the "
+           "instance to accept them";
+  }
+  return "could not reach the instance";
 }
 
 }  // namespace
@@ -137,10 +140,10 @@ void TablePoller::OnProbe(const servicenow::CallResult& result) {
     if (stopping_) FinishStop();
     return;
   }
-  if (InstanceUnusable(result)) {
-    BackOff(Label() +
-                ": the startup probe could not reach the instance: " + result.ToStatus().message(),
-            /*retry_probe=*/true);
+  if (!result.ok() && Decision(result) == servicenow::Action::kPauseInstance) {
+    BackOff(
+        Label() + ": the startup probe " + PauseCause(result) + ": " + result.ToStatus().message(),
+        /*retry_probe=*/true);
     return;
   }
   Status verdict = InterpretProbe(*deps_.table, result);
@@ -299,17 +302,19 @@ void TablePoller::AnswerWasGood() {
 }
 
 void TablePoller::OnFailedAnswer(const servicenow::CallResult& result) {
-  if (IsRetryable(result.klass) || InstanceUnusable(result)) {
-    BackOff(Label() + ": " + result.ToStatus().message(), /*retry_probe=*/false);
-    return;
+  switch (Decision(result)) {
+    case servicenow::Action::kHold:
+      BackOff(Label() + ": " + result.ToStatus().message(), /*retry_probe=*/false);
+      return;
+    case servicenow::Action::kPauseInstance:
+      BackOff(Label() + ": " + PauseCause(result) + ": " + result.ToStatus().message(),
+              /*retry_probe=*/false);
+      return;
+    default:
+      break;  // the table stops
   }
   std::string cause;
   switch (result.klass) {
-    case servicenow::OutcomeClass::kUnauthorized:
-      cause =
-          "the credentials were refused (HTTP 401 after a fresh login); check "
-          "snow.auth.username / snow.auth.password or the OAuth settings";
-      break;
     case servicenow::OutcomeClass::kPermission:
       cause = "the integration user may not read this table (HTTP 403); grant read access";
       break;
