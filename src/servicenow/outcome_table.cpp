@@ -170,8 +170,9 @@ std::string_view Meaning(Action action) {
              "on.";
     case Action::kHold:
       return "the lane keeps the same record (the poller the same page), waits (growing from "
-             "`snow.retry.initial.backoff.ms`, capped at `snow.retry.max.backoff.ms`) and sends "
-             "it again, for as long as it takes. Nothing is dead-lettered, no offset or cursor "
+             "`snow.retry.initial.backoff.ms`, capped at `snow.retry.max.backoff.ms`, and never "
+             "shorter than the instance's `Retry-After`) and sends it again, for as long as it "
+             "takes. Nothing is dead-lettered, no offset or cursor "
              "moves. The lane shows `backing_off` with class `RETRIES_EXHAUSTED` (`PRODUCE` for a "
              "produce failure).";
     case Action::kPauseInstance:

@@ -61,6 +61,7 @@ Failure FailureFromCall(const servicenow::CallResult& result, std::string_view w
       break;
   }
   f.http_status = result.http_status;
+  f.retry_after_ms = result.response.retry_after_ms;
   f.attempts = result.attempts;
   f.request_id = result.request_id;
   f.response_excerpt = ResponseExcerpt(result);

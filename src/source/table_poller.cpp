@@ -143,12 +143,12 @@ void TablePoller::OnProbe(const servicenow::CallResult& result) {
   if (!result.ok() && Decision(result) == servicenow::Action::kPauseInstance) {
     BackOff(
         Label() + ": the startup probe " + PauseCause(result) + ": " + result.ToStatus().message(),
-        /*retry_probe=*/true);
+        /*retry_probe=*/true, result.response.retry_after_ms);
     return;
   }
   Status verdict = InterpretProbe(*deps_.table, result);
   if (verdict.code() == StatusCode::kUnavailable) {
-    BackOff(verdict.message(), /*retry_probe=*/true);
+    BackOff(verdict.message(), /*retry_probe=*/true, result.response.retry_after_ms);
     return;
   }
   if (!verdict.ok()) {
@@ -304,11 +304,12 @@ void TablePoller::AnswerWasGood() {
 void TablePoller::OnFailedAnswer(const servicenow::CallResult& result) {
   switch (Decision(result)) {
     case servicenow::Action::kHold:
-      BackOff(Label() + ": " + result.ToStatus().message(), /*retry_probe=*/false);
+      BackOff(Label() + ": " + result.ToStatus().message(), /*retry_probe=*/false,
+              result.response.retry_after_ms);
       return;
     case servicenow::Action::kPauseInstance:
       BackOff(Label() + ": " + PauseCause(result) + ": " + result.ToStatus().message(),
-              /*retry_probe=*/false);
+              /*retry_probe=*/false, result.response.retry_after_ms);
       return;
     default:
       break;  // the table stops
@@ -519,11 +520,14 @@ void TablePoller::RecoverFromProduceFailure() {
   BackOff(status_.Read().last_error, /*retry_probe=*/false);
 }
 
-void TablePoller::BackOff(std::string why, bool retry_probe) {
+void TablePoller::BackOff(std::string why, bool retry_probe, std::optional<int64_t> at_least_ms) {
   ++consecutive_failures_;
   int64_t wait = deps_.options.initial_backoff_ms;
   for (int i = 1; i < consecutive_failures_ && wait < deps_.options.max_backoff_ms; ++i) wait *= 2;
   wait = std::min(wait, deps_.options.max_backoff_ms);
+  // The instance said how long (Retry-After): never sooner, even past the own cap.
+  if (at_least_ms) wait = std::max(wait, *at_least_ms);
+  status_.backoff_ms.store(wait);
   status_.retries.fetch_add(1);
   status_.throttled_ms.fetch_add(wait);
   status_.SetLastError(why);
@@ -535,6 +539,7 @@ void TablePoller::BackOff(std::string why, bool retry_probe) {
   timer_.expires_after(std::chrono::milliseconds(wait));
   timer_.async_wait([self = shared_from_this(), retry_probe](const boost::system::error_code& ec) {
     self->timer_armed_ = false;
+    self->status_.backoff_ms.store(0);
     if (ec || self->stopping_ || self->failed_) return;
     if (retry_probe) {
       self->status_.SetState(TableState::kProbing);

@@ -41,6 +41,9 @@ struct Failure {
   std::string request_id;
   std::string response_excerpt;  // masked, at most 500 characters
   std::string request_body;      // only when reporter_include_request_body; masked when built
+  // The instance's Retry-After on the last answer, in ms: a lane holding the record waits at
+  // least this long, whatever its own backoff says.
+  std::optional<int64_t> retry_after_ms;
 };
 
 // The outcome of one applied record, for the success reporter topic.

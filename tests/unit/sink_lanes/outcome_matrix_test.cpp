@@ -114,6 +114,8 @@ void OutcomeMatrix::RunCell(const FailureCase& failure, CallPurpose purpose,
   };
   auto shared = std::make_shared<Shared>();
   shared->failing = testsupport::FakeTableClient::FinalAnswer(failure, purpose);
+  // The instance's Retry-After is honoured by the lane; scaled down so the cell takes ms.
+  if (shared->failing.response.retry_after_ms) shared->failing.response.retry_after_ms = 50;
   shared->method = servicenow::MethodOf(purpose);
   // The client's own resend is answered (401 once): the lane sees its success.
   shared->fails = !failure.kafka_produce && !(failure.once && outcome.client_retries);
@@ -239,6 +241,10 @@ void OutcomeMatrix::RunCell(const FailureCase& failure, CallPurpose purpose,
         EXPECT_TRUE(status.last_error_class == "RETRIES_EXHAUSTED" ||
                     status.last_error_class == "PRODUCE")
             << status.last_error_class;
+      }
+      if (shared->failing.response.retry_after_ms) {
+        EXPECT_TRUE(WaitFor([&] { return lane->Snapshot().backoff_ms == 50; }, 5s))
+            << "waits what Retry-After asks";
       }
       // It resumes by itself once the instance (or Kafka) answers again.
       shared->healed = true;

@@ -667,6 +667,35 @@ TEST_F(TablePollerTest, CredentialsRefusedAfterAFreshTokenPauseTheTableInsteadOf
   EXPECT_EQ(p->status().Read().state, TableState::kRunning);
 }
 
+// Finding: a Retry-After longer than the client's elapsed budget was forgotten; the poller
+// then retried on its own backoff (here 10 ms). It waits at least what the instance asked
+// and shows the wait (backoff_ms on the socket).
+TEST_F(TablePollerTest, BackOffWaitsTheInstancesRetryAfterAndShowsIt) {
+  AddRows({{kT0 + 10, Id(1)}});
+  struct Sent {
+    std::mutex mu;
+    std::vector<std::chrono::steady_clock::time_point> at;
+  };
+  auto sent = std::make_shared<Sent>();  // outlives the test body
+  script_ = [sent](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+    std::lock_guard lock(sent->mu);
+    sent->at.push_back(std::chrono::steady_clock::now());
+    if (sent->at.size() > 1) return std::nullopt;
+    servicenow::CallResult r =
+        FakeTableClient::Failure(servicenow::OutcomeClass::kRetryable, 429, "Too many requests");
+    r.response.retry_after_ms = 400;
+    return r;
+  };
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().backoff_ms.load() > 0; }, 5s));
+  EXPECT_EQ(p->status().backoff_ms.load(), 400);
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 1; }, 5s));
+  EXPECT_EQ(p->status().backoff_ms.load(), 0);
+  std::lock_guard lock(sent->mu);
+  ASSERT_GE(sent->at.size(), 2u);
+  EXPECT_GE(sent->at[1] - sent->at[0], 390ms);
+}
+
 // The GET page column of the outcome matrix (docs/outcomes.md): each failure of the catalogue,
 // classified by the real classifier and answered to every read of the table, ends as the
 // decision table says: success (the poller keeps sweeping), hold and pause (it backs off,
@@ -683,6 +712,8 @@ TEST_P(PageOutcomeTest, TheGetPageCellEndsAsTheTableSays) {
       !failure.kafka_produce && !(failure.once && outcome.client_retries));
   auto answer = std::make_shared<servicenow::CallResult>(
       FakeTableClient::FinalAnswer(failure, CallPurpose::kGetPage));
+  // The instance's Retry-After is honoured; scaled down so the cell takes ms.
+  if (answer->response.retry_after_ms) answer->response.retry_after_ms = 50;
   script_ = [broken,
              answer](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
     if (!broken->load()) return std::nullopt;
@@ -710,6 +741,10 @@ TEST_P(PageOutcomeTest, TheGetPageCellEndsAsTheTableSays) {
       const bool names_instance = error.find("could not reach the instance") != std::string::npos ||
                                   error.find("credentials were refused") != std::string::npos;
       EXPECT_EQ(names_instance, outcome.action == Action::kPauseInstance) << error;
+      if (answer->response.retry_after_ms) {
+        EXPECT_TRUE(WaitFor([&] { return p->status().backoff_ms.load() == 50; }, 5s))
+            << "waits what Retry-After asks";
+      }
       EXPECT_FALSE(health_.Snapshot().at("source.inc").ok);
       EXPECT_EQ(p->status().rows_emitted.load(), 0);
       *broken = false;
