@@ -179,7 +179,8 @@ std::string_view Meaning(Action action) {
       return "the instance itself cannot be used: like **hold**, but the wait is charged to the "
              "instance, never to the record. The lane shows `backing_off` with class "
              "`INSTANCE_UNAVAILABLE`, the table `backing_off` naming the cause, and `/v1/health` "
-             "reports the `servicenow` component unreachable once, with the reason. No command "
+             "reports the `servicenow` component unreachable, with the reason (each waiting "
+             "table is not ok under its own name too). No command "
              "is dead-lettered, no offset or cursor moves, and everything resumes by itself at "
              "the first answer.";
     case Action::kRecordError:
