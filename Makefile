@@ -15,7 +15,7 @@ PREFIX     ?= /usr/local
 DESTDIR    ?=
 
 .PHONY: all deps configure build test test-unit test-integration test-asan test-tsan test-faults bench demo \
-        docs-config format tidy clean fuzz fuzz-build fuzz-quick install
+        docs-config docs-outcomes format tidy clean fuzz fuzz-build fuzz-quick install
 
 all: build
 
@@ -109,6 +109,10 @@ demo: build
 # Regenerates docs/configuration.md from the option table (a test checks it is current).
 docs-config: build
 	$(BUILD)/snowcar config docs > docs/configuration.md
+
+# Regenerates docs/outcomes.md from the decision table (a test checks it is current).
+docs-outcomes: build
+	$(BUILD)/snowcar config outcomes > docs/outcomes.md
 
 # Installs the binary, the guides and the example configuration under $(DESTDIR)$(PREFIX)
 # (bin/, share/doc/snowcar/); DESTDIR stages the tree for distro packagers.

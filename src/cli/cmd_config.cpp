@@ -12,6 +12,7 @@
 #include "snowcar/config/options.h"
 #include "snowcar/config/properties.h"
 #include "snowcar/runtime/sidecar.h"
+#include "snowcar/servicenow/outcome_table.h"
 
 namespace snowcar::cli {
 namespace {
@@ -20,12 +21,14 @@ constexpr std::string_view kConfigUsage =
     "usage: snowcar config check [FILE] [--set key=value]...\n"
     "       snowcar config print [FILE] [--set key=value]... [--json]\n"
     "       snowcar config docs\n"
+    "       snowcar config outcomes\n"
     "\n"
     "check  validates FILE with SNOWCAR_* environment overrides and --set overrides applied,\n"
     "       making every check `snowcar run` makes before it starts; exit 0 when valid, 2\n"
     "       listing every problem otherwise\n"
     "print  shows the effective value of every key (secrets as [redacted])\n"
-    "docs   prints the Markdown reference of all keys (docs/configuration.md)\n";
+    "docs   prints the Markdown reference of all keys (docs/configuration.md)\n"
+    "outcomes  prints what every failure leads to, per operation (docs/outcomes.md)\n";
 
 struct ConfigArgs {
   std::string verb;
@@ -61,7 +64,9 @@ std::string Parse(int argc, char** argv, ConfigArgs& args) {
       args.file = std::string(arg);
     }
   }
-  if (args.verb == "docs" && (args.file || !args.sets.empty())) return "docs takes no arguments";
+  if ((args.verb == "docs" || args.verb == "outcomes") && (args.file || !args.sets.empty())) {
+    return args.verb + " takes no arguments";
+  }
   return "";
 }
 
@@ -131,6 +136,11 @@ int ConfigMain(int argc, char** argv) {
   if (args.verb == "print") return Print(args);
   if (args.verb == "docs") {
     const std::string doc = config::RenderMarkdownReference();
+    std::fwrite(doc.data(), 1, doc.size(), stdout);
+    return 0;
+  }
+  if (args.verb == "outcomes") {
+    const std::string doc = servicenow::RenderOutcomesMarkdown();
     std::fwrite(doc.data(), 1, doc.size(), stdout);
     return 0;
   }

@@ -18,9 +18,8 @@ ErrorClass ClassOf(servicenow::OutcomeClass klass) {
       return ErrorClass::kConflict;
     case OutcomeClass::kAmbiguous:
       return ErrorClass::kAmbiguous;
-    case OutcomeClass::kRetryable:
-      return ErrorClass::kRetriesExhausted;
     case OutcomeClass::kOk:
+    case OutcomeClass::kRetryable:
     case OutcomeClass::kPermanent:
     case OutcomeClass::kUnauthorized:
       break;
@@ -42,16 +41,27 @@ std::string ResponseExcerpt(const servicenow::CallResult& result) {
   return text;
 }
 
-Failure FailureFromCall(const servicenow::CallResult& result, std::string_view what) {
+Failure FailureFromCall(const servicenow::CallResult& result, std::string_view what,
+                        servicenow::CallPurpose purpose) {
+  return FailureFromCall(result, what, servicenow::Decide(result, purpose));
+}
+
+Failure FailureFromCall(const servicenow::CallResult& result, std::string_view what,
+                        servicenow::Action action) {
   Failure f;
-  f.klass = ClassOf(result.klass);
-  // The instance could not be reached at all (TLS, certificate): the record is not at fault,
-  // so it waits like after an outage instead of taking the error path. Refused credentials
-  // keep their class.
-  if (result.instance_unreachable && result.klass == servicenow::OutcomeClass::kPermanent) {
-    f.klass = ErrorClass::kRetriesExhausted;
+  switch (action) {
+    case servicenow::Action::kHold:
+      f.klass = ErrorClass::kRetriesExhausted;
+      break;
+    case servicenow::Action::kPauseInstance:
+      f.klass = ErrorClass::kInstanceUnavailable;
+      break;
+    default:
+      f.klass = ClassOf(result.klass);
+      break;
   }
   f.http_status = result.http_status;
+  f.retry_after_ms = result.response.retry_after_ms;
   f.attempts = result.attempts;
   f.request_id = result.request_id;
   f.response_excerpt = ResponseExcerpt(result);

@@ -61,8 +61,14 @@ std::string_view ErrorClassName(ErrorClass klass) {
       return "AMBIGUOUS";
     case ErrorClass::kRetriesExhausted:
       return "RETRIES_EXHAUSTED";
+    case ErrorClass::kInstanceUnavailable:
+      return "INSTANCE_UNAVAILABLE";
   }
   return "RECORD_ERROR";
+}
+
+bool IsHeld(ErrorClass klass) {
+  return klass == ErrorClass::kRetriesExhausted || klass == ErrorClass::kInstanceUnavailable;
 }
 
 kafka::OutRecord BuildDlqRecord(const kafka::InRecord& original, const Failure& failure,

@@ -51,8 +51,9 @@ struct FieldCatalog::Lookup : std::enable_shared_from_this<FieldCatalog::Lookup>
     auto self = shared_from_this();
     catalog->client_.Send(std::move(r), executor, [self](servicenow::CallResult result) {
       if (!result.ok()) {
-        return self->Fail(
-            FailureFromCall(result, "looking up table " + self->table + " in sys_db_object"));
+        return self->Fail(FailureFromCall(result,
+                                          "looking up table " + self->table + " in sys_db_object",
+                                          servicenow::CallPurpose::kLookup));
       }
       if (result.response.rows.empty() || !result.response.rows[0].is_object()) {
         return self->Fail(
@@ -79,7 +80,8 @@ struct FieldCatalog::Lookup : std::enable_shared_from_this<FieldCatalog::Lookup>
     catalog->client_.Send(std::move(r), executor, [self](const servicenow::CallResult& result) {
       if (!result.ok()) {
         return self->Fail(FailureFromCall(
-            result, "reading the super-class chain of " + self->table + " in sys_db_object"));
+            result, "reading the super-class chain of " + self->table + " in sys_db_object",
+            servicenow::CallPurpose::kLookup));
       }
       const auto& row = result.response.record;
       std::string name = StringField(row, "name");
@@ -105,8 +107,9 @@ struct FieldCatalog::Lookup : std::enable_shared_from_this<FieldCatalog::Lookup>
     auto self = shared_from_this();
     catalog->client_.Send(std::move(r), executor, [self](const servicenow::CallResult& result) {
       if (!result.ok()) {
-        return self->Fail(FailureFromCall(
-            result, "reading the columns of " + self->table + " in sys_dictionary"));
+        return self->Fail(
+            FailureFromCall(result, "reading the columns of " + self->table + " in sys_dictionary",
+                            servicenow::CallPurpose::kLookup));
       }
       auto columns = std::make_shared<ColumnSet>();
       for (const auto& v : result.response.rows) {

@@ -164,9 +164,9 @@ void Lane::ReportSuccess() {
 
 void Lane::HandleFailure(std::optional<Command> command, Failure failure) {
   deps_.metrics->CountFailure(failure.klass);
-  if (failure.klass == ErrorClass::kRetriesExhausted) {
+  if (IsHeld(failure.klass)) {
     const std::string klass(ErrorClassName(failure.klass));
-    return Backoff(Stage::kApply, failure.message, klass);
+    return Backoff(Stage::kApply, failure.message, klass, failure.retry_after_ms);
   }
   current_command_ = std::move(command);
   current_failure_ = std::move(failure);
@@ -191,16 +191,20 @@ void Lane::RunErrorPath() {
       current_delivery_);
 }
 
-void Lane::Backoff(Stage resume, const std::string& why, const std::string& klass) {
+void Lane::Backoff(Stage resume, const std::string& why, const std::string& klass,
+                   std::optional<int64_t> at_least_ms) {
   deps_.metrics->CountRetry();
   ++consecutive_retries_;
   const int shift = std::min(consecutive_retries_ - 1, 20);
   const auto grown = deps_.options.initial_backoff * (int64_t{1} << shift);
-  const auto delay = std::min<std::chrono::milliseconds>(grown, deps_.options.max_backoff);
+  auto delay = std::min<std::chrono::milliseconds>(grown, deps_.options.max_backoff);
+  // The instance said how long: never sooner, even past the lane's own cap.
+  if (at_least_ms && *at_least_ms > delay.count()) delay = std::chrono::milliseconds(*at_least_ms);
   {
     std::lock_guard lock(mu_);
     status_.last_error = why;
     status_.last_error_class = klass;
+    status_.backoff_ms = delay.count();
     ++status_.retries;
     busy_ = false;
     if (abandoned_ || status_.state != LaneState::kRunning) {
@@ -235,6 +239,7 @@ void Lane::Resume() {
       return;
     }
     status_.state = LaneState::kRunning;
+    status_.backoff_ms = 0;
     busy_ = true;
     UpdatePauseLocked();
   }

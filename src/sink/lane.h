@@ -87,7 +87,8 @@ struct LaneStatus {
   int64_t committed_offset = -1;  // as last read from the group coordinator; -1: unknown
   std::optional<int64_t> in_flight_offset;
   size_t queue_depth = 0;
-  int64_t retries = 0;  // backoffs of this lane so far
+  int64_t retries = 0;     // backoffs of this lane so far
+  int64_t backoff_ms = 0;  // the wait of the current backoff (0 when not backing off)
   std::string last_error;
   std::string last_error_class;
   bool paused = false;
@@ -128,7 +129,10 @@ class Lane : public std::enable_shared_from_this<Lane> {
   void ReportSuccess();
   void HandleFailure(std::optional<Command> command, Failure failure);
   void RunErrorPath();
-  void Backoff(Stage resume, const std::string& why, const std::string& klass);
+  // Waits the lane's own growing backoff, or `at_least_ms` (the instance's Retry-After) when
+  // that is longer, then resumes at `resume`.
+  void Backoff(Stage resume, const std::string& why, const std::string& klass,
+               std::optional<int64_t> at_least_ms = std::nullopt);
   void Resume();
   void Complete();
   void Failed(const Failure& failure);

@@ -7,9 +7,10 @@ namespace {
 
 constexpr Operation kOperations[] = {Operation::kCreate, Operation::kPatch, Operation::kPut,
                                      Operation::kDelete};
-constexpr ErrorClass kClasses[] = {ErrorClass::kPermission, ErrorClass::kNotFound,
-                                   ErrorClass::kConflict,   ErrorClass::kRecordError,
-                                   ErrorClass::kAmbiguous,  ErrorClass::kRetriesExhausted};
+constexpr ErrorClass kClasses[] = {ErrorClass::kPermission,         ErrorClass::kNotFound,
+                                   ErrorClass::kConflict,           ErrorClass::kRecordError,
+                                   ErrorClass::kAmbiguous,          ErrorClass::kRetriesExhausted,
+                                   ErrorClass::kInstanceUnavailable};
 
 std::string PartitionLabels(const std::string& topic, int32_t partition) {
   return "topic=\"" + api::EscapeLabelValue(topic) + "\",partition=\"" + std::to_string(partition) +

@@ -47,7 +47,7 @@ class SinkMetrics {
  private:
   std::array<std::atomic<int64_t>, 4> applied_{};  // by Operation
   std::atomic<int64_t> ignored_{0};
-  std::array<std::atomic<int64_t>, 6> failures_{};  // by ErrorClass
+  std::array<std::atomic<int64_t>, 7> failures_{};  // by ErrorClass
   std::atomic<int64_t> retries_{0};
   std::atomic<int64_t> dlq_{0};
   // Per partition, kept for the life of the process (a partition that moves to another

@@ -25,6 +25,7 @@ boost::json::object LaneJson(const LaneStatus& s) {
   o["queue_depth"] = static_cast<int64_t>(s.queue_depth);
   o["completed"] = s.completed;
   o["retries"] = s.retries;
+  o["backoff_ms"] = s.backoff_ms;
   o["paused"] = s.paused;
   if (s.last_error.empty()) {
     o["last_error"] = nullptr;

@@ -11,6 +11,8 @@
 namespace snowcar::sink {
 namespace {
 
+using servicenow::Action;
+using servicenow::CallPurpose;
 using servicenow::CallResult;
 using servicenow::HttpRequest;
 using servicenow::Method;
@@ -115,6 +117,19 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
     }
   }
 
+  // The column of the decision table a POST of this command is in.
+  CallPurpose CreatePurpose() const {
+    switch (settings().ambiguous_create) {
+      case AmbiguousCreateBehavior::kRetry:
+        return CallPurpose::kCreateRetry;
+      case AmbiguousCreateBehavior::kFailAmbiguous:
+        return CallPurpose::kCreateFailAmbiguous;
+      case AmbiguousCreateBehavior::kCorrelationLookup:
+        return CallPurpose::kCreateCorrelation;
+    }
+    return CallPurpose::kCreateFailAmbiguous;
+  }
+
   bool Correlating() const {
     return settings().ambiguous_create == AmbiguousCreateBehavior::kCorrelationLookup &&
            writer->store_ != nullptr;
@@ -173,27 +188,27 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
       Remember(sys_id);
       return Succeed(Operation::kCreate, std::move(sys_id), result, false, body);
     }
-    if (result.klass != OutcomeClass::kAmbiguous) {
-      return Fail(FailureFromCall(result, What(Method::kPost, command.sys_id)));
-    }
-    // The POST may or may not have created the row.
-    ++history->ambiguous_posts;
-    switch (settings().ambiguous_create) {
-      case AmbiguousCreateBehavior::kFailAmbiguous: {
-        Failure f = FailureFromCall(result, What(Method::kPost, command.sys_id));
-        f.message +=
-            " (snow.sink.create.ambiguous.behavior=fail_ambiguous: the row may or may "
-            "not exist)";
-        return Fail(std::move(f));
-      }
-      case AmbiguousCreateBehavior::kRetry:
+    // A lost answer: the POST may or may not have created the row.
+    if (result.klass == OutcomeClass::kAmbiguous) ++history->ambiguous_posts;
+    const Action action = servicenow::Decide(result, CreatePurpose());
+    switch (action) {
+      case Action::kResendCreate:
         if (!command.sys_id.empty()) return Verify();
         SNOWCAR_LOG(kWarn, "sink.create.ambiguous_retry",
                     {{"table", command.table}, {"request_id", result.request_id}});
         return Post();
-      case AmbiguousCreateBehavior::kCorrelationLookup:
+      case Action::kLookupAgain:
         if (!command.sys_id.empty()) return Verify();
         return Lookup();
+      default: {
+        Failure f = FailureFromCall(result, What(Method::kPost, command.sys_id), action);
+        if (result.klass == OutcomeClass::kAmbiguous) {
+          f.message +=
+              " (snow.sink.create.ambiguous.behavior=fail_ambiguous: the row may or may "
+              "not exist)";
+        }
+        return Fail(std::move(f));
+      }
     }
   }
 
@@ -207,7 +222,8 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
              return self->Succeed(Operation::kCreate, self->command.sys_id, result);
            }
            if (result.klass == OutcomeClass::kNotFound) return self->Post();
-           self->Fail(FailureFromCall(result, self->What(Method::kGet, self->command.sys_id)));
+           self->Fail(FailureFromCall(result, self->What(Method::kGet, self->command.sys_id),
+                                      CallPurpose::kLookup));
          });
   }
 
@@ -253,8 +269,10 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
 
   void OnLookup(const CallResult& result) {
     if (!result.ok()) {
-      return Fail(FailureFromCall(result, "correlation lookup GET " + command.table + "?" +
-                                              settings().correlation_field + "=..."));
+      return Fail(FailureFromCall(
+          result,
+          "correlation lookup GET " + command.table + "?" + settings().correlation_field + "=...",
+          CallPurpose::kLookup));
     }
     const auto& rows = result.response.rows;
     if (rows.empty()) return Post();
@@ -304,8 +322,10 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
     Send(Method::kPatch, RecordPath(command.table, sys_id), body,
          [self, sys_id, from_cache, body](const CallResult& result) {
            if (result.ok()) return self->Succeed(Operation::kPatch, sys_id, result, false, body);
-           if (result.klass == OutcomeClass::kNotFound) {
-             // The row the cache (or a lookup a moment ago) named is gone.
+           const Action action = servicenow::Decide(result, CallPurpose::kPatch);
+           if (action == Action::kNotFoundPolicy) {
+             // The row the cache (or a lookup a moment ago) named is gone: for this PATCH the
+             // policy is to look the value up again, whatever not.found.behavior says.
              if (from_cache) {
                Status s = self->writer->store_->EraseCorrelation(self->command.table,
                                                                  self->settings().correlation_field,
@@ -317,18 +337,16 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
              }
              return self->Lookup();
            }
-           self->Fail(UpdateFailure(result, self->What(Method::kPatch, sys_id)));
+           self->Fail(UpdateFailure(result, self->What(Method::kPatch, sys_id), action));
          });
   }
 
-  // A PATCH or PUT whose answer was lost every time the client sent it: nothing says the
-  // record is wrong, and sending it again cannot do harm twice. The lane holds the record and
-  // tries it again, as after a 503, instead of dead-lettering a write that may never have
-  // been applied.
-  static Failure UpdateFailure(const CallResult& result, const std::string& what) {
-    Failure f = FailureFromCall(result, what);
-    if (result.klass == OutcomeClass::kAmbiguous) {
-      f.klass = ErrorClass::kRetriesExhausted;
+  // A PATCH or PUT whose answer was lost every time the client sent it is held by the
+  // decision table (nothing says the record is wrong, and sending it again cannot do harm
+  // twice); the message says so.
+  static Failure UpdateFailure(const CallResult& result, const std::string& what, Action action) {
+    Failure f = FailureFromCall(result, what, action);
+    if (result.klass == OutcomeClass::kAmbiguous && action == Action::kHold) {
       f.message += "; it is sent again later (resending a PATCH or PUT is harmless)";
     }
     return f;
@@ -345,15 +363,17 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
              return self->Succeed(self->command.operation, self->command.sys_id, result, false,
                                   body);
            }
-           if (result.klass == OutcomeClass::kNotFound) return self->NotFound(result, method);
-           self->Fail(UpdateFailure(result, self->What(method, self->command.sys_id)));
+           const Action action = servicenow::Decide(
+               result, method == Method::kPut ? CallPurpose::kPut : CallPurpose::kPatch);
+           if (action == Action::kNotFoundPolicy) return self->NotFound(result, method);
+           self->Fail(UpdateFailure(result, self->What(method, self->command.sys_id), action));
          });
   }
 
   void NotFound(const CallResult& result, Method method) {
     switch (settings().not_found) {
       case NotFoundBehavior::kFail: {
-        Failure f = FailureFromCall(result, What(method, command.sys_id));
+        Failure f = FailureFromCall(result, What(method, command.sys_id), Action::kRecordError);
         f.klass = ErrorClass::kNotFound;
         f.message += " (snow.sink.not.found.behavior=fail)";
         return Fail(std::move(f));
@@ -378,22 +398,24 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
            if (result.ok()) {
              return self->Succeed(Operation::kDelete, self->command.sys_id, result);
            }
-           if (result.klass == OutcomeClass::kNotFound) {
-             // After a lost answer an earlier DELETE (of this try or of an earlier one) may
-             // have removed the row already.
-             if (self->history->delete_sent) {
-               return self->Succeed(Operation::kDelete, self->command.sys_id, result);
-             }
-             return self->NotFound(result, Method::kDelete);
+           const std::string what = self->What(Method::kDelete, self->command.sys_id);
+           const Action action = servicenow::Decide(result, CallPurpose::kDelete);
+           switch (action) {
+             case Action::kNotFoundPolicy:
+               // After a lost answer an earlier DELETE (of this try or of an earlier one) may
+               // have removed the row already.
+               if (self->history->delete_sent) {
+                 return self->Succeed(Operation::kDelete, self->command.sys_id, result);
+               }
+               return self->NotFound(result, Method::kDelete);
+             case Action::kResendDelete:
+               self->history->delete_sent = true;
+               if (self->deletes < kMaxRounds) return self->Delete();
+               // Still lost: the lane holds the record (the history remembers the send).
+               return self->Fail(FailureFromCall(result, what, Action::kHold));
+             default:
+               return self->Fail(FailureFromCall(result, what, action));
            }
-           if (result.klass == OutcomeClass::kAmbiguous) {
-             self->history->delete_sent = true;
-             if (self->deletes < kMaxRounds) return self->Delete();
-             Failure f = FailureFromCall(result, self->What(Method::kDelete, self->command.sys_id));
-             f.klass = ErrorClass::kRetriesExhausted;
-             return self->Fail(std::move(f));
-           }
-           self->Fail(FailureFromCall(result, self->What(Method::kDelete, self->command.sys_id)));
          });
   }
 };

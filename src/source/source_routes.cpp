@@ -32,6 +32,7 @@ boost::json::object SourceDirection::TableJson(const TablePoller& poller) const 
   out["rows_skipped"] = s.rows_skipped.load();
   out["retries"] = s.retries.load();
   out["throttled_ms"] = s.throttled_ms.load();
+  out["backoff_ms"] = s.backoff_ms.load();
   out["commits"] = s.commits.load();
   out["sweeps"] = s.sweeps.load();
   out["count_reading"] = view.count_reading;

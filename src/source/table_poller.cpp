@@ -10,6 +10,7 @@
 #include "snowcar/api/readiness.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
+#include "snowcar/servicenow/outcome_table.h"
 #include "snowcar/source/keyset_query.h"
 #include "snowcar/source/record_builder.h"
 #include "snowcar/source/row.h"
@@ -38,18 +39,20 @@ bool SortsAfter(const state::Cursor& a, const state::Cursor& b) {
   return a.ts > b.ts || (a.ts == b.ts && a.sys_id > b.sys_id);
 }
 
-bool IsRetryable(servicenow::OutcomeClass klass) {
-  using servicenow::OutcomeClass;
-  return klass == OutcomeClass::kRetryable || klass == OutcomeClass::kAmbiguous ||
-         klass == OutcomeClass::kConflict;
+// What a failed read of this table leads to: the decision table's GET page column.
+servicenow::Action Decision(const servicenow::CallResult& result) {
+  return servicenow::Decide(result, servicenow::CallPurpose::kGetPage);
 }
 
-// No answer at all because of the instance as a whole (TLS, certificate, ...): nothing about
-// this table is wrong, so it waits and tries again like after an outage instead of stopping.
-// Refused credentials keep stopping the table, with their own message.
-bool InstanceUnusable(const servicenow::CallResult& result) {
-  return !result.ok() && result.instance_unreachable &&
-         result.klass != servicenow::OutcomeClass::kUnauthorized;
+// Why the instance as a whole cannot be used (a pause): nothing about this table is wrong,
+// so it waits and tries again by itself, naming the cause.
+std::string PauseCause(const servicenow::CallResult& result) {
+  if (result.klass == servicenow::OutcomeClass::kUnauthorized) {
+    return "the credentials were refused (HTTP 401 after a fresh login; check "
+           "snow.auth.username / snow.auth.password or the OAuth settings); waiting for the "
+           "instance to accept them";
+  }
+  return "could not reach the instance";
 }
 
 }  // namespace
@@ -137,15 +140,15 @@ void TablePoller::OnProbe(const servicenow::CallResult& result) {
     if (stopping_) FinishStop();
     return;
   }
-  if (InstanceUnusable(result)) {
-    BackOff(Label() +
-                ": the startup probe could not reach the instance: " + result.ToStatus().message(),
-            /*retry_probe=*/true);
+  if (!result.ok() && Decision(result) == servicenow::Action::kPauseInstance) {
+    BackOff(
+        Label() + ": the startup probe " + PauseCause(result) + ": " + result.ToStatus().message(),
+        /*retry_probe=*/true, result.response.retry_after_ms);
     return;
   }
   Status verdict = InterpretProbe(*deps_.table, result);
   if (verdict.code() == StatusCode::kUnavailable) {
-    BackOff(verdict.message(), /*retry_probe=*/true);
+    BackOff(verdict.message(), /*retry_probe=*/true, result.response.retry_after_ms);
     return;
   }
   if (!verdict.ok()) {
@@ -299,17 +302,20 @@ void TablePoller::AnswerWasGood() {
 }
 
 void TablePoller::OnFailedAnswer(const servicenow::CallResult& result) {
-  if (IsRetryable(result.klass) || InstanceUnusable(result)) {
-    BackOff(Label() + ": " + result.ToStatus().message(), /*retry_probe=*/false);
-    return;
+  switch (Decision(result)) {
+    case servicenow::Action::kHold:
+      BackOff(Label() + ": " + result.ToStatus().message(), /*retry_probe=*/false,
+              result.response.retry_after_ms);
+      return;
+    case servicenow::Action::kPauseInstance:
+      BackOff(Label() + ": " + PauseCause(result) + ": " + result.ToStatus().message(),
+              /*retry_probe=*/false, result.response.retry_after_ms);
+      return;
+    default:
+      break;  // the table stops
   }
   std::string cause;
   switch (result.klass) {
-    case servicenow::OutcomeClass::kUnauthorized:
-      cause =
-          "the credentials were refused (HTTP 401 after a fresh login); check "
-          "snow.auth.username / snow.auth.password or the OAuth settings";
-      break;
     case servicenow::OutcomeClass::kPermission:
       cause = "the integration user may not read this table (HTTP 403); grant read access";
       break;
@@ -514,11 +520,14 @@ void TablePoller::RecoverFromProduceFailure() {
   BackOff(status_.Read().last_error, /*retry_probe=*/false);
 }
 
-void TablePoller::BackOff(std::string why, bool retry_probe) {
+void TablePoller::BackOff(std::string why, bool retry_probe, std::optional<int64_t> at_least_ms) {
   ++consecutive_failures_;
   int64_t wait = deps_.options.initial_backoff_ms;
   for (int i = 1; i < consecutive_failures_ && wait < deps_.options.max_backoff_ms; ++i) wait *= 2;
   wait = std::min(wait, deps_.options.max_backoff_ms);
+  // The instance said how long (Retry-After): never sooner, even past the own cap.
+  if (at_least_ms) wait = std::max(wait, *at_least_ms);
+  status_.backoff_ms.store(wait);
   status_.retries.fetch_add(1);
   status_.throttled_ms.fetch_add(wait);
   status_.SetLastError(why);
@@ -530,6 +539,7 @@ void TablePoller::BackOff(std::string why, bool retry_probe) {
   timer_.expires_after(std::chrono::milliseconds(wait));
   timer_.async_wait([self = shared_from_this(), retry_probe](const boost::system::error_code& ec) {
     self->timer_armed_ = false;
+    self->status_.backoff_ms.store(0);
     if (ec || self->stopping_ || self->failed_) return;
     if (retry_probe) {
       self->status_.SetState(TableState::kProbing);

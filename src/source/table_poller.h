@@ -118,7 +118,9 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void OnDelivery(uint64_t generation, AckTracker::Ticket ticket, const state::DedupKey& key,
                   const kafka::DeliveryReport& report);
   void RecoverFromProduceFailure();
-  void BackOff(std::string why, bool retry_probe);
+  // Waits the table's own growing backoff, or `at_least_ms` (the instance's Retry-After) when
+  // that is longer.
+  void BackOff(std::string why, bool retry_probe, std::optional<int64_t> at_least_ms = {});
   void MaybeCommit(bool force);
   void OnCommitFailed(const Status& status);
   void Fail(std::string message);

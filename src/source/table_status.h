@@ -52,6 +52,9 @@ class TableStatus {
   std::atomic<int64_t> rows_skipped{0};
   std::atomic<int64_t> retries{0};
   std::atomic<int64_t> throttled_ms{0};
+  // The wait of the current backoff (0 when not backing off); at least the instance's
+  // Retry-After when it sent one.
+  std::atomic<int64_t> backoff_ms{0};
   std::atomic<int64_t> commits{0};
   // Sweeps that reached their high-water mark: a caught-up table finishes one every poll
   // interval, so a count that stops growing means the table stopped advancing.

@@ -75,4 +75,27 @@ CallResult FakeTableClient::Failure(servicenow::OutcomeClass klass, int http_sta
   return r;
 }
 
+CallResult FakeTableClient::FinalAnswer(const servicenow::FailureCase& failure,
+                                        servicenow::CallPurpose purpose) {
+  servicenow::TableResponse parsed;
+  const servicenow::AttemptFacts facts = servicenow::FactsFor(failure, purpose, parsed);
+  const servicenow::Verdict v = servicenow::Classify(facts);
+  CallResult r;
+  if (v.empty_list) {  // as the client hands it on: an empty page, headers kept
+    r.response = std::move(parsed);
+    r.response.kind = servicenow::BodyKind::kList;
+    r.response.error_message.clear();
+    r.response.error_detail.clear();
+    r.http_status = facts.http_status;
+    return r;
+  }
+  r.klass = v.klass;
+  r.http_status = facts.http_status;
+  r.message = v.message;
+  r.instance_unreachable = v.instance_unreachable;
+  r.response = std::move(parsed);
+  r.method = facts.method;
+  return r;
+}
+
 }  // namespace snowcar::testsupport

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "snowcar/servicenow/outcome_table.h"
 #include "snowcar/servicenow/table_client.h"
 
 namespace snowcar::testsupport {
@@ -41,6 +42,11 @@ class FakeTableClient final : public servicenow::TableClient {
   static servicenow::CallResult Empty(int http_status = 204);
   static servicenow::CallResult Failure(servicenow::OutcomeClass klass, int http_status,
                                         std::string message);
+  // What the real client hands back once every attempt of a call made for `purpose` met
+  // `failure` (servicenow/outcome_table.h): the classifier's verdict on it, with the parsed
+  // answer; a v1 list's "No Record found" is an empty list.
+  static servicenow::CallResult FinalAnswer(const servicenow::FailureCase& failure,
+                                            servicenow::CallPurpose purpose);
 
  private:
   mutable std::mutex mu_;

@@ -19,10 +19,18 @@ enum class ErrorClass {
   kConflict,          // 409 that is not a lock
   kRecordError,       // the record is invalid, or another HTTP error
   kAmbiguous,         // the request may or may not have been applied
-  kRetriesExhausted,  // transient failures outlasted snow.retry.*
+  kRetriesExhausted,  // transient failures outlasted snow.retry.*: the lane holds the record
+  // The instance itself cannot be used (no connection, TLS, credentials refused after a fresh
+  // token): the lane holds the record like RETRIES_EXHAUSTED; the record is not charged.
+  kInstanceUnavailable,
 };
 
-// "PERMISSION", "NOT_FOUND", "CONFLICT", "RECORD_ERROR", "AMBIGUOUS", "RETRIES_EXHAUSTED".
+// True for the classes a lane holds (waits and retries the same record) instead of taking
+// the error path: what the decision table (servicenow/outcome_table.h) calls hold and pause.
+bool IsHeld(ErrorClass klass);
+
+// "PERMISSION", "NOT_FOUND", "CONFLICT", "RECORD_ERROR", "AMBIGUOUS", "RETRIES_EXHAUSTED",
+// "INSTANCE_UNAVAILABLE".
 std::string_view ErrorClassName(ErrorClass klass);
 
 struct Failure {
@@ -33,6 +41,9 @@ struct Failure {
   std::string request_id;
   std::string response_excerpt;  // masked, at most 500 characters
   std::string request_body;      // only when reporter_include_request_body; masked when built
+  // The instance's Retry-After on the last answer, in ms: a lane holding the record waits at
+  // least this long, whatever its own backoff says.
+  std::optional<int64_t> retry_after_ms;
 };
 
 // The outcome of one applied record, for the success reporter topic.

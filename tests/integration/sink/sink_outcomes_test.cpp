@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sink_fixture.h"
+#include "snowcar/api/client.h"
 #include "support/wait.h"
 
 namespace snowcar::sinkit {
@@ -136,6 +137,42 @@ TEST_F(SinkIntegrationTest, LookupRowWithoutTheCorrelationValueIsNotPatched) {
   ASSERT_EQ(dead.size(), 1u);
   EXPECT_EQ(dead[0].Header("snow.error.class"), "AMBIGUOUS");
   StopSink(sink);
+}
+
+// Credentials the instance refuses even with a fresh login concern the instance, not the
+// command (docs/outcomes.md, "401 after refresh": pause). Nothing is dead-lettered and no
+// offset moves while they are refused; health names the cause once; the same sink state with
+// the right password applies the command.
+TEST_F(SinkIntegrationTest, RefusedCredentialsPauseTheLaneInsteadOfDeadLettering) {
+  const std::string topic = NewTopic(1);
+  const std::string dlq = NewTopic(1);
+  const std::string group = NewGroup();
+  Seed(SysId(1), {{"short_description", "start"}});
+  std::vector<std::string> sets = LogWithDlq(dlq);
+  sets.push_back("snow.auth.password=not-the-password");
+  auto sink = StartSink(topic, group, sets);
+  WaitAssigned(sink, 1);
+  Produce(topic, {Command(SysId(1), Desc("patched"), 0)});
+  ASSERT_TRUE(WaitFor([&] { return Metric(sink, "snowcar_sink_retries_total") >= 2; }, 30s))
+      << Tail(sink);
+  auto lane = Partitions(sink).at("partitions").as_array()[0].as_object();
+  EXPECT_EQ(lane.at("in_flight_offset"), 0);
+  EXPECT_EQ(lane.at("last_error").at("class"), "INSTANCE_UNAVAILABLE");
+  EXPECT_EQ(Metric(sink, "snowcar_sink_dlq_records_total"), 0);
+  auto health = api::Client().Get(sink.socket, "/v1/health");
+  ASSERT_TRUE(health.ok());
+  EXPECT_NE(health->body.find("credentials refused"), std::string::npos) << health->body;
+  StopSink(sink);
+  EXPECT_EQ(Committed(group, topic, 1)[0], -1) << "no offset over the unapplied write";
+  EXPECT_EQ(Row(SysId(1))->at("short_description"), "start");
+
+  auto fixed = StartSink(topic, group, LogWithDlq(dlq));
+  WaitAssigned(fixed, 1);
+  ASSERT_TRUE(WaitFor([&] { return Committed(group, topic, 1)[0] == 1; }, 30s, 100ms))
+      << Tail(fixed);
+  EXPECT_EQ(Row(SysId(1))->at("short_description"), "patched");
+  EXPECT_EQ(Metric(fixed, "snowcar_sink_dlq_records_total"), 0);
+  StopSink(fixed);
 }
 
 }  // namespace

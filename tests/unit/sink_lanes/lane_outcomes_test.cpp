@@ -225,5 +225,32 @@ TEST(LaneOutcomes, ErrorReportIsProducedOnceWhenTheDlqRecordMustBeProducedAgain)
   EXPECT_EQ(rig.metrics().dlq(), 1);
 }
 
+// Finding: a Retry-After longer than the client's elapsed budget was forgotten once the call
+// gave up; the lane then retried on its own backoff (here 1 ms). It waits at least what the
+// instance asked, even past its own cap, and the socket view shows the wait.
+TEST(LaneOutcomes, HeldRecordWaitsTheInstancesRetryAfterAndShowsIt) {
+  std::mutex mu;
+  std::vector<std::chrono::steady_clock::time_point> sent;
+  testsupport::FakeTableClient client([&](const HttpRequest&) {
+    std::lock_guard lock(mu);
+    sent.push_back(std::chrono::steady_clock::now());
+    if (sent.size() > 1) return Ok({{"sys_id", SysId(1)}});
+    servicenow::CallResult r = Fail(OutcomeClass::kRetryable, 429, "Too many requests");
+    r.response.retry_after_ms = 400;
+    return r;
+  });
+  LaneRig rig(client, 4, LogWithDlqSettings());
+  auto lane = rig.Lane("cmds", 0);  // its own backoff: 1 ms, capped at 8 ms
+  lane->Enqueue(Record("cmds", 0, 0, SysId(1), Desc("x")));
+  ASSERT_TRUE(WaitFor([&] { return lane->Snapshot().backoff_ms > 0; }, 5s));
+  EXPECT_EQ(lane->Snapshot().backoff_ms, 400);
+  EXPECT_EQ(lane->Snapshot().last_error_class, "RETRIES_EXHAUSTED");
+  ASSERT_TRUE(WaitFor([&] { return rig.Completed(0).size() == 1; }, 5s));
+  EXPECT_EQ(lane->Snapshot().backoff_ms, 0);
+  std::lock_guard lock(mu);
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_GE(sent[1] - sent[0], 390ms);
+}
+
 }  // namespace
 }  // namespace snowcar::sinktest

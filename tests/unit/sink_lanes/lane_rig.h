@@ -20,11 +20,13 @@ namespace snowcar::sinktest {
 
 class LaneRig {
  public:
-  LaneRig(servicenow::TableClient& client, int max_in_flight, sink::SinkSettings settings = {})
+  // `store` (may be null) is the writer's correlation cache.
+  LaneRig(servicenow::TableClient& client, int max_in_flight, sink::SinkSettings settings = {},
+          state::StateStore* store = nullptr)
       : settings_(Defaults(std::move(settings))),
         limit_(max_in_flight),
         limited_(client, limit_),
-        writer_(limited_, nullptr, settings_),
+        writer_(limited_, store, settings_),
         producer_(std::make_shared<testsupport::FakeProducer>()),
         error_path_(settings_, producer_, metrics_) {}
 

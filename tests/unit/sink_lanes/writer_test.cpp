@@ -485,7 +485,7 @@ TEST_F(WriterTest, ErrorsMapToTheirClasses) {
   for (const Case& c : {Case{OutcomeClass::kPermission, 403, ErrorClass::kPermission},
                         Case{OutcomeClass::kConflict, 409, ErrorClass::kConflict},
                         Case{OutcomeClass::kPermanent, 400, ErrorClass::kRecordError},
-                        Case{OutcomeClass::kUnauthorized, 401, ErrorClass::kRecordError},
+                        Case{OutcomeClass::kUnauthorized, 401, ErrorClass::kInstanceUnavailable},
                         Case{OutcomeClass::kRetryable, 503, ErrorClass::kRetriesExhausted}}) {
     fake_.set_handler([c](const HttpRequest&) { return Fail(c.outcome, c.status, "refused"); });
     WriteOutcome out = Run(Cmd(Operation::kPatch, SysId(1)));
@@ -497,9 +497,9 @@ TEST_F(WriterTest, ErrorsMapToTheirClasses) {
   }
 }
 
-// An instance that cannot be reached at all (a certificate it presents is refused) says
-// nothing about the record: the lane retries it like after an outage (RETRIES_EXHAUSTED)
-// instead of dead-lettering it. Refused credentials keep their class.
+// An instance that cannot be reached at all (a certificate it presents is refused), or that
+// refuses the credentials after a fresh token, says nothing about the record: the lane holds
+// it as INSTANCE_UNAVAILABLE (the decision table's pause) instead of dead-lettering it.
 TEST_F(WriterTest, AnUnreachableInstanceIsRetriedNotDeadLettered) {
   fake_.set_handler([](const HttpRequest&) {
     servicenow::CallResult r =
@@ -510,7 +510,7 @@ TEST_F(WriterTest, AnUnreachableInstanceIsRetriedNotDeadLettered) {
   });
   WriteOutcome out = Run(Cmd(Operation::kPatch, SysId(1)));
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.failure->klass, ErrorClass::kRetriesExhausted);
+  EXPECT_EQ(out.failure->klass, ErrorClass::kInstanceUnavailable);
   EXPECT_NE(out.failure->message.find("certificate"), std::string::npos) << out.failure->message;
 
   fake_.set_handler([](const HttpRequest&) {
@@ -520,7 +520,8 @@ TEST_F(WriterTest, AnUnreachableInstanceIsRetriedNotDeadLettered) {
   });
   WriteOutcome refused = Run(Cmd(Operation::kPatch, SysId(1)));
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.failure->klass, ErrorClass::kRecordError);
+  EXPECT_EQ(refused.failure->klass, ErrorClass::kInstanceUnavailable);
+  EXPECT_TRUE(sink::IsHeld(refused.failure->klass));
 }
 
 }  // namespace

@@ -639,5 +639,134 @@ TEST_F(TablePollerTest, CursorOfAnotherQueryIsRefused) {
   EXPECT_EQ(client_.request_count(), 0u);
 }
 
+// Refused credentials after a fresh token concern the instance, not the table: the table waits
+// (not ok, naming the cause) instead of failing for good, and goes on once they are accepted.
+TEST_F(TablePollerTest, CredentialsRefusedAfterAFreshTokenPauseTheTableInsteadOfFailingIt) {
+  source_.startup_probe = true;  // the probe's answer; the matrix below covers the pages
+  AddRows({{kT0 + 10, Id(1)}});
+  auto refused = std::make_shared<std::atomic<bool>>(true);  // outlives the test body
+  script_ = [refused](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+    if (!refused->load()) return std::nullopt;
+    servicenow::CallResult r = FakeTableClient::Failure(servicenow::OutcomeClass::kUnauthorized,
+                                                        401, "User Not Authenticated");
+    r.instance_unreachable = true;
+    return r;
+  };
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return p->status().Read().state == TableState::kBackingOff &&
+               p->status().retries.load() >= 2;
+      },
+      5s))
+      << TableStateName(p->status().Read().state) << ": " << p->status().Read().last_error;
+  EXPECT_THAT(p->status().Read().last_error, ::testing::HasSubstr("credentials were refused"));
+  EXPECT_FALSE(health_.Snapshot().at("source.inc").ok);
+  *refused = false;
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 1; }, 5s));
+  EXPECT_EQ(p->status().Read().state, TableState::kRunning);
+}
+
+// Finding: a Retry-After longer than the client's elapsed budget was forgotten; the poller
+// then retried on its own backoff (here 10 ms). It waits at least what the instance asked
+// and shows the wait (backoff_ms on the socket).
+TEST_F(TablePollerTest, BackOffWaitsTheInstancesRetryAfterAndShowsIt) {
+  AddRows({{kT0 + 10, Id(1)}});
+  struct Sent {
+    std::mutex mu;
+    std::vector<std::chrono::steady_clock::time_point> at;
+  };
+  auto sent = std::make_shared<Sent>();  // outlives the test body
+  script_ = [sent](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+    std::lock_guard lock(sent->mu);
+    sent->at.push_back(std::chrono::steady_clock::now());
+    if (sent->at.size() > 1) return std::nullopt;
+    servicenow::CallResult r =
+        FakeTableClient::Failure(servicenow::OutcomeClass::kRetryable, 429, "Too many requests");
+    r.response.retry_after_ms = 400;
+    return r;
+  };
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().backoff_ms.load() > 0; }, 5s));
+  EXPECT_EQ(p->status().backoff_ms.load(), 400);
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 1; }, 5s));
+  EXPECT_EQ(p->status().backoff_ms.load(), 0);
+  std::lock_guard lock(sent->mu);
+  ASSERT_GE(sent->at.size(), 2u);
+  EXPECT_GE(sent->at[1] - sent->at[0], 390ms);
+}
+
+// The GET page column of the outcome matrix (docs/outcomes.md): each failure of the catalogue,
+// classified by the real classifier and answered to every read of the table, ends as the
+// decision table says: success (the poller keeps sweeping), hold and pause (it backs off,
+// stores no cursor, and carries on by itself once the instance answers), or the table stops.
+class PageOutcomeTest : public TablePollerTest, public ::testing::WithParamInterface<size_t> {};
+
+TEST_P(PageOutcomeTest, TheGetPageCellEndsAsTheTableSays) {
+  using servicenow::Action;
+  using servicenow::CallPurpose;
+  const servicenow::FailureCase& failure = servicenow::FailureCatalogue()[GetParam()];
+  SCOPED_TRACE(std::string(failure.name));
+  const servicenow::Outcome outcome = servicenow::OutcomeOf(failure, CallPurpose::kGetPage);
+  auto broken = std::make_shared<std::atomic<bool>>(  // outlives the test body
+      !failure.kafka_produce && !(failure.once && outcome.client_retries));
+  auto answer = std::make_shared<servicenow::CallResult>(
+      FakeTableClient::FinalAnswer(failure, CallPurpose::kGetPage));
+  // The instance's Retry-After is honoured; scaled down so the cell takes ms.
+  if (answer->response.retry_after_ms) answer->response.retry_after_ms = 50;
+  script_ = [broken,
+             answer](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+    if (!broken->load()) return std::nullopt;
+    return *answer;
+  };
+  if (failure.kafka_produce) producer_->set_mode(FakeProducer::Mode::kFailAll);
+  AddRows({{kT0 + 10, Id(1)}});
+  auto p = StartPoller();
+  const auto state = [&] { return p->status().Read().state; };
+  switch (outcome.action) {
+    case Action::kSuccess:
+      ASSERT_TRUE(WaitFor([&] { return p->status().sweeps.load() >= 2; }, 5s))
+          << TableStateName(state()) << " " << p->status().Read().last_error << " requests "
+          << client_.request_count() << " " << client_.requests().back().target;
+      EXPECT_EQ(state(), TableState::kRunning);
+      EXPECT_EQ(p->status().retries.load(), 0);
+      break;
+    case Action::kHold:
+    case Action::kPauseInstance: {
+      ASSERT_TRUE(WaitFor(
+          [&] { return state() == TableState::kBackingOff && p->status().retries.load() >= 2; },
+          5s))
+          << TableStateName(state()) << ": " << p->status().Read().last_error;
+      const std::string error = p->status().Read().last_error;
+      const bool names_instance = error.find("could not reach the instance") != std::string::npos ||
+                                  error.find("credentials were refused") != std::string::npos;
+      EXPECT_EQ(names_instance, outcome.action == Action::kPauseInstance) << error;
+      if (answer->response.retry_after_ms) {
+        EXPECT_TRUE(WaitFor([&] { return p->status().backoff_ms.load() == 50; }, 5s))
+            << "waits what Retry-After asks";
+      }
+      EXPECT_FALSE(health_.Snapshot().at("source.inc").ok);
+      EXPECT_EQ(p->status().rows_emitted.load(), 0);
+      *broken = false;
+      producer_->set_mode(FakeProducer::Mode::kAckImmediately);
+      ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 1; }, 5s)) << "resumes";
+      ASSERT_TRUE(WaitFor([&] { return CursorIs(kT0 + 10, Id(1)); }, 5s));
+      break;
+    }
+    case Action::kStopTable:
+      ASSERT_TRUE(WaitFor([&] { return state() == TableState::kFailed; }, 5s))
+          << TableStateName(state());
+      EXPECT_FALSE(health_.Snapshot().at("source.inc").ok);
+      EXPECT_EQ(p->status().rows_emitted.load(), 0);
+      EXPECT_FALSE(StoredCursor().has_value());
+      break;
+    default:
+      FAIL() << "a page cannot end in " << servicenow::ActionName(outcome.action);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, PageOutcomeTest,
+                         ::testing::Range<size_t>(0, servicenow::FailureCatalogue().size()));
+
 }  // namespace
 }  // namespace snowcar::source
