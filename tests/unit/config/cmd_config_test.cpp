@@ -144,6 +144,44 @@ TEST_F(CmdConfigTest, PrintJson) {
   EXPECT_THAT(o.out, HasSubstr(R"("kafka.sasl.password":"[redacted]")"));
 }
 
+// Every property librdkafka keeps secret (and the Java keys that carry credentials) is a secret
+// of snowcar's too: `config print`, `--json` and the problems `config check` lists show none of
+// their values, whatever the key's name says.
+TEST_F(CmdConfigTest, NoKafkaSensitiveValueIsShownByPrintOrCheck) {
+  std::string file = "source.enabled=false\nsink.enabled=false\n";
+  std::vector<std::string> values;
+  for (const std::string_view property : redact::SensitiveKafkaProperties()) {
+    std::string value = "v" + std::to_string(values.size()) + "-q7Zx" + std::string(property);
+    file += "kafka." + std::string(property) + "=" + value + "\n";
+    values.push_back(std::move(value));
+  }
+  ASSERT_GE(values.size(), 10u);
+  const std::string path = dir_.Write("sensitive.properties", file);
+  const std::string bad = dir_.Write("sensitive-bad.properties", file + "threads=x\nnope=1\n");
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"print", path},
+                                             {"print", "--json", path},
+                                             {"check", path},
+                                             {"check", bad},
+                                             {"check", path, "--set=sink.enabled=true"}}) {
+    const Outcome o = RunConfig(args);
+    redact::ClearForTest();  // each run must keep the values out on its own
+    for (const std::string& value : values) {
+      EXPECT_THAT(o.out, Not(HasSubstr(value))) << args[0] << " " << args[1];
+      EXPECT_THAT(o.err, Not(HasSubstr(value))) << args[0] << " " << args[1];
+    }
+    if (args[0] == "print" || (args.size() == 2 && args[1] == path)) {
+      EXPECT_EQ(o.code, 0) << o.err;
+    }
+    if (args[0] == "print") {
+      EXPECT_THAT(o.out, HasSubstr("kafka.sasl.jaas.config"));
+      EXPECT_THAT(o.out, HasSubstr("kafka.ssl.key.pem"));
+    } else if (args.size() > 2 || args[1] == bad) {
+      EXPECT_EQ(o.code, 2) << o.out;
+    }
+  }
+}
+
 TEST_F(CmdConfigTest, DocsPrintsTheReference) {
   const Outcome o = RunConfig({"docs"});
   EXPECT_EQ(o.code, 0);

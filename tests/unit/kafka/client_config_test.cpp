@@ -75,5 +75,30 @@ TEST(BuildConf, NeverEchoesTheValueOfASecretProperty) {
   redact::ClearForTest();
 }
 
+// The list of secret properties is written down (librdkafka 2.0.2 cannot be asked which of its
+// properties it keeps secret); each name must still be one the installed library knows, or a
+// Java client key it refuses by name, so a renamed property cannot leave a secret unlisted.
+TEST(SensitiveKafkaProperties, AreKnownToTheInstalledLibrdkafka) {
+  for (const std::string_view property : redact::SensitiveKafkaProperties()) {
+    const std::string name(property);
+    EXPECT_TRUE(redact::IsSecretName("kafka." + name)) << name;
+    if (name == "ssl.truststore.password" || name == "ssl.keystore.key") continue;  // Java only
+    ConfPtr conf(rd_kafka_conf_new());
+    char errstr[512] = "";
+    const rd_kafka_conf_res_t res =
+        rd_kafka_conf_set(conf.get(), name.c_str(), "x", errstr, sizeof errstr);
+    EXPECT_NE(res, RD_KAFKA_CONF_UNKNOWN) << name << ": " << errstr;
+  }
+  // Every property of the installed library whose name says it holds a credential is listed.
+  for (const std::string name : {"sasl.username", "sasl.password", "ssl.key.password",
+                                 "ssl.keystore.password", "ssl.key.pem", "ssl.ca.pem"}) {
+    EXPECT_NE(ScopeOf(name), PropertyScope::kUnknown) << name;
+    EXPECT_TRUE(redact::IsSensitiveKafkaProperty(name)) << name;
+  }
+  EXPECT_FALSE(redact::IsSensitiveKafkaProperty("ssl.certificate.pem"));
+  EXPECT_FALSE(redact::IsSensitiveKafkaProperty("bootstrap.servers"));
+  EXPECT_FALSE(redact::IsSensitiveKafkaProperty("kafka.xsasl.username"));
+}
+
 }  // namespace
 }  // namespace snowcar::kafka::internal
