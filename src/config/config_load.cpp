@@ -79,8 +79,9 @@ std::string Printable(std::string_view value) {
   return out;
 }
 
-// Reads a mounted secret; the line break editors and `echo` add is not part of it.
-Result<std::string> ReadSecretFile(const std::string& path) {
+// Reads a value kept in a file (a mounted secret); the line break editors and `echo` add is not
+// part of it.
+Result<std::string> ReadValueFile(const std::string& path) {
   SNOWCAR_ASSIGN_OR_RETURN(std::string content, ReadFileBounded(path, kSecretFileLimit));
   while (!content.empty() && (content.back() == '\n' || content.back() == '\r')) {
     content.pop_back();
@@ -141,13 +142,18 @@ class ConfigLoader {
   }
   // Sorts a given key into candidates_, secret files, notes or errors.
   void Classify(const std::string& key, const RawValue& raw);
-  void ReadSecretFiles();
+  void ReadValueFiles();
   void CheckValues(Config& config);
   void FillDefaults(Config& config);
 
   std::map<std::string, RawValue> merged_;
-  std::map<std::string, RawValue> candidates_;    // declared key -> raw value
-  std::map<std::string, RawValue> secret_files_;  // secret key -> raw value of <key>.file
+  std::map<std::string, RawValue> candidates_;  // declared key -> raw value
+  // A `<key>.file` entry: the key as given (topics.file) and its raw value, the path.
+  struct ValueFile {
+    std::string file_key;
+    RawValue path;
+  };
+  std::map<std::string, ValueFile> value_files_;  // key whose value the file holds -> entry
   std::set<std::string, std::less<>> rejected_;   // keys whose value failed its check
   std::vector<std::string> errors_;
   std::vector<std::string> notes_;
@@ -156,13 +162,22 @@ class ConfigLoader {
 
 void ConfigLoader::Classify(const std::string& key, const RawValue& raw) {
   const OptionSpec* spec = FindOption(key);
-  // `<secret>.file`, unless declared under its own name (snow.tls.ca.file). Checked before
-  // families, or kafka.sasl.password.file would pass to librdkafka as a property.
+  // `<key>.file`, for any key (secrets, but also a user name or a PEM certificate kept in a
+  // mounted Secret), unless declared under its own name (snow.tls.ca.file). Checked before
+  // families, or kafka.sasl.username.file would pass to librdkafka as a property. An alias
+  // reads into the key it stands for; an ignored key has no value to read.
   if ((spec == nullptr || spec->is_pattern()) && key.ends_with(kFileSuffix)) {
-    const std::string stem = key.substr(0, key.size() - kFileSuffix.size());
+    std::string stem = key.substr(0, key.size() - kFileSuffix.size());
     const OptionSpec* stem_spec = FindOption(stem);
-    if (stem_spec != nullptr && IsSecretKey(*stem_spec, stem)) {
-      secret_files_[stem] = raw;
+    if (stem_spec != nullptr && !stem_spec->ignored) {
+      if (!stem_spec->alias_of.empty()) stem = std::string(stem_spec->alias_of);
+      if (const auto it = value_files_.find(stem); it != value_files_.end()) {
+        errors_.push_back("'" + key + "' [" + raw.origin + "] and '" + it->second.file_key + "' [" +
+                          it->second.path.origin + "] both name a file for '" + stem +
+                          "'; give only one");
+        return;
+      }
+      value_files_[stem] = ValueFile{key, raw};
       return;
     }
   }
@@ -210,19 +225,20 @@ void ConfigLoader::Classify(const std::string& key, const RawValue& raw) {
   candidates_[key] = raw;
 }
 
-void ConfigLoader::ReadSecretFiles() {
-  for (const auto& [key, raw] : secret_files_) {
-    const std::string file_key = key + std::string(kFileSuffix);
+void ConfigLoader::ReadValueFiles() {
+  for (const auto& [key, file] : value_files_) {
+    const std::string& file_key = file.file_key;
+    const RawValue& raw = file.path;
     if (candidates_.count(key) != 0) {
       std::string error = "both '" + key + "' [";
       error += candidates_[key].origin;
       error +=
-          "] and '" + file_key + "' [" + raw.origin + "] are given; give the secret one way only";
+          "] and '" + file_key + "' [" + raw.origin + "] are given; give the value one way only";
       errors_.push_back(std::move(error));
       continue;
     }
     const std::string path = Trim(raw.value);
-    auto content = ReadSecretFile(path);
+    auto content = ReadValueFile(path);
     if (!content.ok()) {
       errors_.push_back(file_key + ": " + content.status().message() + " [" + raw.origin + "]");
       continue;
@@ -295,7 +311,7 @@ void ConfigLoader::FillDefaults(Config& config) {
 
 Result<Config> ConfigLoader::Finish() {
   for (const auto& [key, raw] : merged_) Classify(key, raw);
-  ReadSecretFiles();
+  ReadValueFiles();
   Config config;
   CheckValues(config);
   FillDefaults(config);

@@ -33,10 +33,13 @@ as they are. Three layers can supply a value, and a later layer replaces an earl
    `snowcar config check`), so a misspelt key is still noticed;
 3. `--set key=value` arguments, in the order given.
 
-Any secret can be kept out of the file: `<key>.file=/path` reads the value from that file
-(for mounted Kubernetes secrets), dropping trailing line breaks. Giving both `<key>` and
-`<key>.file` is an error, as is a file that cannot be read. Secret values never appear in
-messages, logs or `snowcar config print`.
+Any value can be kept out of the file: `<key>.file=/path` reads the value of `<key>` from that
+file (for mounted Kubernetes secrets), dropping trailing line breaks, and works for every key,
+a family member included (`kafka.sasl.username.file`, `snow.auth.password.file`,
+`SNOWCAR_KAFKA_SASL_PASSWORD_FILE` from the environment). The value read is checked like any
+other. Giving both `<key>` and `<key>.file` is an error, as is a file that cannot be read.
+Secret values never appear in messages, logs or `snowcar config print`: the keys marked
+secret below, and every Kafka property librdkafka keeps secret (see `kafka.<property>`).
 
 Start-up stops on any unknown key (from the file or `--set`), malformed value, value out of
 bounds or missing required key, and lists every such problem at once, naming the key, the
@@ -79,8 +82,8 @@ void RenderEntry(const OptionSpec& spec, std::string& out) {
   }
   if (spec.required) out += "- required\n";
   if (spec.is_secret()) {
-    out += "- secret: yes; may instead be read from the file named by `" + std::string(spec.name) +
-           ".file`\n";
+    out += "- secret: yes; never shown, best read from the file named by `" +
+           std::string(spec.name) + ".file`\n";
   }
   if (!spec.is_pattern()) out += "- environment: `" + EnvironmentName(spec.name) + "`\n";
   out += "\n";

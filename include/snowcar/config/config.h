@@ -4,9 +4,9 @@
 // environment variables (SNOWCAR_STATE_DIR -> state.dir: upper case, dots as underscores, an
 // underscore of the key doubled: SNOWCAR_SNOW_TABLE_CHANGE__REQUEST_NAME), then `--set
 // key=value` arguments. An unknown key is an error, except from the environment, where it is
-// only a warning: other software may set SNOWCAR_* variables of its own. A secret may instead be
-// read from the file named by
-// `<key>.file` (trailing line breaks dropped), the way Kubernetes mounts secrets.
+// only a warning: other software may set SNOWCAR_* variables of its own. Any value may instead
+// be read from the file named by `<key>.file` (trailing line breaks dropped), the way
+// Kubernetes mounts secrets.
 //
 // Loading happens in two passes: each value is checked against its table entry and
 // defaults are filled in; then rules spanning several keys are checked (e.g. snow.url is

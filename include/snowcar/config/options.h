@@ -48,7 +48,7 @@ struct OptionSpec {
   std::optional<int64_t> min = std::nullopt;   // kInt only
   std::optional<int64_t> max = std::nullopt;   // kInt only
   std::vector<std::string_view> allowed = {};  // kEnum only
-  // Never shown in messages or `config print`; may be given as `<name>.file`. kPassword
+  // Never shown in messages or `config print` (any key may be given as `<name>.file`). kPassword
   // implies it. Keys of a pattern family whose name says password/secret/token are secret too.
   bool secret = false;
   bool required = false;  // unconditionally; conditional requirements live in cross_checks.cpp

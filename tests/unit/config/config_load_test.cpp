@@ -340,9 +340,35 @@ TEST_F(ConfigLoadTest, SecretGivenTwiceIsAnError) {
   EXPECT_THAT(error, Not(HasSubstr("inline-pw")));
 }
 
-TEST_F(ConfigLoadTest, DotFileOnlyForSecrets) {
-  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"state.dir.file", "/x"}}))),
-              HasSubstr("unknown key 'state.dir.file'"));
+// Any key may come from `<key>.file`, not only secrets: a SASL user name in a mounted Secret
+// reached librdkafka as the unknown property `sasl.username.file`.
+TEST_F(ConfigLoadTest, AnyKeyMayComeFromAFile) {
+  const std::string user = dir_.Write("user", "kafka-user\n");
+  const std::string dir = dir_.Write("dir", "/var/lib/other\n");
+  const std::string topics = dir_.Write("topics", "a,b\n");
+  const std::string name = dir_.Write("name", "change_request\n");
+  auto cfg = Config::Load(
+      {.sets = {"source.enabled=false", "sink.enabled=false", "kafka.sasl.username.file=" + user,
+                "state.dir.file=" + dir, "topics.file=" + topics},
+       .env = {{"SNOWCAR_SNOW_TABLE_CHANGE__REQUEST_NAME_FILE", name}}});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  const auto kafka = cfg->WithPrefix("kafka.");
+  EXPECT_EQ(kafka.at("sasl.username"), "kafka-user");
+  EXPECT_EQ(kafka.count("sasl.username.file"), 0u);
+  EXPECT_EQ(cfg->GetString("state.dir"), "/var/lib/other");
+  EXPECT_EQ(cfg->GetList("snow.sink.topics"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(cfg->GetString("snow.table.change_request.name"), "change_request");
+  // A value from a file is checked like any other, naming where it came from.
+  const std::string bad = dir_.Write("threads", "many\n");
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"threads.file", bad}}))),
+              HasSubstr("threads: 'many' is not a whole number"));
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"threads.file", bad}}))),
+              HasSubstr("via threads.file"));
+  // Both ways at once, and a key that names no option, stay errors.
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"state.dir", "/x"}, {"state.dir.file", dir}}))),
+              HasSubstr("both 'state.dir'"));
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"no.such.key.file", dir}}))),
+              HasSubstr("unknown key 'no.such.key.file'"));
 }
 
 TEST_F(ConfigLoadTest, EffectiveRedactsSecretsAndListsEveryKey) {
