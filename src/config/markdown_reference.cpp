@@ -82,8 +82,8 @@ void RenderEntry(const OptionSpec& spec, std::string& out) {
   }
   if (spec.required) out += "- required\n";
   if (spec.is_secret()) {
-    out += "- secret: yes; never shown, best read from the file named by `" +
-           std::string(spec.name) + ".file`\n";
+    out += "- secret: yes; may instead be read from the file named by `" + std::string(spec.name) +
+           ".file`\n";
   }
   if (!spec.is_pattern()) out += "- environment: `" + EnvironmentName(spec.name) + "`\n";
   out += "\n";
