@@ -10,12 +10,17 @@
 #include "snowcar/config/config.h"
 #include "snowcar/config/options.h"
 #include "snowcar/config/properties.h"
+#include "value_checks.h"
 #include "value_normalize.h"
 
 namespace snowcar::config {
 namespace {
 
 constexpr std::string_view kFileSuffix = ".file";
+constexpr std::string_view kKafkaPrefix = "kafka.";
+// What a secret's `<key>.file` stands for when secret files are not read (`--no-secrets`):
+// never shown, since the key is secret, and enough for a "required" check.
+constexpr std::string_view kUnreadSecret = "[secret file not read]";
 
 // A value before checking, with where it came from for messages.
 struct RawValue {
@@ -130,11 +135,21 @@ class ConfigLoader {
     }
   }
 
+  // `--no-secrets`: a secret's `<key>.file` is not opened, and neither are the files Kafka
+  // properties name; for checking a configuration where the mounted secrets are absent.
+  void SkipSecretFiles() {
+    read_secret_files_ = false;
+    check_files_ = false;
+  }
+
   void AddMap(const std::map<std::string, std::string>& values) {
     for (const auto& [key, value] : values) Put(key, value, "given");
   }
 
   Result<Config> Finish();
+  // The configuration built from the values that passed their checks; `problems` gets the
+  // message listing every problem, or stays empty.
+  Config Build(std::string& problems);
 
  private:
   void Put(const std::string& key, std::string value, std::string origin) {
@@ -158,6 +173,8 @@ class ConfigLoader {
   std::vector<std::string> errors_;
   std::vector<std::string> notes_;
   std::vector<std::string> warnings_;
+  bool read_secret_files_ = true;
+  bool check_files_ = true;
 };
 
 void ConfigLoader::Classify(const std::string& key, const RawValue& raw) {
@@ -238,6 +255,11 @@ void ConfigLoader::ReadValueFiles() {
       continue;
     }
     const std::string path = Trim(raw.value);
+    if (!read_secret_files_ && IsSecretKey(*FindOption(key), key)) {
+      candidates_[key] = RawValue{std::string(kUnreadSecret), file_key + " (not read)"};
+      notes_.push_back(file_key + " [" + raw.origin + "] was not read (--no-secrets)");
+      continue;
+    }
     auto content = ReadValueFile(path);
     if (!content.ok()) {
       errors_.push_back(file_key + ": " + content.status().message() + " [" + raw.origin + "]");
@@ -268,6 +290,20 @@ void ConfigLoader::CheckValues(Config& config) {
       errors_.push_back(std::move(error));
       rejected_.insert(key);
       continue;
+    }
+    if (key.starts_with(kKafkaPrefix) && check_files_) {
+      // librdkafka opens these files only when it creates a client, i.e. after the source may
+      // already run; a missing CA file is a configuration error and is reported with the rest.
+      const std::string problem =
+          CheckKafkaFileProperty(std::string_view(key).substr(kKafkaPrefix.size()), *normalized);
+      if (!problem.empty()) {
+        std::string shown = "the file";
+        if (!IsSecretKey(spec, key)) shown = "'" + Printable(*normalized) + "'";
+        errors_.push_back(key + ": cannot read " + shown + ": " + problem + " [" + raw.origin +
+                          "]");
+        rejected_.insert(key);
+        continue;
+      }
     }
     config.values_[key] = std::move(normalized).value();
     config.explicit_.insert(key);
@@ -309,7 +345,7 @@ void ConfigLoader::FillDefaults(Config& config) {
   }
 }
 
-Result<Config> ConfigLoader::Finish() {
+Config ConfigLoader::Build(std::string& problems) {
   for (const auto& [key, raw] : merged_) Classify(key, raw);
   ReadValueFiles();
   Config config;
@@ -317,23 +353,47 @@ Result<Config> ConfigLoader::Finish() {
   FillDefaults(config);
   RunCrossChecks(CrossCheckInput{config.values_, rejected_}, errors_, notes_);
   if (!errors_.empty()) {
-    std::string message = "invalid configuration (" + std::to_string(errors_.size()) +
-                          (errors_.size() == 1 ? " problem):" : " problems):");
-    for (const std::string& e : errors_) message += "\n  - " + e;
+    problems = "invalid configuration (" + std::to_string(errors_.size()) +
+               (errors_.size() == 1 ? " problem):" : " problems):");
+    for (const std::string& e : errors_) problems += "\n  - " + e;
     // A misspelt environment key is often why a required key is missing.
-    for (const std::string& w : warnings_) message += "\nwarning: " + w;
-    return Status::InvalidArgument(message);
+    for (const std::string& w : warnings_) problems += "\nwarning: " + w;
   }
   config.notes_ = std::move(notes_);
   config.warnings_ = std::move(warnings_);
   return config;
 }
 
-Result<Config> Config::Load(const LoadRequest& request) {
-  ConfigLoader loader;
+Result<Config> ConfigLoader::Finish() {
+  std::string problems;
+  Config config = Build(problems);
+  if (!problems.empty()) return Status::InvalidArgument(problems);
+  return config;
+}
+
+namespace {
+
+Status Prepare(ConfigLoader& loader, const LoadRequest& request) {
+  if (!request.read_secret_files) loader.SkipSecretFiles();
   if (request.file) SNOWCAR_RETURN_IF_ERROR(loader.AddFile(*request.file));
   loader.AddEnvironment(request.env);
   loader.AddSets(request.sets);
+  return Status::Ok();
+}
+
+}  // namespace
+
+LoadReport Config::LoadAll(const LoadRequest& request) {
+  ConfigLoader loader;
+  if (Status s = Prepare(loader, request); !s.ok()) return LoadReport{s.message(), std::nullopt};
+  LoadReport report;
+  report.config = loader.Build(report.problems);
+  return report;
+}
+
+Result<Config> Config::Load(const LoadRequest& request) {
+  ConfigLoader loader;
+  SNOWCAR_RETURN_IF_ERROR(Prepare(loader, request));
   return loader.Finish();
 }
 

@@ -113,6 +113,76 @@ TEST_F(CmdConfigTest, CheckRefusesTheKafkaPropertiesRunWouldRefuse) {
   EXPECT_THAT(bad_value.err, HasSubstr("kafka property 'acks'"));
 }
 
+// One pass lists every problem: a misspelt key used to end the check before the source's and
+// the sink's own settings and the Kafka properties were looked at.
+TEST_F(CmdConfigTest, CheckReportsEveryProblemInOnePass) {
+  const std::string path = dir_.Write("all.properties",
+                                      "snow.url=https://x.example\n"
+                                      "snow.auth.username=svc\n"
+                                      "snow.auth.password=pw-123456\n"
+                                      "snow.tables=incident\n"
+                                      "snow.tabel.incident.name=incident\n"
+                                      "kafka.bootstrap.servers=127.0.0.1:9092\n"
+                                      "kafka.security.protocol=SASL_SSLX\n"
+                                      "kafka.bogus.key=1\n"
+                                      "kafka.ssl.ca.location=/nonexistent/ca.pem\n"
+                                      "kafka.ssl.truststore.location=/etc/kafka/trust.jks\n"
+                                      "kafka.sasl.jaas.config=org.example.Login required "
+                                      "username=\"u\" password=\"jaas-pw-42\";\n");
+  const Outcome o = RunConfig({"check", path});
+  EXPECT_EQ(o.code, 2);
+  for (const std::string message : {
+           "unknown key 'snow.tabel.incident.name'",
+           "snow.table.incident.name is required",      // the source's own check
+           "snow.sink.topics (or topics) is required",  // the sink's own check
+           "kafka.ssl.ca.location: cannot read '/nonexistent/ca.pem': No such file or directory",
+           "kafka property 'security.protocol'",
+           "kafka property 'bogus.key'",
+           "kafka property 'group.id' is required",
+           "kafka property 'ssl.truststore.location'",
+           "use ssl.ca.location with a PEM file",
+           "kafka property 'sasl.jaas.config'",
+           "sasl.username with sasl.password",
+       }) {
+    EXPECT_THAT(o.err, HasSubstr(message));
+  }
+  EXPECT_THAT(o.err, Not(HasSubstr("jaas-pw-42")));
+}
+
+// For CI, where the mounted secrets are absent: --no-secrets leaves secret files and the files
+// Kafka properties name unopened, and still checks everything else.
+TEST_F(CmdConfigTest, CheckWithoutSecretFiles) {
+  const std::string path = dir_.Write("ci.properties",
+                                      "source.enabled=false\n"
+                                      "snow.url=https://x.example\n"
+                                      "snow.auth.username=svc\n"
+                                      "snow.auth.password.file=/absent/snow-password\n"
+                                      "snow.sink.topics=commands\n"
+                                      "snow.sink.table=incident\n"
+                                      "kafka.bootstrap.servers=127.0.0.1:9092\n"
+                                      "kafka.group.id=g\n"
+                                      "kafka.security.protocol=SASL_SSL\n"
+                                      "kafka.sasl.mechanism=SCRAM-SHA-512\n"
+                                      "kafka.sasl.username.file=/absent/kafka-user\n"
+                                      "kafka.sasl.password.file=/absent/kafka-password\n"
+                                      "kafka.ssl.ca.location=/absent/ca.pem\n");
+  const Outcome with = RunConfig({"check", path});
+  EXPECT_EQ(with.code, 2);
+  EXPECT_THAT(with.err, HasSubstr("snow.auth.password.file: cannot read"));
+  EXPECT_THAT(with.err, HasSubstr("kafka.ssl.ca.location: cannot read"));
+
+  const Outcome without = RunConfig({"check", path, "--no-secrets"});
+  EXPECT_EQ(without.code, 0) << without.err;
+  EXPECT_THAT(without.out, HasSubstr("snow.auth.password.file"));
+  EXPECT_THAT(without.out, HasSubstr("not read (--no-secrets)"));
+
+  // Everything else is still checked.
+  const Outcome bad = RunConfig({"check", path, "--no-secrets", "--set", "kafka.acks=some"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("kafka property 'acks'"));
+  EXPECT_THAT(RunConfig({"print", path, "--no-secrets"}).err, HasSubstr("unknown option"));
+}
+
 TEST_F(CmdConfigTest, CheckWarnsAboutUnknownEnvironmentVariablesAndPasses) {
   const std::string path =
       dir_.Write("ok.properties", "source.enabled=false\nsink.enabled=false\n");
@@ -152,6 +222,8 @@ TEST_F(CmdConfigTest, NoKafkaSensitiveValueIsShownByPrintOrCheck) {
   std::vector<std::string> values;
   for (const std::string_view property : redact::SensitiveKafkaProperties()) {
     std::string value = "v" + std::to_string(values.size()) + "-q7Zx" + std::string(property);
+    // A path must name a file that exists, or the check refuses it (naming the key only).
+    if (property.ends_with(".location")) value = dir_.Write(value, "-");
     file += "kafka." + std::string(property) + "=" + value + "\n";
     values.push_back(std::move(value));
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "snowcar/common/redact.h"
 
 namespace snowcar::kafka::internal {
@@ -51,6 +53,27 @@ TEST(BuildConf, NamesTheRefusedProperty) {
   EXPECT_EQ(conf.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(conf.status().message().find("queue.buffering.max.messages"), std::string::npos)
       << conf.status().message();
+}
+
+TEST(BuildConf, ListsEveryRefusedPropertyAndTheLibrdkafkaEquivalentOfJavaKeys) {
+  auto conf = BuildConf({{"bootstrap.servers", "b:1"},
+                         {"security.protocol", "SASL_SSLX"},
+                         {"no.such.property", "1"},
+                         {"ssl.truststore.location", "/etc/kafka/truststore.jks"},
+                         {"ssl.keystore.type", "JKS"},
+                         {"ssl.keystore.location", "/etc/kafka/keystore.jks"},
+                         {"ssl.endpoint.identification.algorithm", ""}});
+  ASSERT_FALSE(conf.ok());
+  const std::string& message = conf.status().message();
+  for (const std::string expected :
+       {"kafka property 'security.protocol'", "kafka property 'no.such.property'",
+        "kafka property 'ssl.truststore.location'", "use ssl.ca.location",
+        "kafka property 'ssl.keystore.type'", "PKCS#12", "kafka property 'ssl.keystore.location'",
+        "a Java keystore", "kafka property 'ssl.endpoint.identification.algorithm'",
+        "written none"}) {
+    EXPECT_NE(message.find(expected), std::string::npos) << expected << "\n" << message;
+  }
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 5) << message;
 }
 
 TEST(BuildConf, NeverEchoesTheValueOfASecretProperty) {
