@@ -4,9 +4,12 @@
 #include <cstdio>
 #include <set>
 
+#include "confluent_keys.h"
 #include "cross_checks.h"
+#include "raw_value.h"
 #include "snowcar/common/file_read.h"
 #include "snowcar/common/redact.h"
+#include "snowcar/common/time.h"
 #include "snowcar/config/config.h"
 #include "snowcar/config/options.h"
 #include "snowcar/config/properties.h"
@@ -21,14 +24,6 @@ constexpr std::string_view kKafkaPrefix = "kafka.";
 // What a secret's `<key>.file` stands for when secret files are not read (`--no-secrets`):
 // never shown, since the key is secret, and enough for a "required" check.
 constexpr std::string_view kUnreadSecret = "[secret file not read]";
-
-// A value before checking, with where it came from for messages.
-struct RawValue {
-  std::string value;
-  std::string origin;  // "app.properties:12", "environment SNOWCAR_THREADS", "--set"
-  // The variable's name when the value came from the environment; "" otherwise.
-  std::string env_name = {};
-};
 
 size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -82,6 +77,11 @@ std::string Printable(std::string_view value) {
     out += escape;
   }
   return out;
+}
+
+// The UTC date of the day, `YYYY-MM-DD`.
+std::string TodayUtc() {
+  return FormatSnowTimestamp(SystemClock::Instance().NowSeconds()).substr(0, 10);
 }
 
 // Reads a value kept in a file (a mounted secret); the line break editors and `echo` add is not
@@ -186,7 +186,7 @@ void ConfigLoader::Classify(const std::string& key, const RawValue& raw) {
   if ((spec == nullptr || spec->is_pattern()) && key.ends_with(kFileSuffix)) {
     std::string stem = key.substr(0, key.size() - kFileSuffix.size());
     const OptionSpec* stem_spec = FindOption(stem);
-    if (stem_spec != nullptr && !stem_spec->ignored) {
+    if (stem_spec != nullptr && !stem_spec->ignored && !stem_spec->rewritten) {
       if (!stem_spec->alias_of.empty()) stem = std::string(stem_spec->alias_of);
       if (const auto it = value_files_.find(stem); it != value_files_.end()) {
         errors_.push_back("'" + key + "' [" + raw.origin + "] and '" + it->second.file_key + "' [" +
@@ -228,8 +228,19 @@ void ConfigLoader::Classify(const std::string& key, const RawValue& raw) {
                      "] is a Kafka Connect setting without meaning for snowcar; ignored");
     return;
   }
+  if (spec->rewritten) {
+    // RewriteConfluentKeys takes every such key out first; one left here is a bug there.
+    errors_.push_back(key + " [" + raw.origin + "] was not rewritten (a bug)");
+    return;
+  }
   if (!spec->alias_of.empty()) {
     const std::string target(spec->alias_of);
+    if (candidates_.count(target) != 0 && merged_.count(target) == 0) {
+      // Two names for the same key (servicenow.user and servicenow.username).
+      errors_.push_back("'" + key + "' [" + raw.origin + "] and another name of '" + target +
+                        "' [" + candidates_[target].origin + "] are both given; give one");
+      return;
+    }
     if (merged_.count(target) != 0) {
       errors_.push_back("both '" + key + "' [" + raw.origin + "] and '" + target + "' [" +
                         merged_[target].origin + "] are given; '" + key +
@@ -313,7 +324,7 @@ void ConfigLoader::CheckValues(Config& config) {
 void ConfigLoader::FillDefaults(Config& config) {
   std::vector<const OptionSpec*> derived;  // defaults that refer to other keys
   for (const OptionSpec& spec : Options()) {
-    if (spec.is_pattern() || spec.ignored || !spec.alias_of.empty()) continue;
+    if (spec.is_pattern() || spec.ignored || spec.rewritten || !spec.alias_of.empty()) continue;
     if (config.values_.count(spec.name) != 0) continue;
     config.values_.emplace(spec.name, std::string(spec.default_value));
     if (spec.default_value.find('{') != std::string_view::npos) derived.push_back(&spec);
@@ -346,6 +357,7 @@ void ConfigLoader::FillDefaults(Config& config) {
 }
 
 Config ConfigLoader::Build(std::string& problems) {
+  RewriteConfluentKeys(merged_, TodayUtc(), errors_, notes_);
   for (const auto& [key, raw] : merged_) Classify(key, raw);
   ReadValueFiles();
   Config config;

@@ -439,13 +439,15 @@ std::vector<OptionSpec> KafkaAndConnectOptions() {
   };
 }
 
-// Documentation order: core and sidecar keys, the source, the sink, then Kafka and Connect.
+// Documentation order: core and sidecar keys, the source, the sink, then Kafka and Connect, then
+// the keys of Confluent's connectors.
 std::vector<OptionSpec> BuildTable() {
   std::vector<OptionSpec> table = CoreOptions();
   AppendSourceOptions(table);
   for (auto& spec : SinkTopicOptions()) table.push_back(std::move(spec));
   AppendSinkOptions(table);
   for (auto& spec : KafkaAndConnectOptions()) table.push_back(std::move(spec));
+  AppendConfluentOptions(table);
   return table;
 }
 

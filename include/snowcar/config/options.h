@@ -62,6 +62,11 @@ struct OptionSpec {
   // could split a header or a log line. Line breaks (and tabs) are allowed only where a key
   // sets this, e.g. PEM text given inline to librdkafka (`kafka.ssl.key.pem`).
   bool allow_line_breaks = false;
+  // A key of Confluent's ServiceNow connectors whose value does not map onto one snowcar key
+  // as it is (`servicenow.table`, `poll.interval.s`, ...): the loader rewrites it onto
+  // snowcar's keys before anything else (src/config/confluent_keys.cpp), so nothing reads it
+  // under its own name.
+  bool rewritten = false;
   ValueCheck check = nullptr;
   std::string_view group = {};  // section in docs/configuration.md, in order of first use
   std::string_view doc = {};    // what it does and why one would change it
