@@ -308,10 +308,11 @@ void ConfigLoader::CheckValues(Config& config) {
       const std::string problem =
           CheckKafkaFileProperty(std::string_view(key).substr(kKafkaPrefix.size()), *normalized);
       if (!problem.empty()) {
-        std::string shown = "the file";
-        if (!IsSecretKey(spec, key)) shown = "'" + Printable(*normalized) + "'";
-        errors_.push_back(key + ": cannot read " + shown + ": " + problem + " [" + raw.origin +
-                          "]");
+        std::string error = key + ": cannot read ";
+        error += IsSecretKey(spec, key) ? "the file" : "'" + Printable(*normalized) + "'";
+        error += ": " + problem;
+        error += " [" + raw.origin + "]";
+        errors_.push_back(std::move(error));
         rejected_.insert(key);
         continue;
       }
