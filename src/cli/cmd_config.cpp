@@ -7,11 +7,11 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/cmd_config_check.h"
 #include "cli/commands.h"
 #include "snowcar/config/config.h"
 #include "snowcar/config/options.h"
 #include "snowcar/config/properties.h"
-#include "snowcar/runtime/sidecar.h"
 #include "snowcar/servicenow/outcome_table.h"
 
 namespace snowcar::cli {
@@ -94,21 +94,14 @@ void PrintNotes(const config::Config& cfg, std::FILE* out) {
 }
 
 int Check(const ConfigArgs& args) {
-  // One pass reports everything: what the values imply (the source's and sink's settings, the
-  // Kafka clients) is checked on the valid part even when some values were refused.
-  config::LoadReport report = config::Config::LoadAll(RequestFor(args));
-  if (!report.config) {
-    std::fprintf(stderr, "%s\n", report.problems.c_str());
+  const CheckedConfig checked = LoadAndCheck(RequestFor(args));
+  if (!checked.config) {
+    std::fprintf(stderr, "%s\n", checked.problems.c_str());
     return 2;
   }
-  const config::Config& cfg = *report.config;
-  std::string problems = report.problems;
-  if (Status s = runtime::CheckRunSettings(cfg); !s.ok()) {
-    if (!problems.empty()) problems += "\n";
-    problems += s.message();
-  }
-  if (!problems.empty()) {
-    std::fprintf(stderr, "%s\n", problems.c_str());
+  const config::Config& cfg = *checked.config;
+  if (!checked.problems.empty()) {
+    std::fprintf(stderr, "%s\n", checked.problems.c_str());
     PrintNotes(cfg, stderr);
     return 2;
   }

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "cli/cmd_config_check.h"
 #include "cli/commands.h"
 #include "snowcar/common/log.h"
 #include "snowcar/config/config.h"
@@ -50,20 +51,14 @@ int RunMain(int argc, char** argv) {
   }
   request.env = config::EnvironFromProcess();
 
-  // Every problem in one pass: what the values imply is checked on the valid part too.
-  config::LoadReport report = config::Config::LoadAll(request);
-  std::string problems = report.problems;
-  if (report.config) {
-    if (Status s = runtime::CheckRunSettings(*report.config); !s.ok()) {
-      if (!problems.empty()) problems += "\n";
-      problems += s.message();
-    }
-  }
-  if (!problems.empty()) {
-    std::fprintf(stderr, "snowcar run: configuration is not valid:\n%s\n", problems.c_str());
+  // Every problem in one pass, the same checks as `snowcar config check`.
+  const CheckedConfig checked = LoadAndCheck(request);
+  if (!checked.problems.empty()) {
+    std::fprintf(stderr, "snowcar run: configuration is not valid:\n%s\n",
+                 checked.problems.c_str());
     return 2;
   }
-  const config::Config& cfg = *report.config;
+  const config::Config& cfg = *checked.config;
 
   // Both were validated by the option table, so these parses cannot fail.
   if (auto level = log::ParseLevel(cfg.GetString("log.level")); level.ok()) {

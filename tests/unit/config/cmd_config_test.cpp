@@ -149,6 +149,25 @@ TEST_F(CmdConfigTest, CheckReportsEveryProblemInOnePass) {
   EXPECT_THAT(o.err, Not(HasSubstr("jaas-pw-42")));
 }
 
+// Each client the run would create checks the properties it takes; a property every client
+// refuses is listed once, next to those only one kind refuses.
+TEST_F(CmdConfigTest, CheckListsARefusedKafkaPropertyOnce) {
+  const Outcome o =
+      RunConfig({"check", "--set=source.enabled=false", "--set=snow.url=https://x.example",
+                 "--set=snow.auth.username=svc", "--set=snow.auth.password=pw-123456",
+                 "--set=snow.sink.topics=cmds", "--set=snow.sink.table=incident",
+                 "--set=kafka.bootstrap.servers=127.0.0.1:9092", "--set=kafka.group.id=g",
+                 "--set=kafka.bogus.key=1", "--set=kafka.acks=some",
+                 "--set=kafka.auto.offset.reset=sometimes"});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.err, HasSubstr("kafka property 'acks'"));               // the producers
+  EXPECT_THAT(o.err, HasSubstr("kafka property 'auto.offset.reset'"));  // the consumer
+  const std::string bogus = "kafka property 'bogus.key'";
+  const size_t first = o.err.find(bogus);
+  ASSERT_NE(first, std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find(bogus, first + 1), std::string::npos) << o.err;
+}
+
 // For CI, where the mounted secrets are absent: --no-secrets leaves secret files and the files
 // Kafka properties name unopened, and still checks everything else.
 TEST_F(CmdConfigTest, CheckWithoutSecretFiles) {
