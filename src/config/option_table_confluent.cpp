@@ -15,8 +15,8 @@ void AppendConfluentOptions(std::vector<OptionSpec>& table) {
       {.name = "servicenow.username",
        .alias_of = "snow.auth.username",
        .group = kConfluent,
-       .doc = "Confluent's name for `snow.auth.username` (basic authentication, the only kind "
-              "Confluent's connectors use)."},
+       .doc = "Confluent's name for `snow.auth.username` (basic authentication, the default "
+              "`snow.auth.type`)."},
       {.name = "servicenow.user",
        .alias_of = "snow.auth.username",
        .group = kConfluent,
@@ -33,8 +33,9 @@ void AppendConfluentOptions(std::vector<OptionSpec>& table) {
               "alias is the table's name: `snow.tables=<table>`, `snow.table.<table>.name=<table>` "
               "and `snow.table.<table>.topic` from `kafka.topic`. In a sink file it becomes "
               "`snow.sink.table`. A source file is one whose `connector.class` ends in "
-              "`SourceConnector`, or, without that, one that has `kafka.topic`; a sink file ends "
-              "in `SinkConnector`, or has `topics`."},
+              "`SourceConnector` or, without that, one that has `kafka.topic`; a sink file is one "
+              "whose `connector.class` ends in `SinkConnector` or, without that, one that has "
+              "`topics`."},
       {.name = "servicenow.since",
        .rewritten = true,
        .group = kConfluent,
