@@ -5,6 +5,7 @@
 #include <csignal>
 
 #include "memory_trim.h"
+#include "periodic_task.h"
 #include "snowcar/api/prometheus.h"
 #include "snowcar/api/routes.h"
 #include "snowcar/common/log.h"
@@ -268,14 +269,27 @@ Status Sidecar::Start() {
   });
   trimmer_ = std::make_unique<MemoryTrimmer>(pool_.context(), std::chrono::seconds(10));
   trimmer_->Start();
-  readiness_.MarkReady();
-  SNOWCAR_LOG(kInfo, "sidecar.ready",
+  SNOWCAR_LOG(kInfo, "sidecar.started",
               {{"state_dir", settings_.state_dir},
                {"socket", settings_.socket_path},
                {"admin", admin_address()},
                {"threads", static_cast<int64_t>(pool_.size())},
                {"source", settings_.source_enabled},
                {"sink", settings_.sink_enabled}});
+  // Readiness is logged when it changes, not when start-up returns: the gate above may hold
+  // it back for a while (Kafka metadata, a direction probing its tables), and an operator
+  // reading `sidecar.ready` must find /v1/ready answering 200.
+  readiness_.SetListener([](bool ready, const std::string& reason) {
+    if (ready) {
+      SNOWCAR_LOG(kInfo, "sidecar.ready", {{"ready", true}});
+    } else {
+      SNOWCAR_LOG(kInfo, "sidecar.not_ready", {{"ready", false}, {"reason", reason}});
+    }
+  });
+  readiness_.MarkReady();
+  readiness_watch_ = std::make_unique<PeriodicTask>(pool_.context(), std::chrono::milliseconds(100),
+                                                    [this] { readiness_.Refresh(); });
+  readiness_watch_->Start();
   return Status::Ok();
 }
 
@@ -410,6 +424,7 @@ void Sidecar::Shutdown() {
   // while the directions drain rather than after.
   if (kafka_probe_) kafka_probe_->RequestStop();
   if (trimmer_) trimmer_->Stop();
+  if (readiness_watch_) readiness_watch_->Stop();
   for (auto it = directions_.rbegin(); it != directions_.rend(); ++it) (*it)->Stop(deadline);
   if (kafka_probe_) kafka_probe_->Stop();
   if (stop_client_) stop_client_();
