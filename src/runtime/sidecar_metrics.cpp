@@ -89,9 +89,12 @@ std::string_view SnowcarVersion() { return SNOWCAR_VERSION; }
 
 void WriteBuildInfo(std::string& out) {
   api::WriteMetricFamily(out, "snowcar_build_info", "gauge",
-                         "Always 1; the version label says which snowcar runs");
+                         "Always 1; the labels say which snowcar runs and which state schema "
+                         "version it writes");
   api::WriteSample(out, "snowcar_build_info",
-                   "version=\"" + api::EscapeLabelValue(SnowcarVersion()) + "\"", int64_t{1});
+                   "version=\"" + api::EscapeLabelValue(SnowcarVersion()) + "\",state_schema=\"" +
+                       std::to_string(state::kSchemaVersion) + "\"",
+                   int64_t{1});
 }
 
 void WriteProcessMetrics(std::string& out) {

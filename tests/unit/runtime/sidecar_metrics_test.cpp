@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <ctime>
+#include <fstream>
 
 #include "snowcar/runtime/sidecar.h"
 #include "snowcar/servicenow/curl_table_client.h"
@@ -21,15 +22,36 @@ double SampleValue(const std::string& text, const std::string& name_and_labels) 
   return std::stod(text.substr(at + prefix.size() - 1));
 }
 
-TEST(SidecarMetricsTest, BuildInfoCarriesTheVersion) {
+TEST(SidecarMetricsTest, BuildInfoCarriesTheVersionAndTheStateSchema) {
   std::string out;
   WriteBuildInfo(out);
-  EXPECT_FALSE(SnowcarVersion().empty());
-  EXPECT_NE(SnowcarVersion(), "unknown");
+  // The one version: CMake's project(VERSION), compiled into the library.
+  EXPECT_EQ(SnowcarVersion(), SNOWCAR_PROJECT_VERSION);
   EXPECT_EQ(
-      SampleValue(out, "snowcar_build_info{version=\"" + std::string(SnowcarVersion()) + "\"}"), 1)
+      SampleValue(out, "snowcar_build_info{version=\"" + std::string(SnowcarVersion()) +
+                           "\",state_schema=\"" + std::to_string(state::kSchemaVersion) + "\"}"),
+      1)
       << out;
   EXPECT_NE(out.find("# TYPE snowcar_build_info gauge"), std::string::npos) << out;
+}
+
+// docs/CHANGELOG.md's newest release is the version this build carries, and names the state
+// schema version it writes: a release that changes either without the other fails here.
+TEST(SidecarMetricsTest, ChangelogNamesThisReleaseAndItsStateSchema) {
+  std::ifstream in(std::string(SNOWCAR_SOURCE_DIR) + "/docs/CHANGELOG.md");
+  ASSERT_TRUE(in) << "docs/CHANGELOG.md missing";
+  std::string line;
+  std::string newest;
+  while (std::getline(in, line)) {
+    if (line.rfind("## ", 0) == 0) {
+      newest = line;
+      break;
+    }
+  }
+  const std::string expected = "## " + std::string(SnowcarVersion()) + " ";
+  EXPECT_EQ(newest.rfind(expected, 0), 0u) << "newest release heading: " << newest;
+  EXPECT_NE(newest.find("state schema " + std::to_string(state::kSchemaVersion)), std::string::npos)
+      << newest;
 }
 
 TEST(SidecarMetricsTest, ProcessMetricsAreReadFromThisProcess) {
