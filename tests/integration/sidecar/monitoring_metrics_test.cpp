@@ -59,6 +59,20 @@ bool HasSample(const std::string& metrics, const std::string& name) {
   return false;
 }
 
+// The value of the first sample line starting with `prefix` (a name and the start of its
+// labels); -1 when there is none.
+double Value(const std::string& metrics, const std::string& prefix) {
+  std::istringstream lines(metrics);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    const size_t space = line.rfind(' ');
+    if (space == std::string::npos) continue;
+    return std::stod(line.substr(space + 1));
+  }
+  return -1;
+}
+
 class MonitoringMetricsTest : public testsupport::EmbeddedBrokerTest {
  protected:
   broker::BrokerOptions Options() override {
@@ -126,6 +140,40 @@ TEST_F(MonitoringMetricsTest, EveryMetricTheDashboardAndTheAlertsUseIsExported) 
       },
       60s))
       << metrics();
+
+  // The operator's first metrics hold values that match what happened: the table caught up
+  // (phase stream), the applied command leaves its partition without lag, the Table API
+  // attempts and the produced rows were timed.
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        const std::string m = metrics();
+        return Value(m, "snowcar_source_phase{table=\"incident\",phase=\"stream\"}") == 1 &&
+               Value(m, "snowcar_sink_consumer_lag{topic=\"snow.commands\"") == 0;
+      },
+      30s))
+      << metrics();
+  {
+    const std::string m = metrics();
+    EXPECT_EQ(Value(m, "snowcar_source_phase{table=\"incident\",phase=\"backfill\"}"), 0) << m;
+    EXPECT_GE(Value(m,
+                    "snowcar_snow_request_duration_seconds_count{operation=\"list\","
+                    "status=\"2xx\"}"),
+              1)
+        << m;
+    EXPECT_GE(Value(m,
+                    "snowcar_snow_request_duration_seconds_count{operation=\"post\","
+                    "status=\"2xx\"}"),
+              1)
+        << "the sink's create: " << m;
+    EXPECT_GE(Value(m,
+                    "snowcar_snow_request_duration_seconds_bucket{operation=\"list\","
+                    "status=\"2xx\",le=\"+Inf\"}"),
+              1)
+        << m;
+    EXPECT_GE(Value(m, "snowcar_kafka_produce_duration_seconds_count{client=\"source\"}"), 10)
+        << "every acknowledged row is timed: " << m;
+    EXPECT_GT(Value(m, "snowcar_kafka_produce_duration_seconds_sum{client=\"source\"}"), 0) << m;
+  }
 
   const std::string exported = metrics();
   for (const std::string& name : dashboard_names) {
