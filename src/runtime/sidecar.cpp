@@ -3,6 +3,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 
 #include "memory_trim.h"
 #include "periodic_task.h"
@@ -11,6 +12,7 @@
 #include "snowcar/common/log.h"
 #include "snowcar/kafka/consumer.h"
 #include "snowcar/kafka/producer.h"
+#include "snowcar/kafka/static_membership.h"
 #include "snowcar/runtime/sidecar_metrics.h"
 #include "snowcar/servicenow/client_options.h"
 #include "snowcar/servicenow/curl_table_client.h"
@@ -71,7 +73,16 @@ void CheckKafkaClients(const config::Config& config, std::vector<std::string>& p
       problems.push_back(s.message());
     }
   }
-  if (source && !config.GetString("source.group.id").empty()) {
+  // The group consumers (the sink's, the source's table group) join as static members named
+  // by kafka.group.instance.id or POD_NAME: the same resolution the directions make at start
+  // (kafka/static_membership.h), so a POD_NAME Kafka would refuse fails the check too.
+  const bool source_group = source && !config.GetString("source.group.id").empty();
+  if (sink || source_group) {
+    auto membership = kafka::ResolveStaticMembership(config.GetString("kafka.group.instance.id"),
+                                                     std::getenv(kafka::kPodNameVariable));
+    if (!membership.ok()) problems.push_back(membership.status().message());
+  }
+  if (source_group) {
     kafka::ConsumerOptions group = consumer;
     group.properties["group.id"] = config.GetString("source.group.id");
     if (Status s = kafka::KafkaConsumer::CheckProperties(group); !s.ok()) {
