@@ -1,7 +1,7 @@
 // How much state a table and a sink take, per entry, measured on the real store: the figures
 // behind docs/production.md's sizing of the state volume and of memory.
 //
-//   build/bench/state_size_bench [entries]        (default 200000)
+//   build/bench/state_size_bench [entries]        (default 200000; make bench runs it too)
 //
 // Dedup: one table's window of `entries` row versions (ts advancing one second every 1 to 8
 // rows, random 32-hex sys_ids, sys_mod_count below 10, as a source sweep writes them),
@@ -123,7 +123,13 @@ void Correlation(const std::string& dir, size_t entries) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const size_t entries = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 200000;
+  // make bench passes Google Benchmark's flags to every program: options are ignored.
+  size_t entries = 200000;
+  if (argc > 1 && argv[1][0] != '-') entries = std::strtoull(argv[1], nullptr, 10);
+  if (entries == 0) {
+    std::fprintf(stderr, "usage: state_size_bench [entries > 0]\n");
+    return 2;
+  }
   log::SetLevel(log::Level::kWarn);
   char pattern[] = "/tmp/snowcar-state-size-XXXXXX";
   if (mkdtemp(pattern) == nullptr) return 1;
