@@ -85,7 +85,10 @@ namespace {
 // consumer-group lag tool shows, but from the sink's own progress, so it falls as records
 // are applied rather than at the next commit.
 int64_t ConsumerLag(const LaneStatus& s) {
-  const int64_t next = s.stored_offset >= 0 ? s.stored_offset : s.committed_offset;
+  // Before anything completed: the committed offset, else the record the lane holds (a lane
+  // stopped at its first record still shows what waits behind it).
+  int64_t next = s.stored_offset >= 0 ? s.stored_offset : s.committed_offset;
+  if (next < 0 && s.in_flight_offset.has_value()) next = *s.in_flight_offset;
   if (s.high_watermark < 0 || next < 0) return -1;
   return std::max<int64_t>(0, s.high_watermark - next);
 }
