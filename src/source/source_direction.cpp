@@ -35,7 +35,7 @@ std::shared_ptr<TablePoller> SourceDirection::MakePoller(const TableSettings& ta
   deps.table = &table;
   deps.options = poller_options_;
   deps.once = &once_;
-  return std::make_shared<TablePoller>(std::move(deps));
+  return TablePoller::Make(std::move(deps));
 }
 
 std::vector<std::shared_ptr<TablePoller>> SourceDirection::CurrentPollers() const {
