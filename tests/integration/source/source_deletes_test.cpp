@@ -205,6 +205,88 @@ TEST_F(SourceDeletes, TheTopicEndsWithEachDeletionAndLosesNone) {
   StopGracefully();
 }
 
+// The ordering gate: the row stream has read a row's last version but not yet produced it
+// (its answer is slow) when the row is deleted. The DELETE must wait for that UPSERT.
+TEST_F(SourceDeletes, AVersionReadBeforeTheDeletionIsProducedBeforeTheDelete) {
+  props_["snow.table.inc.deletes"] = "audit";
+  props_["snow.source.poll.interval.ms"] = "100";
+  ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
+  std::vector<std::string> ids = LoadRows({NowS() - 100, NowS() - 99, NowS() - 98});
+  Start();
+  ASSERT_TRUE(testsupport::WaitFor([&] { return ReadAll().size() >= 3; }, 20s, 100ms));
+  // Every answer about incident rows now takes 4 s; sys_audit answers at once.
+  emulator::LatencyKnob slow;
+  slow.fixed_ms = 4000;
+  slow.scope.path_prefix = "/api/now/table/incident";
+  emu_->faults().SetLatency(slow);
+  const std::string& id = ids[1];
+  ASSERT_TRUE(emu_->store().Update("incident", id, {{"short_description", "last words"}}).ok());
+  const std::string stamp((*emu_->store().Get("incident", id))->sys_updated_on());
+  // Wait until a page request for incident has been answered (held back by the latency) whose
+  // range covers the update: "...sys_updated_on<=HI..." with HI >= the new sys_updated_on.
+  auto decode = [](const std::string& in) {
+    std::string out;
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (in[i] == '%' && i + 2 < in.size()) {
+        out += static_cast<char>(std::stoi(in.substr(i + 1, 2), nullptr, 16));
+        i += 2;
+      } else {
+        out += in[i];
+      }
+    }
+    return out;
+  };
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        for (const auto& e : emu_->journal().All()) {
+          const std::string t = decode(e.target);
+          const size_t hi = t.find("sys_updated_on<=");
+          if (t.starts_with("/api/now/table/incident?") &&
+              t.find("sysparm_no_count=true") != std::string::npos && hi != std::string::npos &&
+              t.substr(hi + 16, 19) >= stamp) {
+            return true;
+          }
+        }
+        return false;
+      },
+      30s, 20ms));
+  ASSERT_TRUE(emu_->store().Delete("incident", id).ok());
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        for (const Rec& r : ReadAll()) {
+          if (r.key == id && r.IsDelete()) return true;
+        }
+        return false;
+      },
+      30s, 100ms));
+  // The slow answer's version arrives too, gate or not: then compare the order.
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        for (const Rec& r : ReadAll()) {
+          if (r.key == id && r.IsUpsert() && ModCount(r) == "1") return true;
+        }
+        return false;
+      },
+      30s, 100ms))
+      << [&] {
+           std::string out;
+           for (const Rec& r : ReadAll()) {
+             if (r.key == id) out += r.headers + " " + r.value.value_or("NULL") + "\n";
+           }
+           return out;
+         }();
+  emu_->faults().Clear();
+  std::vector<Rec> mine;
+  for (const Rec& r : ReadAll()) {
+    if (r.key == id) mine.push_back(r);
+  }
+  ASSERT_GE(mine.size(), 2u);
+  EXPECT_TRUE(mine.back().IsDelete()) << "an UPSERT came after the DELETE";
+  ASSERT_TRUE(mine[mine.size() - 2].IsUpsert());
+  EXPECT_EQ(ModCount(mine[mine.size() - 2]), "1") << "the last version was not produced first";
+  StopGracefully();
+}
+
 // Without deletes=audit (the default) nothing but UPSERTs reaches the topic, and sys_audit is
 // never asked.
 TEST_F(SourceDeletes, NoDeletesByDefault) {
