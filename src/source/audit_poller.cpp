@@ -119,26 +119,26 @@ bool TablePoller::FetchRecoveredRows(boost::json::array& rows) {
   request.target = std::move(target);
   status_.SetLastRequestAt(SystemClock::Instance().NowMillis());
   http_busy_ = true;
-  deps_.client->Send(
-      std::move(request), strand_,
-      [self = shared_from_this(), page = std::move(rows)](servicenow::CallResult result) mutable {
-        self->http_busy_ = false;
-        if (self->stopping_) {
-          self->FinishStop();
-          return;
-        }
-        if (self->failed_) return;
-        if (!result.ok()) {
-          // The audit page is dropped; the plan has not moved, so it is read again.
-          self->OnFailedAnswer(result);
-          return;
-        }
-        AttachRecoveredRows(*self->deps_.deletes->rows, result.response.rows, page);
-        self->AcceptPage(std::move(page));
-        if (self->failed_) return;
-        self->AfterPage();
-        self->ProduceQueued();
-      });
+  deps_.client->Send(std::move(request), strand_,
+                     [self = shared_from_this(),
+                      page = std::move(rows)](const servicenow::CallResult& result) mutable {
+                       self->http_busy_ = false;
+                       if (self->stopping_) {
+                         self->FinishStop();
+                         return;
+                       }
+                       if (self->failed_) return;
+                       if (!result.ok()) {
+                         // The audit page is dropped; the plan has not moved, so it is read again.
+                         self->OnFailedAnswer(result);
+                         return;
+                       }
+                       AttachRecoveredRows(*self->deps_.deletes->rows, result.response.rows, page);
+                       self->AcceptPage(std::move(page));
+                       if (self->failed_) return;
+                       self->AfterPage();
+                       self->ProduceQueued();
+                     });
   return true;
 }
 
