@@ -102,7 +102,7 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   const TableSettings& table() const { return *deps_.table; }
   const TableStatus& status() const { return status_; }
   // The table's deletes stream (deletes=audit), or null. Started and stopped with this one.
-  const TablePoller* deletes_poller() const { return deletes_poller_.get(); }
+  const std::shared_ptr<TablePoller>& deletes_poller() const { return deletes_poller_; }
 
  private:
   using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;

@@ -284,6 +284,15 @@ TEST_F(SourceDeletes, AVersionReadBeforeTheDeletionIsProducedBeforeTheDelete) {
   EXPECT_TRUE(mine.back().IsDelete()) << "an UPSERT came after the DELETE";
   ASSERT_TRUE(mine[mine.size() - 2].IsUpsert());
   EXPECT_EQ(ModCount(mine[mine.size() - 2]), "1") << "the last version was not produced first";
+  // The deletes stream shows on the socket, under its table, and in the metrics.
+  const boost::json::object view = Table();
+  ASSERT_TRUE(view.contains("deletes")) << boost::json::serialize(view);
+  const auto& deletes = view.at("deletes").as_object();
+  EXPECT_EQ(deletes.at("alias").as_string(), "inc.deletes");
+  EXPECT_EQ(deletes.at("table").as_string(), "sys_audit");
+  EXPECT_EQ(deletes.at("rows_emitted").as_int64(), 1);
+  EXPECT_NE(Get("/metrics").body.find("snowcar_source_rows_emitted_total{table=\"inc.deletes\"} 1"),
+            std::string::npos);
   StopGracefully();
 }
 
