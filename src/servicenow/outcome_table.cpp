@@ -117,7 +117,9 @@ constexpr FailureCase kCatalogue[] = {
      .http_status = 200,
      .body =
          R"({"error":{"message":"Operation against file was aborted by Business Rule"},"status":"failure"})"},
-    {.name = "202", .what = "accepted, without a body", .http_status = 202},
+    {.name = "202",
+     .what = "accepted (queued behind other requests of the session), not confirmed as run",
+     .http_status = 202},
     {.name = "TLS failure",
      .what = "the instance's certificate does not verify",
      .curl_code = CURLE_PEER_FAILED_VERIFICATION,

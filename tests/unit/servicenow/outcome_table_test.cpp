@@ -83,7 +83,7 @@ TEST(OutcomeTable, InstanceWideFailuresPauseEveryOperation) {
 // A lost answer is never a record error where resending is harmless; a create follows its
 // policy; a DELETE is resent.
 TEST(OutcomeTable, LostAnswersHoldWhatIsSafeToResendAndFollowThePolicyOtherwise) {
-  for (std::string_view name : {"drop after send", "timeout after apply", "malformed 2xx"}) {
+  for (std::string_view name : {"drop after send", "timeout after apply", "malformed 2xx", "202"}) {
     const FailureCase& f = Case(name);
     EXPECT_EQ(OutcomeOf(f, CallPurpose::kGetPage).action, Action::kHold) << name;
     EXPECT_EQ(OutcomeOf(f, CallPurpose::kPatch).action, Action::kHold) << name;
