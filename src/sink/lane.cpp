@@ -91,7 +91,16 @@ void Lane::ProcessNext() {
   Apply();
 }
 
+namespace {
+constexpr std::string_view kInstanceUnavailable = "INSTANCE_UNAVAILABLE";
+}  // namespace
+
 void Lane::Apply() {
+  // The instance cannot be used: send nothing, wait with everyone else at its gate.
+  if (deps_.gate != nullptr && !deps_.gate->IsOpen()) {
+    return Backoff(Stage::kApply, "waiting for the instance: " + deps_.gate->Read().reason,
+                   std::string(kInstanceUnavailable));
+  }
   Result<Command> decoded = DecodeCommand(*current_, *deps_.settings);
   if (!decoded.ok()) {
     return HandleFailure(std::nullopt,
@@ -225,9 +234,18 @@ void Lane::Backoff(Stage resume, const std::string& why, const std::string& klas
                {"delay_ms", static_cast<int64_t>(delay.count())},
                {"error", why}});
   resume_stage_ = resume;
-  timer_.expires_after(delay);
+  // Paused with the whole instance: the gate's probe decides when to go on. The timer only
+  // keeps Stop() able to cut the wait short; the gate opening cuts it short as well.
+  const bool at_gate = deps_.gate != nullptr && klass == kInstanceUnavailable;
+  timer_.expires_after(at_gate ? std::chrono::hours(24) : delay);
   timer_.async_wait(boost::asio::bind_executor(
       strand_, [self = shared_from_this()](const boost::system::error_code&) { self->Resume(); }));
+  if (at_gate) {
+    std::weak_ptr<Lane> weak = shared_from_this();
+    deps_.gate->WhenOpen(strand_, [weak] {
+      if (auto self = weak.lock()) self->timer_.cancel();
+    });
+  }
 }
 
 void Lane::Resume() {

@@ -64,7 +64,7 @@ struct FaultRule {
   // kTimedOutQuery: false = also cut the JSON mid-record, as one captured instance did.
   bool valid_json = true;
   // kAnswer: the status (`status`, any 100..599) and this body verbatim ("" = no body).
-  std::string body;
+  std::string body = {};
   // kApplyThenStall: how long the answer waits.
   int64_t delay_ms = 0;
 };
