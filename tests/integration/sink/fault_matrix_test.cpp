@@ -486,6 +486,7 @@ TEST_P(FaultMatrix, EverySinkCellOfTheRowEndsAsTheTableSays) {
       deps.writer = cell->writer.get();
       deps.error_path = cell->error_path.get();
       deps.metrics = cell->metrics.get();
+      deps.gate = client_->gate();  // a pause waits at the instance's gate, as in the sidecar
       deps.options.initial_backoff = 5ms;
       deps.options.max_backoff = 40ms;
       Cell* raw = cell.get();
@@ -507,11 +508,13 @@ TEST_P(FaultMatrix, EverySinkCellOfTheRowEndsAsTheTableSays) {
   }
 
   // Each cell reaches its end: done, failed, or held (two lane retries; one with a 1 s
-  // Retry-After to honour).
+  // Retry-After to honour, or when paused: it then waits at the instance's gate).
   const int64_t held_after = failure.retry_after.empty() ? 2 : 1;
   const auto settled = [&](Cell& c) {
     std::lock_guard lock(c.mu);
-    return !c.completed.empty() || c.failed > 0 || c.lane->Snapshot().retries >= held_after;
+    const sink::LaneStatus lane = c.lane->Snapshot();
+    return !c.completed.empty() || c.failed > 0 || lane.retries >= held_after ||
+           (lane.retries >= 1 && lane.last_error_class == "INSTANCE_UNAVAILABLE");
   };
   for (auto& c : cells_) {
     ASSERT_TRUE(WaitFor([&] { return settled(*c); }, 20s))
