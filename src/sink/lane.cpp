@@ -93,6 +93,32 @@ void Lane::ProcessNext() {
 
 namespace {
 constexpr std::string_view kInstanceUnavailable = "INSTANCE_UNAVAILABLE";
+
+// The column of the decision table the record's write is in.
+servicenow::CallPurpose PurposeOf(const std::optional<Command>& command,
+                                  const SinkSettings& settings) {
+  using servicenow::CallPurpose;
+  if (!command) return CallPurpose::kPatch;  // never written: any write column reads alike
+  switch (command->operation) {
+    case Operation::kCreate:
+      switch (settings.ambiguous_create) {
+        case AmbiguousCreateBehavior::kRetry:
+          return CallPurpose::kCreateRetry;
+        case AmbiguousCreateBehavior::kFailAmbiguous:
+          return CallPurpose::kCreateFailAmbiguous;
+        case AmbiguousCreateBehavior::kCorrelationLookup:
+          return CallPurpose::kCreateCorrelation;
+      }
+      return CallPurpose::kCreateFailAmbiguous;
+    case Operation::kPatch:
+      return CallPurpose::kPatch;
+    case Operation::kPut:
+      return CallPurpose::kPut;
+    case Operation::kDelete:
+      return CallPurpose::kDelete;
+  }
+  return CallPurpose::kPatch;
+}
 }  // namespace
 
 void Lane::Apply() {
@@ -167,8 +193,21 @@ void Lane::ReportSuccess() {
   deps_.error_path->OnSuccess(*current_, *current_applied_, strand_,
                               [self = shared_from_this()](const Status& produced) {
                                 if (produced.ok()) return self->Complete();
-                                self->Backoff(Stage::kReportSuccess, produced.message(), "PRODUCE");
+                                self->OnProduceFailed(Stage::kReportSuccess, produced);
                               });
+}
+
+// The decision table's Kafka produce failure row (docs/outcomes.md) says what happens: hold
+// (produce again after a wait; the row is never written again) for every column today. A
+// produce failure is never a record error: the error path is what failed.
+void Lane::OnProduceFailed(Stage resume, const Status& produced) {
+  switch (servicenow::DecideProduceFailure(PurposeOf(current_command_, *deps_.settings))) {
+    case servicenow::Action::kPauseInstance:
+      return Backoff(resume, produced.message(), std::string(kInstanceUnavailable));
+    case servicenow::Action::kHold:
+    default:
+      return Backoff(resume, produced.message(), "PRODUCE");
+  }
 }
 
 void Lane::HandleFailure(std::optional<Command> command, Failure failure) {
@@ -189,7 +228,7 @@ void Lane::RunErrorPath() {
       [self = shared_from_this()](ErrorVerdict verdict, const Status& produced) {
         switch (verdict) {
           case ErrorVerdict::kRetryProduce:
-            return self->Backoff(Stage::kErrorPath, produced.message(), "PRODUCE");
+            return self->OnProduceFailed(Stage::kErrorPath, produced);
           case ErrorVerdict::kStop:
             return self->Failed(*self->current_failure_);
           case ErrorVerdict::kComplete:

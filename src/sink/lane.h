@@ -130,6 +130,7 @@ class Lane : public std::enable_shared_from_this<Lane> {
   void Apply();        // strand
   void Write(Command command);
   void OnWritten(std::optional<Command> command, WriteOutcome outcome);
+  void OnProduceFailed(Stage resume, const Status& produced);
   void ReportSuccess();
   void HandleFailure(std::optional<Command> command, Failure failure);
   void RunErrorPath();

@@ -496,7 +496,13 @@ void TablePoller::OnDelivery(uint64_t generation, AckTracker::Ticket ticket,
     if (generation == generation_) tracker_.Ack(ticket);
   } else {
     if (generation == generation_) tracker_.Fail(ticket);
-    if (!produce_failed_ && !stopping_ && !failed_) {
+    // The decision table's Kafka produce failure row (docs/outcomes.md).
+    const servicenow::Action action =
+        servicenow::DecideProduceFailure(servicenow::CallPurpose::kGetPage);
+    if (action == servicenow::Action::kStopTable && !stopping_ && !failed_) {
+      Fail(Label() + ": Kafka delivery failed: " + report.status.message());
+    } else if (!produce_failed_ && !stopping_ && !failed_) {
+      // kHold: back off and re-read from the committed cursor (RecoverFromProduceFailure).
       produce_failed_ = true;
       status_.retries.fetch_add(1);
       status_.SetLastError(Label() + ": Kafka delivery failed: " + report.status.message());

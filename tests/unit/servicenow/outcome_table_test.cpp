@@ -96,6 +96,15 @@ TEST(OutcomeTable, LostAnswersHoldWhatIsSafeToResendAndFollowThePolicyOtherwise)
   }
 }
 
+// The produce paths (a source row; a sink DLQ, error or success report) act on the Kafka
+// produce failure row: hold, in every column; a produce failure is never a record error.
+TEST(OutcomeTable, KafkaProduceFailuresAreHeldInEveryColumn) {
+  for (CallPurpose p : kAllCallPurposes) {
+    EXPECT_EQ(DecideProduceFailure(p), Action::kHold) << CallPurposeName(p);
+    EXPECT_EQ(OutcomeOf(Case("Kafka produce failure"), p).action, Action::kHold);
+  }
+}
+
 TEST(OutcomeTable, TransientAnswersAreRetriedByTheClientThenHeld) {
   for (std::string_view name : {"429 with Retry-After", "429 without Retry-After", "500", "503"}) {
     for (CallPurpose p : kAllCallPurposes) {
