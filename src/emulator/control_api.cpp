@@ -165,7 +165,9 @@ json::object RuleJson(const FaultRule& r) {
           {"status", r.status},
           {"retry_after", r.retry_after_seconds},
           {"limit", r.rate_limit_per_hour},
-          {"valid_json", r.valid_json}};
+          {"valid_json", r.valid_json},
+          {"body", r.body},
+          {"delay_ms", r.delay_ms}};
 }
 
 http::Response Faults(const ServerContext& ctx, const http::Request& req) {
@@ -184,6 +186,8 @@ http::Response Faults(const ServerContext& ctx, const http::Request& req) {
   rule.retry_after_seconds = b.Int("retry_after").value_or(1);
   rule.rate_limit_per_hour = b.Int("limit").value_or(100);
   rule.valid_json = b.Bool("valid_json").value_or(true);
+  rule.body = b.String("body").value_or("");
+  rule.delay_ms = b.Int("delay_ms").value_or(0);
   if (!b.error().empty()) return Fail(400, b.error());
   if (!kind_name) return Fail(400, "\"kind\" is required");
   auto kind = ParseFaultKind(*kind_name);
@@ -196,6 +200,10 @@ http::Response Faults(const ServerContext& ctx, const http::Request& req) {
       rule.status != 503) {
     return Fail(400, "\"status\" must be 500, 502 or 503");
   }
+  if (rule.kind == FaultKind::kAnswer && (rule.status < 100 || rule.status > 599)) {
+    return Fail(400, "\"status\" must be an HTTP status (100 to 599)");
+  }
+  if (rule.delay_ms < 0) return Fail(400, "\"delay_ms\" must not be negative");
   ctx.faults.AddRule(rule);
   return Ok();
 }

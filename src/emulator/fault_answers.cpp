@@ -11,7 +11,8 @@ static constexpr char kRateLimitRuleId[] = "9c2b4e3a1b8f4c10a6d2e7f3c4b5a6d7";
 
 bool ReplacesRequest(FaultKind kind) {
   return kind == FaultKind::kRateLimit || kind == FaultKind::kSemaphore ||
-         kind == FaultKind::kServerError || kind == FaultKind::kForbidden;
+         kind == FaultKind::kServerError || kind == FaultKind::kForbidden ||
+         kind == FaultKind::kAnswer || kind == FaultKind::kDropBeforeApply;
 }
 
 http::Response FaultAnswer(const FaultRule& rule, const std::string& method, const Clock& clock) {
@@ -48,6 +49,21 @@ http::Response FaultAnswer(const FaultRule& rule, const std::string& method, con
                                 : "ACL Exception " + method + " Failed due to security constraints",
                            clock);
     }
+    case FaultKind::kAnswer: {
+      http::Response r;
+      r.status = rule.status;
+      r.body = rule.body;
+      if (!r.body.empty()) r.headers.push_back({"Content-Type", "application/json;charset=UTF-8"});
+      r.headers.push_back({"Date", HttpDate(clock.NowSeconds())});
+      return r;
+    }
+    case FaultKind::kDropBeforeApply: {
+      // Read, never run: the connection closes as if it broke on the way in.
+      http::Response r;
+      r.status = 0;
+      r.delivery = http::Delivery::kDropBeforeReply;
+      return r;
+    }
     case FaultKind::kServerError:
     default: {
       if (rule.status == 500) {
@@ -75,6 +91,9 @@ void ApplyDeliveryFault(const FaultRule& rule, http::Response& response) {
       break;
     case FaultKind::kApplyThenDrop:
       response.delivery = http::Delivery::kDropBeforeReply;
+      break;
+    case FaultKind::kApplyThenStall:
+      response.delay_ms = std::max(response.delay_ms, rule.delay_ms);
       break;
     case FaultKind::kMalformedJson:
       // A strict prefix of a JSON object is never valid JSON; framing stays correct.

@@ -22,6 +22,12 @@ std::string_view FaultKindName(FaultKind kind) {
       return "malformed_json";
     case FaultKind::kApplyThenDrop:
       return "apply_then_drop";
+    case FaultKind::kAnswer:
+      return "answer";
+    case FaultKind::kDropBeforeApply:
+      return "drop_before_apply";
+    case FaultKind::kApplyThenStall:
+      return "apply_then_stall";
   }
   return "unknown";
 }
@@ -29,13 +35,14 @@ std::string_view FaultKindName(FaultKind kind) {
 Result<FaultKind> ParseFaultKind(std::string_view name) {
   for (FaultKind k : {FaultKind::kRateLimit, FaultKind::kSemaphore, FaultKind::kServerError,
                       FaultKind::kForbidden, FaultKind::kDropMidResponse, FaultKind::kTimedOutQuery,
-                      FaultKind::kMalformedJson, FaultKind::kApplyThenDrop}) {
+                      FaultKind::kMalformedJson, FaultKind::kApplyThenDrop, FaultKind::kAnswer,
+                      FaultKind::kDropBeforeApply, FaultKind::kApplyThenStall}) {
     if (FaultKindName(k) == name) return k;
   }
   return Status::InvalidArgument(
       "unknown fault kind '" + std::string(name) +
       "'; expected rate_limit, semaphore, server_error, forbidden, drop, timed_out_query, "
-      "malformed_json or apply_then_drop");
+      "malformed_json, apply_then_drop, answer, drop_before_apply or apply_then_stall");
 }
 
 bool FaultScope::Matches(std::string_view m, std::string_view path) const {

@@ -48,9 +48,9 @@ http::Response Route(const ServerContext& ctx, http::Request& req) {
     r = ErrorResponse(400, "Requested URI does not represent any resource", std::nullopt,
                       ctx.clock);
   }
+  r.delay_ms = delay;
   if (fault.has_value() && !ReplacesRequest(fault->kind)) ApplyDeliveryFault(*fault, r);
   if (ctx.options.gzip) MaybeGzip(req, r);
-  r.delay_ms = delay;
 
   entry.auth = auth.kind;
   entry.user = auth.user;

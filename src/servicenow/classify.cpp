@@ -182,6 +182,13 @@ Verdict Classify(const AttemptFacts& f) {
   const BodyKind kind = f.parsed != nullptr ? f.parsed->kind : BodyKind::kEmpty;
 
   if (s >= 200 && s < 300) {
+    // 202 Accepted is no confirmation that the request ran: an instance answers it when the
+    // requests of one session queue up deep, and may run the request later or never. A
+    // write is therefore a lost answer (the decision table holds PATCH/PUT, a create follows
+    // its ambiguity policy, a DELETE is sent again); a read is tried again.
+    if (s == 202) {
+      return BadBodyVerdict(f, "Accepted: the instance queued the request and did not say it ran");
+    }
     switch (kind) {
       case BodyKind::kFailedList:
         return BadBodyVerdict(

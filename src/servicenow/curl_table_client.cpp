@@ -95,6 +95,31 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
     stats.limit = limit.limit();
   }
 
+  // The gate's probe: one GET through the usual path (retries, auth, reachability).
+  void StartGate(const std::weak_ptr<Impl>& weak) {
+    gate = std::make_shared<InstanceGate>(
+        strand,
+        [weak](const std::string& target, std::function<void(bool)> done) {
+          auto self = weak.lock();
+          if (!self) return done(false);
+          auto call = std::make_shared<Call>();
+          call->request.method = Method::kGet;
+          call->request.target = target;
+          call->request.request_id = NewRequestId();
+          call->list = true;
+          call->url = self->options.base_url + target;
+          call->executor = self->strand;
+          call->done = [done = std::move(done)](CallResult r) { done(!r.instance_unreachable); };
+          self->Begin(std::move(call));
+        },
+        options.retry.initial_backoff_ms, options.retry.max_backoff_ms);
+  }
+  // A call ended for a reason about the whole instance.
+  void InstanceUnusable(const std::string& reason, const std::string& target) {
+    reachability.OnUnreachable(reason);
+    if (gate) gate->Close(reason, target);
+  }
+
   boost::asio::io_context& io;
   Strand strand;
   const ClientOptions options;
@@ -105,6 +130,7 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
   TokenSource tokens;
 
   InstanceReachability reachability;         // fed by every answer and every final verdict
+  std::shared_ptr<InstanceGate> gate;        // likewise; lanes and pollers wait at it
   std::deque<std::shared_ptr<Call>> queue;   // waiting for a permit
   std::set<std::shared_ptr<Call>> sleeping;  // waiting to retry
   int in_flight = 0;
@@ -149,8 +175,8 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
       }
       ++call->attempts;
       if (token.status().code() == StatusCode::kPermissionDenied) {
-        self->reachability.OnUnreachable("credentials refused: " +
-                                         redact::Mask(token.status().message()));
+        self->InstanceUnusable("credentials refused: " + redact::Mask(token.status().message()),
+                               call->request.target);
         self->Fail(call, OutcomeClass::kUnauthorized, token.status().message(),
                    /*instance_unreachable=*/true);
       } else if (token.status().code() == StatusCode::kCancelled || self->stopped) {
@@ -244,6 +270,7 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
     Verdict v = Classify(facts);
     if (t.response.status != 0 && v.klass != OutcomeClass::kUnauthorized) {
       reachability.OnAnswered();
+      if (gate) gate->Open();
     }
 
     curl_off_t total_us = 0;
@@ -319,9 +346,9 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
       }
     }
     if (v.instance_unreachable && !stopped) {
-      reachability.OnUnreachable(
-          (v.klass == OutcomeClass::kUnauthorized ? "credentials refused: " : "") +
-          redact::Mask(v.message));
+      InstanceUnusable((v.klass == OutcomeClass::kUnauthorized ? "credentials refused: " : "") +
+                           redact::Mask(v.message),
+                       call->request.target);
     }
     CallResult result;
     result.klass = v.klass;
@@ -373,6 +400,7 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
   void StopOnStrand() {
     if (stopped) return;
     stopped = true;
+    if (gate) gate->Stop();
     for (auto& call : sleeping) call->wait->cancel();  // their handlers fail them
     auto waiting = std::move(queue);
     queue.clear();
@@ -402,6 +430,7 @@ Result<std::unique_ptr<CurlTableClient>> CurlTableClient::Create(boost::asio::io
                 {{"note", "snow.tls.verify=false: the instance's certificate is NOT checked"}});
   }
   auto impl = std::make_shared<Impl>(io, std::move(options), std::move(seams));
+  impl->StartGate(impl);
   return std::unique_ptr<CurlTableClient>(new CurlTableClient(std::move(impl)));
 }
 
@@ -449,6 +478,8 @@ void CurlTableClient::Stop() {
 }
 
 InstanceReachability& CurlTableClient::reachability() { return impl_->reachability; }
+
+InstanceGate* CurlTableClient::gate() { return impl_->gate.get(); }
 
 ClientStats CurlTableClient::stats() const {
   std::lock_guard lock(impl_->stats_mu);

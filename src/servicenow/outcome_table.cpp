@@ -117,7 +117,9 @@ constexpr FailureCase kCatalogue[] = {
      .http_status = 200,
      .body =
          R"({"error":{"message":"Operation against file was aborted by Business Rule"},"status":"failure"})"},
-    {.name = "202", .what = "accepted, without a body", .http_status = 202},
+    {.name = "202",
+     .what = "accepted (queued behind other requests of the session), not confirmed as run",
+     .http_status = 202},
     {.name = "TLS failure",
      .what = "the instance's certificate does not verify",
      .curl_code = CURLE_PEER_FAILED_VERIFICATION,
@@ -176,13 +178,18 @@ std::string_view Meaning(Action action) {
              "moves. The lane shows `backing_off` with class `RETRIES_EXHAUSTED` (`PRODUCE` for a "
              "produce failure).";
     case Action::kPauseInstance:
-      return "the instance itself cannot be used: like **hold**, but the wait is charged to the "
-             "instance, never to the record. The lane shows `backing_off` with class "
-             "`INSTANCE_UNAVAILABLE`, the table `backing_off` naming the cause, and `/v1/health` "
-             "reports the `servicenow` component unreachable, with the reason (each waiting "
-             "table is not ok under its own name too). No command "
-             "is dead-lettered, no offset or cursor moves, and everything resumes by itself at "
-             "the first answer.";
+      return "the instance itself cannot be used, so it is paused as a whole: the first call "
+             "that finds out closes the instance's gate, and every lane and every source table "
+             "of the instance waits at it (new work too, before it is sent) instead of "
+             "retrying on its own. While it is closed the instance gets ONE probe at a time (a "
+             "GET of one row of the table the failing call was for), after a wait growing from "
+             "`snow.retry.initial.backoff.ms` to `snow.retry.max.backoff.ms`; the first answer "
+             "(to the probe or to a call already in flight) opens it and everything resumes at "
+             "once. The wait is charged to the instance, never to the record: lanes show "
+             "`backing_off` with class `INSTANCE_UNAVAILABLE`, tables `backing_off` naming the "
+             "cause, and `/v1/health` reports the `servicenow` component unreachable, with the "
+             "reason (each waiting table is not ok under its own name too). No command is "
+             "dead-lettered, no offset or cursor moves.";
     case Action::kRecordError:
       return "the record takes the error path: one DLQ record (when "
              "`errors.deadletterqueue.topic.name` is set) and one error report, acknowledged, "

@@ -91,7 +91,42 @@ void Lane::ProcessNext() {
   Apply();
 }
 
+namespace {
+constexpr std::string_view kInstanceUnavailable = "INSTANCE_UNAVAILABLE";
+
+// The column of the decision table the record's write is in.
+servicenow::CallPurpose PurposeOf(const std::optional<Command>& command,
+                                  const SinkSettings& settings) {
+  using servicenow::CallPurpose;
+  if (!command) return CallPurpose::kPatch;  // never written: any write column reads alike
+  switch (command->operation) {
+    case Operation::kCreate:
+      switch (settings.ambiguous_create) {
+        case AmbiguousCreateBehavior::kRetry:
+          return CallPurpose::kCreateRetry;
+        case AmbiguousCreateBehavior::kFailAmbiguous:
+          return CallPurpose::kCreateFailAmbiguous;
+        case AmbiguousCreateBehavior::kCorrelationLookup:
+          return CallPurpose::kCreateCorrelation;
+      }
+      return CallPurpose::kCreateFailAmbiguous;
+    case Operation::kPatch:
+      return CallPurpose::kPatch;
+    case Operation::kPut:
+      return CallPurpose::kPut;
+    case Operation::kDelete:
+      return CallPurpose::kDelete;
+  }
+  return CallPurpose::kPatch;
+}
+}  // namespace
+
 void Lane::Apply() {
+  // The instance cannot be used: send nothing, wait with everyone else at its gate.
+  if (deps_.gate != nullptr && !deps_.gate->IsOpen()) {
+    return Backoff(Stage::kApply, "waiting for the instance: " + deps_.gate->Read().reason,
+                   std::string(kInstanceUnavailable));
+  }
   Result<Command> decoded = DecodeCommand(*current_, *deps_.settings);
   if (!decoded.ok()) {
     return HandleFailure(std::nullopt,
@@ -158,8 +193,21 @@ void Lane::ReportSuccess() {
   deps_.error_path->OnSuccess(*current_, *current_applied_, strand_,
                               [self = shared_from_this()](const Status& produced) {
                                 if (produced.ok()) return self->Complete();
-                                self->Backoff(Stage::kReportSuccess, produced.message(), "PRODUCE");
+                                self->OnProduceFailed(Stage::kReportSuccess, produced);
                               });
+}
+
+// The decision table's Kafka produce failure row (docs/outcomes.md) says what happens: hold
+// (produce again after a wait; the row is never written again) for every column today. A
+// produce failure is never a record error: the error path is what failed.
+void Lane::OnProduceFailed(Stage resume, const Status& produced) {
+  switch (servicenow::DecideProduceFailure(PurposeOf(current_command_, *deps_.settings))) {
+    case servicenow::Action::kPauseInstance:
+      return Backoff(resume, produced.message(), std::string(kInstanceUnavailable));
+    case servicenow::Action::kHold:
+    default:
+      return Backoff(resume, produced.message(), "PRODUCE");
+  }
 }
 
 void Lane::HandleFailure(std::optional<Command> command, Failure failure) {
@@ -180,7 +228,7 @@ void Lane::RunErrorPath() {
       [self = shared_from_this()](ErrorVerdict verdict, const Status& produced) {
         switch (verdict) {
           case ErrorVerdict::kRetryProduce:
-            return self->Backoff(Stage::kErrorPath, produced.message(), "PRODUCE");
+            return self->OnProduceFailed(Stage::kErrorPath, produced);
           case ErrorVerdict::kStop:
             return self->Failed(*self->current_failure_);
           case ErrorVerdict::kComplete:
@@ -225,9 +273,18 @@ void Lane::Backoff(Stage resume, const std::string& why, const std::string& klas
                {"delay_ms", static_cast<int64_t>(delay.count())},
                {"error", why}});
   resume_stage_ = resume;
-  timer_.expires_after(delay);
+  // Paused with the whole instance: the gate's probe decides when to go on. The timer only
+  // keeps Stop() able to cut the wait short; the gate opening cuts it short as well.
+  const bool at_gate = deps_.gate != nullptr && klass == kInstanceUnavailable;
+  timer_.expires_after(at_gate ? std::chrono::hours(24) : delay);
   timer_.async_wait(boost::asio::bind_executor(
       strand_, [self = shared_from_this()](const boost::system::error_code&) { self->Resume(); }));
+  if (at_gate) {
+    std::weak_ptr<Lane> weak = shared_from_this();
+    deps_.gate->WhenOpen(strand_, [weak] {
+      if (auto self = weak.lock()) self->timer_.cancel();
+    });
+  }
 }
 
 void Lane::Resume() {

@@ -29,6 +29,7 @@
 #include "field_catalog.h"
 #include "sink_metrics.h"
 #include "snowcar/kafka/record.h"
+#include "snowcar/servicenow/instance_gate.h"
 #include "snowcar/sink/command.h"
 #include "snowcar/sink/failure.h"
 #include "snowcar/sink/sink_settings.h"
@@ -75,6 +76,9 @@ struct LaneDeps {
   FieldCatalog* catalog = nullptr;  // may be null when unknown_field is passthrough
   ErrorPath* error_path = nullptr;
   SinkMetrics* metrics = nullptr;
+  // The instance's gate (may be null): while it is closed the lane sends nothing and waits at
+  // it instead of on its own back-off.
+  servicenow::InstanceGate* gate = nullptr;
   LaneEvents events;
   LaneOptions options;
 };
@@ -128,6 +132,7 @@ class Lane : public std::enable_shared_from_this<Lane> {
   void Apply();        // strand
   void Write(Command command);
   void OnWritten(std::optional<Command> command, WriteOutcome outcome);
+  void OnProduceFailed(Stage resume, const Status& produced);
   void ReportSuccess();
   void HandleFailure(std::optional<Command> command, Failure failure);
   void RunErrorPath();

@@ -26,6 +26,7 @@ std::shared_ptr<Lane> SinkDirection::MakeLane(const kafka::TopicPartition& tp, L
   deps.catalog = &catalog_;
   deps.error_path = error_path_.get();
   deps.metrics = &metrics_;
+  deps.gate = context_.client->gate();
   deps.events = std::move(events);
   deps.options = options_.lane;
   return std::make_shared<Lane>(tp, std::move(deps));

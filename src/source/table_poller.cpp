@@ -10,6 +10,7 @@
 #include "snowcar/api/readiness.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
+#include "snowcar/servicenow/instance_gate.h"
 #include "snowcar/servicenow/outcome_table.h"
 #include "snowcar/source/keyset_query.h"
 #include "snowcar/source/record_builder.h"
@@ -144,7 +145,7 @@ void TablePoller::OnProbe(const servicenow::CallResult& result) {
   if (!result.ok() && Decision(result) == servicenow::Action::kPauseInstance) {
     BackOff(
         Label() + ": the startup probe " + PauseCause(result) + ": " + result.ToStatus().message(),
-        /*retry_probe=*/true, result.response.retry_after_ms);
+        /*retry_probe=*/true, result.response.retry_after_ms, /*pause=*/true);
     return;
   }
   Status verdict = InterpretProbe(*deps_.table, result);
@@ -205,6 +206,12 @@ void TablePoller::Pump() {
   if (stopping_ || failed_ || !loaded_ || http_busy_ || timer_armed_) return;
   if (produce_failed_) {
     if (in_flight_ == 0) RecoverFromProduceFailure();
+    return;
+  }
+  // The instance cannot be used: ask it nothing, wait with everyone else at its gate.
+  if (servicenow::InstanceGate* gate = deps_.client->gate(); gate != nullptr && !gate->IsOpen()) {
+    BackOff(Label() + ": waiting for the instance: " + gate->Read().reason,
+            /*retry_probe=*/false, std::nullopt, /*pause=*/true);
     return;
   }
   if (!plan_.in_sweep()) {
@@ -311,7 +318,7 @@ void TablePoller::OnFailedAnswer(const servicenow::CallResult& result) {
       return;
     case servicenow::Action::kPauseInstance:
       BackOff(Label() + ": " + PauseCause(result) + ": " + result.ToStatus().message(),
-              /*retry_probe=*/false, result.response.retry_after_ms);
+              /*retry_probe=*/false, result.response.retry_after_ms, /*pause=*/true);
       return;
     default:
       break;  // the table stops
@@ -488,7 +495,13 @@ void TablePoller::OnDelivery(uint64_t generation, AckTracker::Ticket ticket,
     if (generation == generation_) tracker_.Ack(ticket);
   } else {
     if (generation == generation_) tracker_.Fail(ticket);
-    if (!produce_failed_ && !stopping_ && !failed_) {
+    // The decision table's Kafka produce failure row (docs/outcomes.md).
+    const servicenow::Action action =
+        servicenow::DecideProduceFailure(servicenow::CallPurpose::kGetPage);
+    if (action == servicenow::Action::kStopTable && !stopping_ && !failed_) {
+      Fail(Label() + ": Kafka delivery failed: " + report.status.message());
+    } else if (!produce_failed_ && !stopping_ && !failed_) {
+      // kHold: back off and re-read from the committed cursor (RecoverFromProduceFailure).
       produce_failed_ = true;
       status_.retries.fetch_add(1);
       status_.SetLastError(Label() + ": Kafka delivery failed: " + report.status.message());
@@ -521,7 +534,8 @@ void TablePoller::RecoverFromProduceFailure() {
   BackOff(status_.Read().last_error, /*retry_probe=*/false);
 }
 
-void TablePoller::BackOff(std::string why, bool retry_probe, std::optional<int64_t> at_least_ms) {
+void TablePoller::BackOff(std::string why, bool retry_probe, std::optional<int64_t> at_least_ms,
+                          bool pause) {
   ++consecutive_failures_;
   int64_t wait = deps_.options.initial_backoff_ms;
   for (int i = 1; i < consecutive_failures_ && wait < deps_.options.max_backoff_ms; ++i) wait *= 2;
@@ -537,11 +551,17 @@ void TablePoller::BackOff(std::string why, bool retry_probe, std::optional<int64
   SNOWCAR_LOG(kWarn, "source.backing_off",
               {{"table", deps_.table->alias}, {"wait_ms", wait}, {"error", why}});
   timer_armed_ = true;
-  timer_.expires_after(std::chrono::milliseconds(wait));
+  gate_woke_ = false;
+  // Paused with the whole instance: its gate's probe decides when to go on (the timer only
+  // keeps Stop() able to end the wait).
+  servicenow::InstanceGate* gate = pause ? deps_.client->gate() : nullptr;
+  timer_.expires_after(gate != nullptr ? std::chrono::milliseconds(std::chrono::hours(24))
+                                       : std::chrono::milliseconds(wait));
   timer_.async_wait([self = shared_from_this(), retry_probe](const boost::system::error_code& ec) {
     self->timer_armed_ = false;
     self->status_.backoff_ms.store(0);
-    if (ec || self->stopping_ || self->failed_) return;
+    if ((ec && !self->gate_woke_) || self->stopping_ || self->failed_) return;
+    self->gate_woke_ = false;
     if (retry_probe) {
       self->status_.SetState(TableState::kProbing);
       self->SendProbe();
@@ -550,6 +570,15 @@ void TablePoller::BackOff(std::string why, bool retry_probe, std::optional<int64
     // The state turns back to running (and health says so) with the next good answer.
     self->Pump();
   });
+  if (gate != nullptr) {
+    std::weak_ptr<TablePoller> weak = shared_from_this();
+    gate->WhenOpen(strand_, [weak] {
+      auto self = weak.lock();
+      if (!self || !self->timer_armed_) return;
+      self->gate_woke_ = true;
+      self->timer_.cancel();
+    });
+  }
 }
 
 void TablePoller::MaybeCommit(bool force) {

@@ -134,7 +134,9 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void RecoverFromProduceFailure();
   // Waits the table's own growing backoff, or `at_least_ms` (the instance's Retry-After) when
   // that is longer.
-  void BackOff(std::string why, bool retry_probe, std::optional<int64_t> at_least_ms = {});
+  // `pause`: the instance itself cannot be used; with a gate the wait ends when it opens.
+  void BackOff(std::string why, bool retry_probe, std::optional<int64_t> at_least_ms = std::nullopt,
+               bool pause = false);
   void MaybeCommit(bool force);
   void OnCommitFailed(const Status& status);
   void Fail(std::string message);
@@ -175,6 +177,7 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   bool loaded_ = false;
   bool http_busy_ = false;
   bool timer_armed_ = false;
+  bool gate_woke_ = false;       // the instance's gate opened: the cancelled wait goes on
   bool idle_wait_ = false;       // the next sweep waits for the poll interval
   bool rewind_pending_ = false;  // rewind before the next sweep (idle wake)
   bool produce_failed_ = false;

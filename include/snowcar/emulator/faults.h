@@ -31,11 +31,16 @@ enum class FaultKind {
                      // error and status "failure" (lists only; others get a plain 200)
   kMalformedJson,    // 200/201 whose body is cut short: not valid JSON, correct framing
   kApplyThenDrop,    // the request takes effect, then the connection closes with no reply
+  kAnswer,           // any status with any body (or none) instead of the request: 400, 401,
+                     // 404, 409, 504, a 200 carrying an error, a 202 without a body, ...
+  kDropBeforeApply,  // the request is read, NOT applied, and the connection closes with no reply
+  kApplyThenStall,   // the request takes effect; its answer waits `delay_ms` (past a client's
+                     // request timeout: a timeout after apply)
 };
 
 std::string_view FaultKindName(FaultKind kind);
 // "rate_limit", "semaphore", "server_error", "forbidden", "drop", "timed_out_query",
-// "malformed_json", "apply_then_drop".
+// "malformed_json", "apply_then_drop", "answer", "drop_before_apply", "apply_then_stall".
 Result<FaultKind> ParseFaultKind(std::string_view name);
 
 // Which requests a rule or knob applies to.
@@ -58,6 +63,10 @@ struct FaultRule {
   int64_t rate_limit_per_hour = 100;
   // kTimedOutQuery: false = also cut the JSON mid-record, as one captured instance did.
   bool valid_json = true;
+  // kAnswer: the status (`status`, any 100..599) and this body verbatim ("" = no body).
+  std::string body = {};
+  // kApplyThenStall: how long the answer waits.
+  int64_t delay_ms = 0;
 };
 
 struct LatencyKnob {

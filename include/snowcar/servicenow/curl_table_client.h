@@ -20,6 +20,7 @@
 #include "snowcar/common/histogram.h"
 #include "snowcar/common/time.h"
 #include "snowcar/servicenow/client_options.h"
+#include "snowcar/servicenow/instance_gate.h"
 #include "snowcar/servicenow/instance_reachability.h"
 #include "snowcar/servicenow/retry_policy.h"
 #include "snowcar/servicenow/table_client.h"
@@ -75,6 +76,9 @@ class CurlTableClient final : public TableClient {
   // Whether the instance can be used at all, fed by this client's calls. Set its listener
   // before the first Send().
   InstanceReachability& reachability();
+  // The instance's gate: closed by a call that ends instance-wide, probed, opened by an
+  // answer. Lanes and pollers wait at it.
+  InstanceGate* gate() override;
 
   struct Impl;
 

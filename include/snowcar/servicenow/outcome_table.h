@@ -82,6 +82,12 @@ FinalVerdict FinalVerdictOf(const CallResult& result);
 
 // The decision: one constexpr table cell.
 Action Decide(FinalVerdict verdict, CallPurpose purpose);
+// The Kafka produce failure row: what the producer of a record for `purpose` does when Kafka
+// does not acknowledge it (a source row: kGetPage; a sink DLQ, error or success report: the
+// column of the record's write). The produce paths act on this, never on their own.
+inline Action DecideProduceFailure(CallPurpose purpose) {
+  return Decide(FinalVerdict::kProduceFailed, purpose);
+}
 Action Decide(const CallResult& result, CallPurpose purpose);
 
 // ---- the failure catalogue (rows of the rendered matrix) ---------------------------------

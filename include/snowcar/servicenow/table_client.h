@@ -20,6 +20,8 @@
 
 namespace snowcar::servicenow {
 
+class InstanceGate;
+
 struct CallResult {
   OutcomeClass klass = OutcomeClass::kOk;
   int http_status = 0;  // of the last attempt; 0 when it got no answer
@@ -61,6 +63,9 @@ class TableClient {
   // True once an answer carried a Date header, so ServerNowMillis is the instance's clock
   // rather than this host's. The source asks before bounding its first query.
   virtual bool ServerClockKnown() const { return true; }
+  // The instance's gate (instance_gate.h), or nullptr when this client has none (fakes):
+  // callers then wait on their own back-off.
+  virtual InstanceGate* gate() { return nullptr; }
 };
 
 }  // namespace snowcar::servicenow

@@ -153,7 +153,14 @@ TEST_F(SinkIntegrationTest, RefusedCredentialsPauseTheLaneInsteadOfDeadLettering
   auto sink = StartSink(topic, group, sets);
   WaitAssigned(sink, 1);
   Produce(topic, {Command(SysId(1), Desc("patched"), 0)});
-  ASSERT_TRUE(WaitFor([&] { return Metric(sink, "snowcar_sink_retries_total") >= 2; }, 30s))
+  // The lane waits at the instance's gate (its probes keep being refused).
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto lanes = Partitions(sink).at("partitions").as_array();
+        return Metric(sink, "snowcar_sink_retries_total") >= 1 && lanes.size() == 1 &&
+               lanes[0].as_object().at("last_error").is_object();
+      },
+      30s))
       << Tail(sink);
   auto lane = Partitions(sink).at("partitions").as_array()[0].as_object();
   EXPECT_EQ(lane.at("in_flight_offset"), 0);
@@ -173,6 +180,88 @@ TEST_F(SinkIntegrationTest, RefusedCredentialsPauseTheLaneInsteadOfDeadLettering
   EXPECT_EQ(Row(SysId(1))->at("short_description"), "patched");
   EXPECT_EQ(Metric(fixed, "snowcar_sink_dlq_records_total"), 0);
   StopSink(fixed);
+}
+
+// One instance, one pause: when the instance refuses everyone (here: the credentials, even
+// after a fresh login), the first call that finds out closes the instance's gate. Every lane
+// and the source table then wait at it: while it is closed the instance sees nothing from
+// them but ONE probe at a time (a GET of one row), nothing is dead-lettered, no offset moves,
+// and health says why under `servicenow`. The first answer opens the gate and everything
+// resumes at once.
+TEST_F(SinkIntegrationTest, AnInstanceThatRefusesEveryonePausesEveryLaneAndTableAtOnce) {
+  const std::string topic = NewTopic(3);
+  const std::string dlq = NewTopic(1);
+  const std::string rows_topic = NewTopic(1);
+  const std::string group = NewGroup();
+  for (int i = 1; i <= 3; ++i) Seed(SysId(i), {{"short_description", "start"}});
+  std::vector<std::string> sets = LogWithDlq(dlq);
+  sets.insert(sets.end(),
+              {"source.enabled=true", "snow.tables=t", std::string("snow.table.t.name=") + kTable,
+               "snow.table.t.topic=" + rows_topic, "snow.source.poll.interval.ms=100"});
+  auto sink = StartSink(topic, group, sets);
+  WaitAssigned(sink, 3);
+  api::Client api;
+  const auto health = [&] {
+    auto r = api.Get(sink.socket, "/v1/health");
+    return r.ok() ? r->body : std::string();
+  };
+  ASSERT_TRUE(WaitFor([&] { return health().find("\"source.t\"") != std::string::npos; }, 20s))
+      << health();
+
+  // Every request is refused as unauthenticated from now on.
+  emulator::FaultRule refuse;
+  refuse.kind = emulator::FaultKind::kAnswer;
+  refuse.status = 401;
+  refuse.body = R"({"error":{"message":"User Not Authenticated"},"status":"failure"})";
+  refuse.next_n = 1000000;
+  emulator().faults().AddRule(refuse);
+  Produce(topic, {Command(SysId(1), Desc("one"), 0), Command(SysId(2), Desc("two"), 1),
+                  Command(SysId(3), Desc("three"), 2)});
+
+  const auto all_paused = [&] {
+    auto lanes = Partitions(sink).at("partitions").as_array();
+    if (lanes.size() != 3) return false;
+    for (const auto& l : lanes) {
+      const auto& lane = l.as_object();
+      if (!lane.contains("last_error") || !lane.at("last_error").is_object() ||
+          lane.at("last_error").at("class") != "INSTANCE_UNAVAILABLE") {
+        return false;
+      }
+    }
+    return health().find("credentials refused") != std::string::npos;
+  };
+  ASSERT_TRUE(WaitFor(all_paused, 30s)) << boost::json::serialize(Partitions(sink)) << health();
+
+  // While the gate is closed, only its probe reaches the instance: watch a few of them.
+  const std::string probe =
+      std::string("/api/now/table/") + kTable + "?sysparm_limit=1&sysparm_fields=sys_id";
+  const size_t from = Journal().size();
+  ASSERT_TRUE(WaitFor([&] { return Journal().size() >= from + 4; }, 20s)) << JournalText();
+  const auto journal = Journal();
+  for (size_t i = from; i < journal.size(); ++i) {
+    EXPECT_EQ(journal[i].method + " " + journal[i].target, "GET " + probe)
+        << "entry " << i << " of\n"
+        << JournalText();
+  }
+  EXPECT_EQ(Metric(sink, "snowcar_sink_dlq_records_total"), 0);
+  EXPECT_EQ(Committed(group, topic, 3), (std::vector<int64_t>{-1, -1, -1}));
+
+  // The instance answers again: one answer opens the gate, everything resumes.
+  emulator().faults().Clear();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return Committed(group, topic, 3) == std::vector<int64_t>{1, 1, 1};
+      },
+      30s, 100ms))
+      << Tail(sink);
+  EXPECT_EQ(Row(SysId(1))->at("short_description"), "one");
+  EXPECT_EQ(Row(SysId(2))->at("short_description"), "two");
+  EXPECT_EQ(Row(SysId(3))->at("short_description"), "three");
+  EXPECT_EQ(Metric(sink, "snowcar_sink_dlq_records_total"), 0);
+  ASSERT_TRUE(
+      WaitFor([&] { return health().find("credentials refused") == std::string::npos; }, 20s))
+      << health();
+  StopSink(sink);
 }
 
 }  // namespace

@@ -58,6 +58,21 @@ TEST_F(Control, FaultOverControlEndpoint) {
   EXPECT_EQ(Get(Url("/api/now/table/incident?sysparm_limit=1")).status, 200);
 }
 
+TEST_F(Control, AnswerFaultOverControlEndpoint) {
+  auto r = Post("/_emulator/faults",
+                R"({"kind":"answer","next":1,"method":"GET","status":409,"body":"{\"x\":1}"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto api = Get(Url("/api/now/table/incident?sysparm_limit=1"));
+  EXPECT_EQ(api.status, 409);
+  EXPECT_EQ(api.body, R"({"x":1})");
+  r = Post("/_emulator/faults", R"({"kind":"answer","next":1,"status":42})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("status"), std::string::npos);
+  r = Post("/_emulator/faults", R"({"kind":"apply_then_stall","next":1,"delay_ms":-5})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("delay_ms"), std::string::npos);
+}
+
 TEST_F(Control, LatencyAclBatchAndOAuthKnobsAreAccepted) {
   EXPECT_EQ(Post("/_emulator/latency", R"({"fixed_ms":1,"jitter_ms":1,"method":"GET"})").status,
             200);

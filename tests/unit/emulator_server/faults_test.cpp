@@ -179,6 +179,43 @@ TEST_F(Faults, ApplyThenDropCreatesTheRowButSendsNothing) {
   EXPECT_EQ(server_->store().Count("incident"), before + 1);
 }
 
+TEST_F(Faults, AnswerSendsAnyStatusAndBodyAndRunsNothing) {
+  FaultRule rule = Rule(FaultKind::kAnswer, 1, "POST");
+  rule.status = 202;
+  server_->faults().AddRule(rule);
+  rule.status = 200;
+  rule.body = R"({"error":{"message":"aborted by Business Rule"},"status":"failure"})";
+  server_->faults().AddRule(rule);
+  const size_t before = server_->store().Count("incident");
+  auto r = Send("POST", Url("/api/now/table/incident"), R"({"short_description":"queued"})");
+  EXPECT_EQ(r.status, 202);
+  EXPECT_TRUE(r.body.empty());
+  r = Send("POST", Url("/api/now/table/incident"), R"({"short_description":"refused"})");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, rule.body);
+  EXPECT_EQ(server_->store().Count("incident"), before) << "neither request ran";
+}
+
+TEST_F(Faults, DropBeforeApplyClosesWithoutRunningTheRequest) {
+  server_->faults().AddRule(Rule(FaultKind::kDropBeforeApply, 1, "POST"));
+  const size_t before = server_->store().Count("incident");
+  auto r = Send("POST", Url("/api/now/table/incident"), R"({"short_description":"lost"})");
+  EXPECT_EQ(r.code, CURLE_GOT_NOTHING);
+  EXPECT_EQ(server_->store().Count("incident"), before);
+}
+
+TEST_F(Faults, ApplyThenStallRunsTheRequestAndAnswersLate) {
+  FaultRule rule = Rule(FaultKind::kApplyThenStall, 1, "POST");
+  rule.delay_ms = 150;
+  server_->faults().AddRule(rule);
+  const size_t before = server_->store().Count("incident");
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = Send("POST", Url("/api/now/table/incident"), R"({"short_description":"slow"})");
+  EXPECT_EQ(r.status, 201);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(150));
+  EXPECT_EQ(server_->store().Count("incident"), before + 1);
+}
+
 TEST_F(Faults, ScopeLimitsAFaultToMethodAndPath) {
   FaultRule rule = Rule(FaultKind::kServerError, 5, "POST");
   rule.scope.path_prefix = "/api/now/table/incident";

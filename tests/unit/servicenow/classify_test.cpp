@@ -59,6 +59,26 @@ TEST(ClassifyTest, GatewayErrorsAreAmbiguousForCreateAndDelete) {
   }
 }
 
+// 202 Accepted only says the instance queued the request: never a confirmed write.
+TEST(ClassifyTest, AcceptedIsNoConfirmedWrite) {
+  TableResponse none;
+  TableResponse row;
+  row.kind = BodyKind::kRecord;
+  for (const TableResponse* body : {&none, &row}) {
+    EXPECT_EQ(Http(Method::kGet, 202, *body).klass, OutcomeClass::kRetryable);
+    EXPECT_TRUE(Http(Method::kGet, 202, *body).retry);
+    for (Method m : {Method::kPatch, Method::kPut}) {
+      EXPECT_EQ(Http(m, 202, *body).klass, OutcomeClass::kAmbiguous) << MethodName(m);
+      EXPECT_TRUE(Http(m, 202, *body).retry) << MethodName(m);
+    }
+    for (Method m : {Method::kPost, Method::kDelete}) {
+      EXPECT_EQ(Http(m, 202, *body).klass, OutcomeClass::kAmbiguous) << MethodName(m);
+      EXPECT_FALSE(Http(m, 202, *body).retry) << MethodName(m);
+    }
+  }
+  EXPECT_NE(Http(Method::kPatch, 202, none).message.find("Accepted"), std::string::npos);
+}
+
 TEST(ClassifyTest, PermanentStatuses) {
   TableResponse body = ErrorBody("Invalid table ss");
   for (int status : {400, 405, 410, 413, 415, 422, 501, 301, 302}) {

@@ -83,7 +83,7 @@ TEST(OutcomeTable, InstanceWideFailuresPauseEveryOperation) {
 // A lost answer is never a record error where resending is harmless; a create follows its
 // policy; a DELETE is resent.
 TEST(OutcomeTable, LostAnswersHoldWhatIsSafeToResendAndFollowThePolicyOtherwise) {
-  for (std::string_view name : {"drop after send", "timeout after apply", "malformed 2xx"}) {
+  for (std::string_view name : {"drop after send", "timeout after apply", "malformed 2xx", "202"}) {
     const FailureCase& f = Case(name);
     EXPECT_EQ(OutcomeOf(f, CallPurpose::kGetPage).action, Action::kHold) << name;
     EXPECT_EQ(OutcomeOf(f, CallPurpose::kPatch).action, Action::kHold) << name;
@@ -93,6 +93,15 @@ TEST(OutcomeTable, LostAnswersHoldWhatIsSafeToResendAndFollowThePolicyOtherwise)
     EXPECT_EQ(OutcomeOf(f, CallPurpose::kCreateFailAmbiguous).action, Action::kRecordError) << name;
     EXPECT_EQ(OutcomeOf(f, CallPurpose::kCreateCorrelation).action, Action::kLookupAgain) << name;
     EXPECT_EQ(OutcomeOf(f, CallPurpose::kDelete).action, Action::kResendDelete) << name;
+  }
+}
+
+// The produce paths (a source row; a sink DLQ, error or success report) act on the Kafka
+// produce failure row: hold, in every column; a produce failure is never a record error.
+TEST(OutcomeTable, KafkaProduceFailuresAreHeldInEveryColumn) {
+  for (CallPurpose p : kAllCallPurposes) {
+    EXPECT_EQ(DecideProduceFailure(p), Action::kHold) << CallPurposeName(p);
+    EXPECT_EQ(OutcomeOf(Case("Kafka produce failure"), p).action, Action::kHold);
   }
 }
 
