@@ -176,7 +176,8 @@ void WriteServiceNowMetrics(std::string& out, const servicenow::ClientStats& sta
   api::WriteSample(out, "snowcar_snow_http_concurrency_limit", "", int64_t{stats.limit});
 }
 
-void WriteProducerGauges(std::string& out, const std::vector<Direction::ProducerGauge>& gauges) {
+void WriteProducerGauges(std::string& out,
+                         const std::vector<direction::Direction::ProducerGauge>& gauges) {
   if (gauges.empty()) return;
   api::WriteMetricFamily(out, "snowcar_kafka_producer_queue_length", "gauge",
                          "Records produced but not yet acknowledged by Kafka (or failed)");
