@@ -1,10 +1,10 @@
-#include "cli/demo_emulator.h"
+#include "demo/emulator.h"
 
 #include <curl/curl.h>
 
 #include <boost/json.hpp>
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 namespace {
 
 size_t Append(char* data, size_t size, size_t n, void* out) {
@@ -47,4 +47,4 @@ Status StartWriter(const std::string& base_url, const std::vector<std::string>& 
   return Status::Ok();
 }
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

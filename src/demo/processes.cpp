@@ -1,4 +1,4 @@
-#include "cli/demo_processes.h"
+#include "demo/processes.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,7 +15,7 @@
 
 #include "snowcar/common/file_read.h"
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -230,4 +230,4 @@ std::string Tail(const std::string& path, int lines) {
   return out.str();
 }
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

@@ -15,7 +15,7 @@
 
 #include "snowcar/common/status.h"
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 
 class CommandProducer {
  public:
@@ -60,4 +60,4 @@ struct RestartCount {
 // `after` must be a census that resumed at `before.end_offsets`.
 RestartCount CompareCensus(const Census& before, const Census& after);
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

@@ -1,4 +1,4 @@
-#include "cli/demo_kafka.h"
+#include "demo/kafka.h"
 
 #include <librdkafka/rdkafka.h>
 
@@ -6,7 +6,7 @@
 #include <boost/json.hpp>
 #include <cstring>
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -208,4 +208,4 @@ RestartCount CompareCensus(const Census& before, const Census& after) {
   return count;
 }
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo
