@@ -373,7 +373,7 @@ void Demo::Finish() {
   // Ctrl-C during start-up.
   std::optional<Census> after;
   if (broker_ > 0 && group_.Running(broker_) && !bootstrap_.empty()) {
-    std::map<Partition, int64_t> from;
+    std::map<TopicPartition, int64_t> from;
     if (census_before_) from = census_before_->end_offsets;
     auto census = TakeCensus(bootstrap_, Topics(), from, 60s);
     if (census.ok()) {
