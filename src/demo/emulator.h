@@ -1,4 +1,5 @@
-// Talks to the emulator's control endpoint (/_emulator/...) over plain HTTP.
+// Talks to the emulator's control endpoint (/_emulator/...) over plain HTTP, with the
+// product's own client (api::Client::SendTcp).
 #pragma once
 
 #include <string>
