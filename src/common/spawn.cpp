@@ -25,8 +25,8 @@ Result<std::string> Resolve(const std::string& binary) {
   while (start <= dirs.size()) {
     size_t end = dirs.find(':', start);
     if (end == std::string::npos) end = dirs.size();
-    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
-    const std::string candidate = dir + "/" + binary;
+    std::string candidate = end > start ? dirs.substr(start, end - start) : ".";
+    candidate.append("/").append(binary);
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
     start = end + 1;
   }

@@ -17,7 +17,7 @@ constexpr const char* kLogLevel = "3";
 // sys_mod_count of a source record's JSON value; the whole value when it has none, so a
 // record that cannot be parsed still counts as a version of its own.
 std::string VersionOf(const kafka::InRecord& record) {
-  const std::string value = record.value.value_or("");
+  std::string value = record.value.value_or("");
   boost::system::error_code ec;
   const auto parsed = boost::json::parse(value, ec);
   if (!ec && parsed.is_object()) {

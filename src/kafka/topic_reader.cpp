@@ -46,7 +46,7 @@ Result<std::map<TopicPartition, int64_t>> ReadToEnd(
   char err[512];
   rd_kafka_t* raw = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), err, sizeof err);
   if (raw == nullptr) return Status::Internal("kafka reader: " + internal::Clean(err));
-  conf.release();  // rd_kafka_new took it
+  (void)conf.release();  // rd_kafka_new took it
   const std::unique_ptr<rd_kafka_t, HandleDeleter> rk(raw);
   rd_kafka_poll_set_consumer(rk.get());
 
