@@ -5,6 +5,8 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "snowcar/runtime/sidecar_metrics.h"
+#include "snowcar/state/state_store.h"
 
 namespace {
 
@@ -52,7 +54,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (name == "--version" || name == "version") {
-    std::printf("snowcar 0.1.0\n");
+    // The release and the state layout it writes: an upgrade that changes the second needs
+    // the release notes read first (docs/CHANGELOG.md).
+    const std::string_view version = snowcar::runtime::SnowcarVersion();
+    std::printf("snowcar %.*s (state schema %u)\n", static_cast<int>(version.size()),
+                version.data(), static_cast<unsigned>(snowcar::state::kSchemaVersion));
     return 0;
   }
   for (const auto& c : kCommands) {

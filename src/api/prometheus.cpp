@@ -40,6 +40,24 @@ void WriteSample(std::string& out, std::string_view name, std::string_view label
   out.append("\n");
 }
 
+void WriteHistogram(std::string& out, std::string_view name, std::string_view labels,
+                    const LatencyHistogram& histogram) {
+  const std::string bucket = std::string(name) + "_bucket";
+  const std::string prefix = labels.empty() ? std::string() : std::string(labels) + ",";
+  int64_t cumulative = 0;
+  for (size_t i = 0; i < LatencyHistogram::kBounds.size(); ++i) {
+    cumulative += histogram.buckets[i];
+    char bound[32];
+    const auto [end, ec] = std::to_chars(bound, bound + sizeof bound, LatencyHistogram::kBounds[i]);
+    WriteSample(out, bucket,
+                prefix + "le=\"" + std::string(bound, ec == std::errc() ? end : bound) + "\"",
+                cumulative);
+  }
+  WriteSample(out, bucket, prefix + "le=\"+Inf\"", histogram.count);
+  WriteSample(out, std::string(name) + "_sum", labels, histogram.sum);
+  WriteSample(out, std::string(name) + "_count", labels, histogram.count);
+}
+
 std::string EscapeLabelValue(std::string_view value) {
   std::string out;
   out.reserve(value.size());

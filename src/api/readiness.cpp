@@ -5,15 +5,26 @@ namespace snowcar::api {
 Readiness::Readiness() : reason_("starting up") {}
 
 void Readiness::SetNotReady(std::string reason) {
-  std::lock_guard lock(mu_);
-  ready_ = false;
-  reason_ = reason.empty() ? "starting up" : std::move(reason);
+  {
+    std::lock_guard lock(mu_);
+    ready_ = false;
+    reason_ = reason.empty() ? "starting up" : std::move(reason);
+  }
+  Refresh();
 }
 
 void Readiness::MarkReady() {
-  std::lock_guard lock(mu_);
-  ready_ = true;
-  reason_.clear();
+  {
+    std::lock_guard lock(mu_);
+    ready_ = true;
+    reason_.clear();
+  }
+  Refresh();
+}
+
+void Readiness::SetListener(std::function<void(bool ready, const std::string& reason)> listener) {
+  std::lock_guard lock(observe_mu_);
+  listener_ = std::move(listener);
 }
 
 void Readiness::SetGate(std::function<std::string()> gate) {
@@ -21,29 +32,28 @@ void Readiness::SetGate(std::function<std::string()> gate) {
   gate_ = std::move(gate);
 }
 
-std::string Readiness::GateReason() const {
+std::string Readiness::Evaluate() const {
   std::function<std::string()> gate;
   {
     std::lock_guard lock(mu_);
+    if (!ready_) return reason_;
     gate = gate_;
   }
   return gate ? gate() : std::string();
 }
 
-bool Readiness::ready() const {
-  {
-    std::lock_guard lock(mu_);
-    if (!ready_) return false;
-  }
-  return GateReason().empty();
+std::string Readiness::reason() const {
+  std::lock_guard lock(observe_mu_);
+  std::string why = Evaluate();
+  Observe(why);
+  return why;
 }
 
-std::string Readiness::reason() const {
-  {
-    std::lock_guard lock(mu_);
-    if (!ready_) return reason_;
-  }
-  return GateReason();
+void Readiness::Observe(const std::string& reason) const {
+  const bool now_ready = reason.empty();
+  if (now_ready == observed_ready_) return;
+  observed_ready_ = now_ready;
+  if (listener_) listener_(now_ready, reason);
 }
 
 void HealthRegistry::Report(const std::string& name, bool ok, std::string detail) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "cli/cmd_config_check.h"
 #include "cli/commands.h"
 #include "snowcar/common/log.h"
 #include "snowcar/config/config.h"
@@ -18,7 +19,8 @@ constexpr const char* kRunUsage =
     "Runs the sidecar. Values come from FILE (Java .properties), then SNOWCAR_* environment\n"
     "variables, then --set (last wins). SIGTERM, SIGINT or SIGHUP stops it gracefully (exit 0);\n"
     "SIGUSR1 and SIGUSR2 are logged and ignored; SIGPIPE is ignored.\n"
-    "Exit codes: 0 stopped cleanly, 1 failed while starting or running, 2 bad usage or config.\n";
+    "Exit codes: 0 stopped cleanly, 1 failed while starting or running, 2 bad usage or config\n"
+    "(also when a Kafka client refuses its properties as it is created).\n";
 
 }  // namespace
 
@@ -49,17 +51,14 @@ int RunMain(int argc, char** argv) {
   }
   request.env = config::EnvironFromProcess();
 
-  auto loaded = config::Config::Load(request);
-  if (!loaded.ok()) {
+  // Every problem in one pass, the same checks as `snowcar config check`.
+  const CheckedConfig checked = LoadAndCheck(request);
+  if (!checked.problems.empty()) {
     std::fprintf(stderr, "snowcar run: configuration is not valid:\n%s\n",
-                 loaded.status().message().c_str());
+                 checked.problems.c_str());
     return 2;
   }
-  const config::Config& cfg = *loaded;
-  if (Status s = runtime::CheckRunSettings(cfg); !s.ok()) {
-    std::fprintf(stderr, "snowcar run: configuration is not valid:\n%s\n", s.message().c_str());
-    return 2;
-  }
+  const config::Config& cfg = *checked.config;
 
   // Both were validated by the option table, so these parses cannot fail.
   if (auto level = log::ParseLevel(cfg.GetString("log.level")); level.ok()) {
@@ -82,7 +81,9 @@ int RunMain(int argc, char** argv) {
   sidecar.HandleSignals();
   if (Status s = sidecar.Start(); !s.ok()) {
     std::fprintf(stderr, "snowcar run: %s\n", s.message().c_str());
-    return 1;
+    // Refused input while starting is a configuration error too (e.g. Kafka properties
+    // librdkafka refuses only when it creates the client: a key that is not PEM).
+    return s.code() == StatusCode::kInvalidArgument ? 2 : 1;
   }
   if (Status s = sidecar.Wait(); !s.ok()) {
     std::fprintf(stderr, "snowcar run: %s\n", s.message().c_str());

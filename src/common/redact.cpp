@@ -173,6 +173,40 @@ bool IsSecretName(std::string_view name) {
        {"password", "secret", "token", "authorization", "credential", "cookie"}) {
     if (lower.find(word) != std::string::npos) return true;
   }
+  return IsSensitiveKafkaProperty(lower);
+}
+
+const std::vector<std::string_view>& SensitiveKafkaProperties() {
+  static const std::vector<std::string_view> names = {
+      // Marked sensitive in librdkafka's property table (never logged or dumped by it).
+      "sasl.username",
+      "sasl.password",
+      "sasl.oauthbearer.config",
+      "sasl.oauthbearer.client.secret",
+      "ssl.key.location",
+      "ssl.key.password",
+      "ssl.key.pem",
+      "ssl_key",
+      "ssl.ca.pem",
+      "ssl.keystore.password",
+      // Java client keys librdkafka refuses; they carry credentials all the same.
+      "sasl.jaas.config",
+      "ssl.truststore.password",
+      "ssl.keystore.key",
+  };
+  return names;
+}
+
+bool IsSensitiveKafkaProperty(std::string_view name) {
+  const std::string lower = Lower(name);
+  const std::string_view text = lower;
+  for (const std::string_view property : SensitiveKafkaProperties()) {
+    if (text == property) return true;
+    if (text.size() > property.size() && text.ends_with(property) &&
+        text[text.size() - property.size() - 1] == '.') {
+      return true;
+    }
+  }
   return false;
 }
 

@@ -25,6 +25,7 @@ const OptionSpec& SpecFor(std::string_view key, std::initializer_list<OptionType
     Bug(key, "is not declared in the option table (src/config/option_table.cpp)");
   if (!spec->alias_of.empty()) spec = FindOption(spec->alias_of);
   if (spec->ignored) Bug(key, "is an ignored Kafka Connect key; nothing reads it");
+  if (spec->rewritten) Bug(key, "is rewritten onto other keys when loading; read those");
   if (types.size() != 0 && std::find(types.begin(), types.end(), spec->type) == types.end()) {
     Bug(key, "is declared as " + std::string(OptionTypeName(spec->type)) +
                  "; read it with the matching getter");

@@ -4,26 +4,26 @@
 #include <cstdio>
 #include <set>
 
+#include "confluent_keys.h"
 #include "cross_checks.h"
+#include "raw_value.h"
 #include "snowcar/common/file_read.h"
 #include "snowcar/common/redact.h"
+#include "snowcar/common/time.h"
 #include "snowcar/config/config.h"
 #include "snowcar/config/options.h"
 #include "snowcar/config/properties.h"
+#include "value_checks.h"
 #include "value_normalize.h"
 
 namespace snowcar::config {
 namespace {
 
 constexpr std::string_view kFileSuffix = ".file";
-
-// A value before checking, with where it came from for messages.
-struct RawValue {
-  std::string value;
-  std::string origin;  // "app.properties:12", "environment SNOWCAR_THREADS", "--set"
-  // The variable's name when the value came from the environment; "" otherwise.
-  std::string env_name = {};
-};
+constexpr std::string_view kKafkaPrefix = "kafka.";
+// What a secret's `<key>.file` stands for when secret files are not read (`--no-secrets`):
+// never shown, since the key is secret, and enough for a "required" check.
+constexpr std::string_view kUnreadSecret = "[secret file not read]";
 
 size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -79,8 +79,14 @@ std::string Printable(std::string_view value) {
   return out;
 }
 
-// Reads a mounted secret; the line break editors and `echo` add is not part of it.
-Result<std::string> ReadSecretFile(const std::string& path) {
+// The UTC date of the day, `YYYY-MM-DD`.
+std::string TodayUtc() {
+  return FormatSnowTimestamp(SystemClock::Instance().NowSeconds()).substr(0, 10);
+}
+
+// Reads a value kept in a file (a mounted secret); the line break editors and `echo` add is not
+// part of it.
+Result<std::string> ReadValueFile(const std::string& path) {
   SNOWCAR_ASSIGN_OR_RETURN(std::string content, ReadFileBounded(path, kSecretFileLimit));
   while (!content.empty() && (content.back() == '\n' || content.back() == '\r')) {
     content.pop_back();
@@ -129,11 +135,21 @@ class ConfigLoader {
     }
   }
 
+  // `--no-secrets`: a secret's `<key>.file` is not opened, and neither are the files Kafka
+  // properties name; for checking a configuration where the mounted secrets are absent.
+  void SkipSecretFiles() {
+    read_secret_files_ = false;
+    check_files_ = false;
+  }
+
   void AddMap(const std::map<std::string, std::string>& values) {
     for (const auto& [key, value] : values) Put(key, value, "given");
   }
 
   Result<Config> Finish();
+  // The configuration built from the values that passed their checks; `problems` gets the
+  // message listing every problem, or stays empty.
+  Config Build(std::string& problems);
 
  private:
   void Put(const std::string& key, std::string value, std::string origin) {
@@ -141,28 +157,44 @@ class ConfigLoader {
   }
   // Sorts a given key into candidates_, secret files, notes or errors.
   void Classify(const std::string& key, const RawValue& raw);
-  void ReadSecretFiles();
+  void ReadValueFiles();
   void CheckValues(Config& config);
   void FillDefaults(Config& config);
 
   std::map<std::string, RawValue> merged_;
-  std::map<std::string, RawValue> candidates_;    // declared key -> raw value
-  std::map<std::string, RawValue> secret_files_;  // secret key -> raw value of <key>.file
+  std::map<std::string, RawValue> candidates_;  // declared key -> raw value
+  // A `<key>.file` entry: the key as given (topics.file) and its raw value, the path.
+  struct ValueFile {
+    std::string file_key;
+    RawValue path;
+  };
+  std::map<std::string, ValueFile> value_files_;  // key whose value the file holds -> entry
   std::set<std::string, std::less<>> rejected_;   // keys whose value failed its check
   std::vector<std::string> errors_;
   std::vector<std::string> notes_;
   std::vector<std::string> warnings_;
+  bool read_secret_files_ = true;
+  bool check_files_ = true;
 };
 
 void ConfigLoader::Classify(const std::string& key, const RawValue& raw) {
   const OptionSpec* spec = FindOption(key);
-  // `<secret>.file`, unless declared under its own name (snow.tls.ca.file). Checked before
-  // families, or kafka.sasl.password.file would pass to librdkafka as a property.
+  // `<key>.file`, for any key (secrets, but also a user name or a PEM certificate kept in a
+  // mounted Secret), unless declared under its own name (snow.tls.ca.file). Checked before
+  // families, or kafka.sasl.username.file would pass to librdkafka as a property. An alias
+  // reads into the key it stands for; an ignored key has no value to read.
   if ((spec == nullptr || spec->is_pattern()) && key.ends_with(kFileSuffix)) {
-    const std::string stem = key.substr(0, key.size() - kFileSuffix.size());
+    std::string stem = key.substr(0, key.size() - kFileSuffix.size());
     const OptionSpec* stem_spec = FindOption(stem);
-    if (stem_spec != nullptr && IsSecretKey(*stem_spec, stem)) {
-      secret_files_[stem] = raw;
+    if (stem_spec != nullptr && !stem_spec->ignored && !stem_spec->rewritten) {
+      if (!stem_spec->alias_of.empty()) stem = std::string(stem_spec->alias_of);
+      if (const auto it = value_files_.find(stem); it != value_files_.end()) {
+        errors_.push_back("'" + key + "' [" + raw.origin + "] and '" + it->second.file_key + "' [" +
+                          it->second.path.origin + "] both name a file for '" + stem +
+                          "'; give only one");
+        return;
+      }
+      value_files_[stem] = ValueFile{key, raw};
       return;
     }
   }
@@ -196,8 +228,19 @@ void ConfigLoader::Classify(const std::string& key, const RawValue& raw) {
                      "] is a Kafka Connect setting without meaning for snowcar; ignored");
     return;
   }
+  if (spec->rewritten) {
+    // RewriteConfluentKeys takes every such key out first; one left here is a bug there.
+    errors_.push_back(key + " [" + raw.origin + "] was not rewritten (a bug)");
+    return;
+  }
   if (!spec->alias_of.empty()) {
     const std::string target(spec->alias_of);
+    if (candidates_.count(target) != 0 && merged_.count(target) == 0) {
+      // Two names for the same key (servicenow.user and servicenow.username).
+      errors_.push_back("'" + key + "' [" + raw.origin + "] and another name of '" + target +
+                        "' [" + candidates_[target].origin + "] are both given; give one");
+      return;
+    }
     if (merged_.count(target) != 0) {
       errors_.push_back("both '" + key + "' [" + raw.origin + "] and '" + target + "' [" +
                         merged_[target].origin + "] are given; '" + key +
@@ -210,19 +253,25 @@ void ConfigLoader::Classify(const std::string& key, const RawValue& raw) {
   candidates_[key] = raw;
 }
 
-void ConfigLoader::ReadSecretFiles() {
-  for (const auto& [key, raw] : secret_files_) {
-    const std::string file_key = key + std::string(kFileSuffix);
+void ConfigLoader::ReadValueFiles() {
+  for (const auto& [key, file] : value_files_) {
+    const std::string& file_key = file.file_key;
+    const RawValue& raw = file.path;
     if (candidates_.count(key) != 0) {
       std::string error = "both '" + key + "' [";
       error += candidates_[key].origin;
       error +=
-          "] and '" + file_key + "' [" + raw.origin + "] are given; give the secret one way only";
+          "] and '" + file_key + "' [" + raw.origin + "] are given; give the value one way only";
       errors_.push_back(std::move(error));
       continue;
     }
     const std::string path = Trim(raw.value);
-    auto content = ReadSecretFile(path);
+    if (!read_secret_files_ && IsSecretKey(*FindOption(key), key)) {
+      candidates_[key] = RawValue{std::string(kUnreadSecret), file_key + " (not read)"};
+      notes_.push_back(file_key + " [" + raw.origin + "] was not read (--no-secrets)");
+      continue;
+    }
+    auto content = ReadValueFile(path);
     if (!content.ok()) {
       errors_.push_back(file_key + ": " + content.status().message() + " [" + raw.origin + "]");
       continue;
@@ -253,6 +302,21 @@ void ConfigLoader::CheckValues(Config& config) {
       rejected_.insert(key);
       continue;
     }
+    if (key.starts_with(kKafkaPrefix) && check_files_) {
+      // librdkafka opens these files only when it creates a client, i.e. after the source may
+      // already run; a missing CA file is a configuration error and is reported with the rest.
+      const std::string problem =
+          CheckKafkaFileProperty(std::string_view(key).substr(kKafkaPrefix.size()), *normalized);
+      if (!problem.empty()) {
+        std::string error = key + ": cannot read ";
+        error += IsSecretKey(spec, key) ? "the file" : "'" + Printable(*normalized) + "'";
+        error += ": " + problem;
+        error += " [" + raw.origin + "]";
+        errors_.push_back(std::move(error));
+        rejected_.insert(key);
+        continue;
+      }
+    }
     config.values_[key] = std::move(normalized).value();
     config.explicit_.insert(key);
   }
@@ -261,7 +325,7 @@ void ConfigLoader::CheckValues(Config& config) {
 void ConfigLoader::FillDefaults(Config& config) {
   std::vector<const OptionSpec*> derived;  // defaults that refer to other keys
   for (const OptionSpec& spec : Options()) {
-    if (spec.is_pattern() || spec.ignored || !spec.alias_of.empty()) continue;
+    if (spec.is_pattern() || spec.ignored || spec.rewritten || !spec.alias_of.empty()) continue;
     if (config.values_.count(spec.name) != 0) continue;
     config.values_.emplace(spec.name, std::string(spec.default_value));
     if (spec.default_value.find('{') != std::string_view::npos) derived.push_back(&spec);
@@ -293,31 +357,56 @@ void ConfigLoader::FillDefaults(Config& config) {
   }
 }
 
-Result<Config> ConfigLoader::Finish() {
+Config ConfigLoader::Build(std::string& problems) {
+  RewriteConfluentKeys(merged_, TodayUtc(), errors_, notes_);
   for (const auto& [key, raw] : merged_) Classify(key, raw);
-  ReadSecretFiles();
+  ReadValueFiles();
   Config config;
   CheckValues(config);
   FillDefaults(config);
   RunCrossChecks(CrossCheckInput{config.values_, rejected_}, errors_, notes_);
   if (!errors_.empty()) {
-    std::string message = "invalid configuration (" + std::to_string(errors_.size()) +
-                          (errors_.size() == 1 ? " problem):" : " problems):");
-    for (const std::string& e : errors_) message += "\n  - " + e;
+    problems = "invalid configuration (" + std::to_string(errors_.size()) +
+               (errors_.size() == 1 ? " problem):" : " problems):");
+    for (const std::string& e : errors_) problems += "\n  - " + e;
     // A misspelt environment key is often why a required key is missing.
-    for (const std::string& w : warnings_) message += "\nwarning: " + w;
-    return Status::InvalidArgument(message);
+    for (const std::string& w : warnings_) problems += "\nwarning: " + w;
   }
   config.notes_ = std::move(notes_);
   config.warnings_ = std::move(warnings_);
   return config;
 }
 
-Result<Config> Config::Load(const LoadRequest& request) {
-  ConfigLoader loader;
+Result<Config> ConfigLoader::Finish() {
+  std::string problems;
+  Config config = Build(problems);
+  if (!problems.empty()) return Status::InvalidArgument(problems);
+  return config;
+}
+
+namespace {
+
+Status Prepare(ConfigLoader& loader, const LoadRequest& request) {
+  if (!request.read_secret_files) loader.SkipSecretFiles();
   if (request.file) SNOWCAR_RETURN_IF_ERROR(loader.AddFile(*request.file));
   loader.AddEnvironment(request.env);
   loader.AddSets(request.sets);
+  return Status::Ok();
+}
+
+}  // namespace
+
+LoadReport Config::LoadAll(const LoadRequest& request) {
+  ConfigLoader loader;
+  if (Status s = Prepare(loader, request); !s.ok()) return LoadReport{s.message(), std::nullopt};
+  LoadReport report;
+  report.config = loader.Build(report.problems);
+  return report;
+}
+
+Result<Config> Config::Load(const LoadRequest& request) {
+  ConfigLoader loader;
+  SNOWCAR_RETURN_IF_ERROR(Prepare(loader, request));
   return loader.Finish();
 }
 

@@ -33,10 +33,13 @@ as they are. Three layers can supply a value, and a later layer replaces an earl
    `snowcar config check`), so a misspelt key is still noticed;
 3. `--set key=value` arguments, in the order given.
 
-Any secret can be kept out of the file: `<key>.file=/path` reads the value from that file
-(for mounted Kubernetes secrets), dropping trailing line breaks. Giving both `<key>` and
-`<key>.file` is an error, as is a file that cannot be read. Secret values never appear in
-messages, logs or `snowcar config print`.
+Any value can be kept out of the file: `<key>.file=/path` reads the value of `<key>` from that
+file (for mounted Kubernetes secrets), dropping trailing line breaks, and works for every key,
+a family member included (`kafka.sasl.username.file`, `snow.auth.password.file`,
+`SNOWCAR_KAFKA_SASL_PASSWORD_FILE` from the environment). The value read is checked like any
+other. Giving both `<key>` and `<key>.file` is an error, as is a file that cannot be read.
+Secret values never appear in messages, logs or `snowcar config print`: the keys marked
+secret below, and every Kafka property librdkafka keeps secret (see `kafka.<property>`).
 
 Start-up stops on any unknown key (from the file or `--set`), malformed value, value out of
 bounds or missing required key, and lists every such problem at once, naming the key, the
@@ -49,11 +52,22 @@ file rather than a process out of memory: a config file may hold at most
 {config_file_limit}, a secret file at most {secret_file_limit}.
 
 `snowcar config check FILE` makes the checks `snowcar run` makes on the configuration before
-it starts anything (each value, the settings of each enabled direction, `admin.listen`, the
-`kafka.*` properties against the installed librdkafka), and exits 2 when one fails, as
-`run` does. What only starting can find (a state dir in use, an unreachable broker or
-instance, a set of Kafka properties librdkafka refuses only when it creates a client) makes
-`run` exit 1. `snowcar config print FILE` shows the effective value of every key.
+it starts anything, and lists every problem in one pass: each value, the settings of each
+enabled direction (checked on the valid part even when some keys were refused, so a typo does
+not hide them), `admin.listen`, and the `kafka.*` properties of every Kafka client the run
+would create, applied one by one to a librdkafka configuration without connecting anywhere.
+Each property librdkafka refuses is named with librdkafka's reason; a Java client key
+(`sasl.jaas.config`, `ssl.truststore.location`, a JKS keystore, ...) is named with what
+librdkafka takes instead; a file a property names (`kafka.ssl.ca.location`,
+`kafka.ssl.certificate.location`, `kafka.ssl.key.location`, `kafka.ssl.keystore.location`,
+`kafka.ssl.crl.location`, `kafka.sasl.kerberos.keytab`) must be readable. Both commands exit
+2 on a configuration problem; `run` also exits 2 when a Kafka client refuses its properties
+as it is created (a certificate that is not PEM, which only creating the client reveals).
+What only starting can find otherwise (a state dir in use, an unreachable broker or instance)
+makes `run` exit 1. `snowcar config check --no-secrets FILE` is for CI, where the mounted
+secrets are absent: the `<key>.file` of a secret key and the files of those Kafka properties
+are not opened (the key counts as given), and everything else is checked.
+`snowcar config print FILE` shows the effective value of every key.
 
 Keys written as `prefix.<name>` stand for a family: any key of that shape is accepted.
 )";

@@ -6,6 +6,7 @@
 // section cannot claim a key is accepted after the table stopped declaring it.
 #include "migration_table.h"
 
+#include "option_table_parts.h"
 #include "snowcar/config/options.h"
 
 namespace snowcar::config {
@@ -112,9 +113,12 @@ namespace {
 
 constexpr std::string_view kMigrationIntro = R"(## Migrating from the Kafka Connect connectors
 
-A properties file written for the reference ServiceNow source or sink connector can be given
-to `snowcar run` as it is. The table lists every key those connectors and the Connect
-framework define, and what snowcar does with it:
+Two families of Kafka Connect ServiceNow connectors are covered: the open-source source and
+sink pair whose keys snowcar took over (`snow.*`, the reference connectors of this page), and
+Confluent's ServiceNow Source and ServiceNow Sink connectors (`servicenow.*`, below). A
+properties file written for any of them can be given to `snowcar run` as it is. The first
+table lists every key the reference connectors and the Connect framework define, and what
+snowcar does with it:
 
 - **accepted**: same name and meaning; its entry above gives the type, default and bounds;
 - **accepted, with a note**: accepted, but something about it differs; the note says what;
@@ -127,6 +131,47 @@ other Kafka client setting, as `kafka.*` keys. The sidecar's own keys (`state.di
 `socket.path`, ...) have defaults. Secrets can move out of the file into mounted files with
 `<key>.file`.
 
+)";
+
+constexpr std::string_view kConfluentIntro = R"(
+### Confluent's ServiceNow connectors
+
+The properties files of Confluent's ServiceNow Source and ServiceNow Sink connectors run as
+they are too. Their keys that only differ in name are aliases; `servicenow.table`,
+`servicenow.since`, `kafka.topic`, `poll.interval.s` and `retry.max.times` are rewritten onto
+snowcar's keys when the file is loaded, and messages about the result name the key they came
+from. Giving a Confluent key together with the snowcar key it sets is an error. A source
+file's table gets its own name as its alias, so `servicenow.table=incident` is configured
+further with `snow.table.incident.*` keys and appears as `incident` on the socket API.
+
+)";
+
+// How to carry what the Connect worker kept over to snowcar, and what its error settings
+// become.
+constexpr std::string_view kMigrationNotes = R"(
+### Moving a running connector
+
+- **Keep a sink's committed offsets.** A Connect sink connector commits its offsets under
+  the consumer group `connect-<name>`, where `<name>` is the connector's `name`. With
+  `kafka.group.id=connect-<name>` snowcar's sink goes on from those offsets instead of
+  starting over. A sink file (its `connector.class` ends in `SinkConnector`, or it has
+  `topics`) that has `name` but no `kafka.group.id` gets exactly that group, and a start-up
+  note says so; give `kafka.group.id` to choose another. Stop the connector first: two
+  consumers in one group share the partitions. A new group starts at
+  `kafka.auto.offset.reset` (earliest by default) and re-applies what the topic still holds.
+- **A source's position is not carried over.** Connect keeps a source's position in its own
+  offsets topic, which snowcar does not read. Set the table's start
+  (`snow.table.<alias>.start.timestamp`, or `servicenow.since` in a Confluent file) to a
+  moment shortly before the connector stopped; rows in between are read again, and consumers
+  see them as the at-least-once repeats they already handle.
+- **`errors.tolerance=all`** told Connect to skip records it could not convert or write.
+  snowcar's sink decides per failure class and then by `behavior.on.api.errors`: the
+  equivalent of `all` is `behavior.on.api.errors=log` (record the failure, move on), with
+  `errors.deadletterqueue.topic.name` to keep the failed records; `ignore` moves on without
+  a log line. `errors.tolerance=none` corresponds to the default, `fail`.
+- **Direction.** A file whose `connector.class` ends in `SourceConnector` runs only the
+  source, one ending in `SinkConnector` only the sink, unless `source.enabled` or
+  `sink.enabled` says otherwise; the start-up notes say which was turned off.
 )";
 
 std::string Code(std::string_view name) { return "`" + std::string(name) + "`"; }
@@ -152,6 +197,7 @@ std::string RenderMigrationTable() {
   }
   // The Connect framework's keys: whatever the option table marks as an alias or as ignored.
   for (const OptionSpec& spec : Options()) {
+    if (spec.group == kConfluent) continue;  // their own section, below
     if (!spec.alias_of.empty()) {
       Row(out, spec.name, "accepted, with a note",
           "Another name for " + Code(spec.alias_of) + "; give one or the other.");
@@ -159,6 +205,19 @@ std::string RenderMigrationTable() {
       Row(out, spec.name, "not applicable", spec.doc);
     }
   }
+  out += kConfluentIntro;
+  out += "| key | status | note |\n|---|---|---|\n";
+  for (const OptionSpec& spec : Options()) {
+    if (spec.group != kConfluent) continue;
+    if (!spec.alias_of.empty()) {
+      Row(out, spec.name, "accepted, with a note", "Another name for " + Code(spec.alias_of) + ".");
+    } else if (spec.rewritten) {
+      Row(out, spec.name, "accepted, rewritten", spec.doc);
+    } else if (spec.ignored) {
+      Row(out, spec.name, "not applicable", spec.doc);
+    }
+  }
+  out += kMigrationNotes;
   return out;
 }
 

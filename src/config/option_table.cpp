@@ -313,9 +313,13 @@ std::vector<OptionSpec> KafkaAndConnectOptions() {
        .doc = "Handed to librdkafka as `<property>` without the `kafka.` prefix, e.g. "
               "`kafka.bootstrap.servers` or `kafka.security.protocol`. Names and values are "
               "checked against the installed librdkafka by `snowcar config check` and before "
-              "start. A property whose last part names a password, secret or token is treated "
-              "as a secret and may be read from `<key>.file`. Unlike other keys, values may "
-              "hold line breaks, for PEM text given inline (`kafka.ssl.key.pem`)."},
+              "start. Secret, so never shown in `config print`, messages or logs: every property "
+              "librdkafka keeps secret (`sasl.username`, `sasl.password`, "
+              "`sasl.oauthbearer.config`, `sasl.oauthbearer.client.secret`, `ssl.key.location`, "
+              "`ssl.key.password`, `ssl.key.pem`, `ssl.ca.pem`, `ssl.keystore.password`), the "
+              "Java client's `sasl.jaas.config`, and any property whose last part names a "
+              "password, secret or token. Unlike other keys, values may hold line breaks, for "
+              "PEM text given inline (`kafka.ssl.key.pem`)."},
 
       {.name = "kafka.group.instance.id",
        .check = CheckGroupInstanceId,
@@ -435,13 +439,15 @@ std::vector<OptionSpec> KafkaAndConnectOptions() {
   };
 }
 
-// Documentation order: core and sidecar keys, the source, the sink, then Kafka and Connect.
+// Documentation order: core and sidecar keys, the source, the sink, then Kafka and Connect, then
+// the keys of Confluent's connectors.
 std::vector<OptionSpec> BuildTable() {
   std::vector<OptionSpec> table = CoreOptions();
   AppendSourceOptions(table);
   for (auto& spec : SinkTopicOptions()) table.push_back(std::move(spec));
   AppendSinkOptions(table);
   for (auto& spec : KafkaAndConnectOptions()) table.push_back(std::move(spec));
+  AppendConfluentOptions(table);
   return table;
 }
 

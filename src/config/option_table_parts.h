@@ -21,4 +21,10 @@ void AppendSourceOptions(std::vector<OptionSpec>& table);
 // behavior.on.api.errors  (option_table_sink.cpp)
 void AppendSinkOptions(std::vector<OptionSpec>& table);
 
+// The section of the keys of Confluent's ServiceNow source and sink connectors.
+inline constexpr std::string_view kConfluent = "Keys of Confluent's ServiceNow connectors";
+// servicenow.*, kafka.topic, batch.max.rows, poll.interval.s, retry.max.times, proxy.*,
+// reporter.*, confluent.*  (option_table_confluent.cpp)
+void AppendConfluentOptions(std::vector<OptionSpec>& table);
+
 }  // namespace snowcar::config

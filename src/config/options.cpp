@@ -66,8 +66,10 @@ const OptionSpec* FindOption(std::string_view key) {
 bool IsSecretKey(const OptionSpec& spec, std::string_view key) {
   if (spec.is_secret()) return true;
   if (!spec.is_pattern() || spec.ignored) return false;
-  // Members of a family (kafka.sasl.password) are secret when their last part says so; the
-  // whole name would also catch e.g. kafka.sasl.oauthbearer.token.endpoint.url.
+  // Members of a family (kafka.sasl.password) are secret when their last part says so (the
+  // whole name would also catch e.g. kafka.sasl.oauthbearer.token.endpoint.url), or when they
+  // name a property librdkafka keeps secret (kafka.ssl.key.pem, kafka.sasl.username).
+  if (redact::IsSensitiveKafkaProperty(key)) return true;
   const size_t dot = key.rfind('.');
   return redact::IsSecretName(dot == std::string_view::npos ? key : key.substr(dot + 1));
 }

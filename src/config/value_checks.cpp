@@ -1,9 +1,14 @@
 #include "value_checks.h"
 
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <iterator>
 #include <set>
 
 #include "snowcar/common/time.h"
@@ -229,6 +234,24 @@ std::string CheckBaseQuery(std::string_view value) {
   if (value.find_first_of("\r\n") != std::string_view::npos) {
     return "contains a line break; an encoded query is one line";
   }
+  return "";
+}
+
+std::string CheckKafkaFileProperty(std::string_view property, std::string_view path) {
+  static constexpr std::string_view kFileProperties[] = {
+      "ssl.ca.location",       "ssl.certificate.location", "ssl.key.location",
+      "ssl.keystore.location", "ssl.crl.location",         "sasl.kerberos.keytab"};
+  if (std::find(std::begin(kFileProperties), std::end(kFileProperties), property) ==
+      std::end(kFileProperties)) {
+    return "";
+  }
+  const bool ca = property == "ssl.ca.location";
+  if (path.empty() || (ca && path == "probe")) return "";
+  const std::string file(path);
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return std::strerror(errno);
+  if (S_ISDIR(st.st_mode) && !ca) return "it is a directory";
+  if (::access(file.c_str(), R_OK) != 0) return std::strerror(errno);
   return "";
 }
 

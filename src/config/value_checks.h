@@ -60,4 +60,11 @@ std::string CheckFieldList(std::string_view value);
 // A base encoded query: no ORDERBY (the source orders rows itself) and no line breaks.
 std::string CheckBaseQuery(std::string_view value);
 
+// For a Kafka client property that names a file librdkafka opens when it creates a client
+// (ssl.ca.location, ssl.certificate.location, ssl.key.location, ssl.keystore.location,
+// ssl.crl.location, sasl.kerberos.keytab; `property` without the `kafka.` prefix): "" when the
+// file (for ssl.ca.location also a directory, or `probe`) can be read, otherwise the reason,
+// e.g. "No such file or directory". Any other property: "".
+std::string CheckKafkaFileProperty(std::string_view property, std::string_view path);
+
 }  // namespace snowcar::config

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "snowcar/common/log.h"
 #include "snowcar/common/redact.h"
@@ -149,9 +151,76 @@ std::string ConfValue(rd_kafka_t* rk, const char* name) {
 
 std::string Clean(std::string_view librdkafka_text) { return redact::Mask(librdkafka_text); }
 
+std::string_view JavaEquivalent(std::string_view name) {
+  // Keys of the Java client (and of a Connect worker's `producer.`/`consumer.` settings) that
+  // librdkafka refuses, with what does their job here.
+  static constexpr std::pair<std::string_view, std::string_view> kJava[] = {
+      {"sasl.jaas.config",
+       "set sasl.mechanism and sasl.username with sasl.password (PLAIN, SCRAM-SHA-256, "
+       "SCRAM-SHA-512), or the sasl.oauthbearer.* properties (OAUTHBEARER)"},
+      {"ssl.truststore.location", "use ssl.ca.location with a PEM file of the CA certificates"},
+      {"ssl.truststore.password", "a PEM CA file (ssl.ca.location) needs no password"},
+      {"ssl.truststore.type", "ssl.ca.location takes PEM; convert a JKS truststore to PEM"},
+      {"ssl.truststore.certificates", "use ssl.ca.pem"},
+      {"ssl.keystore.type",
+       "ssl.keystore.location takes PKCS#12 only; or use ssl.certificate.location with "
+       "ssl.key.location (PEM)"},
+      {"ssl.keystore.certificate.chain", "use ssl.certificate.pem"},
+      {"ssl.keystore.key", "use ssl.key.pem"},
+      {"ssl.protocol", "librdkafka negotiates the TLS version; leave it out"},
+      {"ssl.enabled.protocols", "librdkafka negotiates the TLS version; leave it out"},
+      {"sasl.login.callback.handler.class",
+       "set sasl.oauthbearer.method=oidc with sasl.oauthbearer.client.id, "
+       "sasl.oauthbearer.client.secret and sasl.oauthbearer.token.endpoint.url"},
+      {"sasl.client.callback.handler.class", "librdkafka has no callback classes; leave it out"},
+      {"buffer.memory", "use queue.buffering.max.kbytes"},
+      {"max.block.ms", "librdkafka does not block on a full queue; leave it out"},
+      {"max.poll.records", "librdkafka has no per-poll bound; leave it out"},
+      {"client.dns.lookup", "librdkafka resolves every address of a name; leave it out"},
+      {"key.serializer", "records are written as bytes; leave it out"},
+      {"value.serializer", "records are written as bytes; leave it out"},
+      {"key.deserializer", "records are read as bytes; leave it out"},
+      {"value.deserializer", "records are read as bytes; leave it out"},
+  };
+  for (const auto& [java, hint] : kJava) {
+    if (java == name) return hint;
+  }
+  return {};
+}
+
+namespace {
+
+// librdkafka's answer for one refused property, its quoted value removed when secret, and the
+// way to say it for librdkafka when the name is a Java client key.
+std::string Refusal(const std::string& name, const std::string& value, std::string reason) {
+  if (redact::IsSecretName(name) && !value.empty()) {
+    // librdkafka quotes the refused value; the redactor ignores very short secrets, so
+    // remove this one by hand before masking the rest.
+    for (size_t pos = reason.find(value); pos != std::string::npos; pos = reason.find(value, pos)) {
+      reason.replace(pos, value.size(), redact::kRedacted);
+      pos += redact::kRedacted.size();
+    }
+  }
+  std::string out = "kafka property '" + name + "': " + Clean(reason);
+  if (const std::string_view hint = JavaEquivalent(name); !hint.empty()) {
+    out += " (a Java client setting; for librdkafka " + std::string(hint) + ")";
+  } else if (name == "ssl.endpoint.identification.algorithm" && value.empty()) {
+    out += " (the Java client's empty value is written none for librdkafka)";
+  } else if (name == "ssl.keystore.location" &&
+             (value.ends_with(".jks") || value.ends_with(".JKS"))) {
+    out +=
+        " (a Java keystore: librdkafka reads PKCS#12, or PEM through "
+        "ssl.certificate.location and ssl.key.location)";
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<ConfPtr> BuildConf(const std::map<std::string, std::string>& properties) {
+  std::vector<std::string> problems;
   if (!properties.contains("bootstrap.servers") && !properties.contains("metadata.broker.list")) {
-    return Status::InvalidArgument(
+    problems.emplace_back(
         "kafka property 'bootstrap.servers' is required (set kafka.bootstrap.servers)");
   }
   // Register secrets first, so that whatever librdkafka says later is masked.
@@ -160,25 +229,25 @@ Result<ConfPtr> BuildConf(const std::map<std::string, std::string>& properties) 
   }
   ConfPtr conf(rd_kafka_conf_new());
   char errstr[512];
+  // Every property is tried, so that one pass lists every refused one.
   for (const auto& [name, value] : properties) {
     errstr[0] = '\0';
-    if (rd_kafka_conf_set(conf.get(), name.c_str(), value.c_str(), errstr, sizeof errstr) ==
+    if (rd_kafka_conf_set(conf.get(), name.c_str(), value.c_str(), errstr, sizeof errstr) !=
         RD_KAFKA_CONF_OK) {
-      continue;
+      problems.push_back(Refusal(name, value, errstr));
+    } else if (name == "ssl.keystore.location" &&
+               (value.ends_with(".jks") || value.ends_with(".JKS"))) {
+      // librdkafka would take the name and fail on the file's format only at start.
+      problems.push_back(Refusal(name, value, "not a PKCS#12 file"));
     }
-    std::string reason = errstr;
-    if (redact::IsSecretName(name) && !value.empty()) {
-      // librdkafka quotes the refused value; the redactor ignores very short secrets, so
-      // remove this one by hand before masking the rest.
-      for (size_t pos = reason.find(value); pos != std::string::npos;
-           pos = reason.find(value, pos)) {
-        reason.replace(pos, value.size(), redact::kRedacted);
-        pos += redact::kRedacted.size();
-      }
-    }
-    return Status::InvalidArgument("kafka property '" + name + "': " + Clean(reason));
   }
-  return conf;
+  if (problems.empty()) return conf;
+  std::string message;
+  for (const std::string& problem : problems) {
+    if (!message.empty()) message += "\n";
+    message += problem;
+  }
+  return Status::InvalidArgument(message);
 }
 
 }  // namespace snowcar::kafka::internal

@@ -45,11 +45,16 @@ std::map<std::string, std::string> MergeProperties(
 // client.id: `role` alone, or "<user's client.id>-<role>" when the user set one.
 std::string ClientId(const std::map<std::string, std::string>& user, std::string_view role);
 
-// Applies `properties` to a fresh conf. kInvalidArgument names the refused property; the value
-// of a secret-named property (password, secret, token, ...) never appears in the message, and
-// such values are registered with the redactor so later librdkafka log lines mask them too.
+// Applies `properties` to a fresh conf. kInvalidArgument lists every refused property, one a
+// line, with librdkafka's reason and, for a Java client key, what librdkafka takes instead; the
+// value of a secret property (redact::IsSecretName) never appears in the message, and such
+// values are registered with the redactor so later librdkafka log lines mask them too.
 // Also requires bootstrap.servers (or its alias metadata.broker.list).
 Result<ConfPtr> BuildConf(const std::map<std::string, std::string>& properties);
+
+// For a Java client key librdkafka does not take (sasl.jaas.config, ssl.truststore.location),
+// what to write instead; "" for any other name.
+std::string_view JavaEquivalent(std::string_view name);
 
 // Sends librdkafka's own log lines through snowcar's logger (JSON, redacted) instead of
 // librdkafka's default plain-text stderr writer, and its client-level errors (error_cb) too:

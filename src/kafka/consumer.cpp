@@ -398,6 +398,20 @@ Result<std::map<TopicPartition, int64_t>> KafkaConsumer::Committed(
   return out;
 }
 
+std::map<TopicPartition, int64_t> KafkaConsumer::CachedHighWatermarks(
+    const std::vector<TopicPartition>& partitions) const {
+  std::map<TopicPartition, int64_t> out;
+  if (impl_->closed) return out;
+  for (const TopicPartition& tp : partitions) {
+    int64_t low = -1;
+    int64_t high = -1;
+    const rd_kafka_resp_err_t err =
+        rd_kafka_get_watermark_offsets(impl_->rk, tp.topic.c_str(), tp.partition, &low, &high);
+    if (err == RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0) out[tp] = high;
+  }
+  return out;
+}
+
 std::vector<TopicPartition> KafkaConsumer::Assignment() const {
   if (impl_->closed) return {};
   rd_kafka_topic_partition_list_t* list = nullptr;

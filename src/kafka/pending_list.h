@@ -6,6 +6,7 @@
 // given point has its report once the oldest record left is younger than that point.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -15,7 +16,8 @@
 namespace snowcar::kafka::internal {
 
 struct PendingRecord {
-  uint64_t seq = 0;  // Produce() order
+  uint64_t seq = 0;                                   // Produce() order
+  std::chrono::steady_clock::time_point produced_at;  // Produce() call: the produce latency
   std::string topic;
   boost::asio::any_io_executor executor;
   DeliveryCallback done;

@@ -54,8 +54,13 @@ struct KafkaProducer::Impl {
   rd_kafka_queue_t* events = nullptr;  // the main queue: delivery reports, statistics, errors
   std::thread poller;
   std::atomic<bool> stop_polling{false};
-  std::vector<const rd_kafka_message_t*> batch;                    // poll thread only
-  std::vector<std::pair<PendingRecord*, bool>> finished_in_batch;  // poll thread only
+  std::vector<const rd_kafka_message_t*> batch;  // poll thread only
+  struct Finished {
+    PendingRecord* record;
+    bool ok;
+    double seconds;  // from Produce() to the report
+  };
+  std::vector<Finished> finished_in_batch;  // poll thread only
 
   // Guards `rk` against destruction while MetadataReachable uses it.
   std::shared_mutex handle_mu;
@@ -153,6 +158,7 @@ struct KafkaProducer::Impl {
     size_t n;
     while ((n = rd_kafka_event_message_array(event, batch.data(), batch.size())) > 0) {
       finished_in_batch.clear();
+      const SteadyClock::time_point now = SteadyClock::now();
       for (size_t i = 0; i < n; ++i) {
         const rd_kafka_message_t* msg = batch[i];
         auto* record = static_cast<PendingRecord*>(msg->_private);
@@ -160,19 +166,22 @@ struct KafkaProducer::Impl {
         report.status = internal::DeliveryStatus(msg->err, record->topic, msg->partition);
         report.partition = msg->partition;
         report.offset = msg->err == RD_KAFKA_RESP_ERR_NO_ERROR ? msg->offset : -1;
-        finished_in_batch.emplace_back(record, report.status.ok());
+        finished_in_batch.push_back(
+            {record, report.status.ok(),
+             std::chrono::duration<double>(now - record->produced_at).count()});
         Post(*record, std::move(report));
       }
       {
         std::lock_guard lock(mu);
-        for (auto [record, ok] : finished_in_batch) {
-          pending.Remove(record);
+        for (const Finished& f : finished_in_batch) {
+          pending.Remove(f.record);
           --stats.in_flight;
-          ++(ok ? stats.delivered : stats.failed);
+          ++(f.ok ? stats.delivered : stats.failed);
+          if (f.ok) stats.produce_seconds.Observe(f.seconds);
         }
         reported.notify_all();
       }
-      for (auto [record, ok] : finished_in_batch) delete record;
+      for (const Finished& f : finished_in_batch) delete f.record;
     }
   }
 
@@ -272,6 +281,7 @@ KafkaProducer::~KafkaProducer() { Close(std::chrono::milliseconds(0)); }
 void KafkaProducer::Produce(OutRecord record, boost::asio::any_io_executor executor,
                             DeliveryCallback done) {
   auto* pending = new PendingRecord;
+  pending->produced_at = SteadyClock::now();
   pending->topic = record.topic;
   pending->executor = std::move(executor);
   pending->done = std::move(done);

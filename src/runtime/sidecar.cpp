@@ -3,13 +3,16 @@
 #include <boost/asio/signal_set.hpp>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 
 #include "memory_trim.h"
+#include "periodic_task.h"
 #include "snowcar/api/prometheus.h"
 #include "snowcar/api/routes.h"
 #include "snowcar/common/log.h"
 #include "snowcar/kafka/consumer.h"
 #include "snowcar/kafka/producer.h"
+#include "snowcar/kafka/static_membership.h"
 #include "snowcar/runtime/sidecar_metrics.h"
 #include "snowcar/servicenow/client_options.h"
 #include "snowcar/servicenow/curl_table_client.h"
@@ -70,7 +73,16 @@ void CheckKafkaClients(const config::Config& config, std::vector<std::string>& p
       problems.push_back(s.message());
     }
   }
-  if (source && !config.GetString("source.group.id").empty()) {
+  // The group consumers (the sink's, the source's table group) join as static members named
+  // by kafka.group.instance.id or POD_NAME: the same resolution the directions make at start
+  // (kafka/static_membership.h), so a POD_NAME Kafka would refuse fails the check too.
+  const bool source_group = source && !config.GetString("source.group.id").empty();
+  if (sink || source_group) {
+    auto membership = kafka::ResolveStaticMembership(config.GetString("kafka.group.instance.id"),
+                                                     std::getenv(kafka::kPodNameVariable));
+    if (!membership.ok()) problems.push_back(membership.status().message());
+  }
+  if (source_group) {
     kafka::ConsumerOptions group = consumer;
     group.properties["group.id"] = config.GetString("source.group.id");
     if (Status s = kafka::KafkaConsumer::CheckProperties(group); !s.ok()) {
@@ -268,14 +280,27 @@ Status Sidecar::Start() {
   });
   trimmer_ = std::make_unique<MemoryTrimmer>(pool_.context(), std::chrono::seconds(10));
   trimmer_->Start();
-  readiness_.MarkReady();
-  SNOWCAR_LOG(kInfo, "sidecar.ready",
+  SNOWCAR_LOG(kInfo, "sidecar.started",
               {{"state_dir", settings_.state_dir},
                {"socket", settings_.socket_path},
                {"admin", admin_address()},
                {"threads", static_cast<int64_t>(pool_.size())},
                {"source", settings_.source_enabled},
                {"sink", settings_.sink_enabled}});
+  // Readiness is logged when it changes, not when start-up returns: the gate above may hold
+  // it back for a while (Kafka metadata, a direction probing its tables), and an operator
+  // reading `sidecar.ready` must find /v1/ready answering 200.
+  readiness_.SetListener([](bool ready, const std::string& reason) {
+    if (ready) {
+      SNOWCAR_LOG(kInfo, "sidecar.ready", {{"ready", true}});
+    } else {
+      SNOWCAR_LOG(kInfo, "sidecar.not_ready", {{"ready", false}, {"reason", reason}});
+    }
+  });
+  readiness_.MarkReady();
+  readiness_watch_ = std::make_unique<PeriodicTask>(pool_.context(), std::chrono::milliseconds(100),
+                                                    [this] { readiness_.Refresh(); });
+  readiness_watch_->Start();
   return Status::Ok();
 }
 
@@ -411,6 +436,7 @@ void Sidecar::Shutdown() {
   // while the directions drain rather than after.
   if (kafka_probe_) kafka_probe_->RequestStop();
   if (trimmer_) trimmer_->Stop();
+  if (readiness_watch_) readiness_watch_->Stop();
   for (auto it = directions_.rbegin(); it != directions_.rend(); ++it) (*it)->Stop(deadline);
   if (kafka_probe_) kafka_probe_->Stop();
   if (stop_client_) stop_client_();

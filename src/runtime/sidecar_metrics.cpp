@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <sstream>
 
+#include "snowcar/api/metric_names.h"
 #include "snowcar/api/prometheus.h"
 #include "snowcar/common/file_read.h"
 #include "snowcar/servicenow/curl_table_client.h"
@@ -88,10 +89,13 @@ bool ReadStartTime(double& seconds) {
 std::string_view SnowcarVersion() { return SNOWCAR_VERSION; }
 
 void WriteBuildInfo(std::string& out) {
-  api::WriteMetricFamily(out, "snowcar_build_info", "gauge",
-                         "Always 1; the version label says which snowcar runs");
-  api::WriteSample(out, "snowcar_build_info",
-                   "version=\"" + api::EscapeLabelValue(SnowcarVersion()) + "\"", int64_t{1});
+  api::WriteMetricFamily(out, api::metric::kBuildInfo, "gauge",
+                         "Always 1; the labels say which snowcar runs and which state schema "
+                         "version it writes");
+  api::WriteSample(out, api::metric::kBuildInfo,
+                   "version=\"" + api::EscapeLabelValue(SnowcarVersion()) + "\",state_schema=\"" +
+                       std::to_string(state::kSchemaVersion) + "\"",
+                   int64_t{1});
 }
 
 void WriteProcessMetrics(std::string& out) {
@@ -174,6 +178,15 @@ void WriteServiceNowMetrics(std::string& out, const servicenow::ClientStats& sta
                          "The adaptive concurrency limit now (lowered by throttling, at most "
                          "snow.http.max.concurrent.requests)");
   api::WriteSample(out, "snowcar_snow_http_concurrency_limit", "", int64_t{stats.limit});
+  api::WriteMetricFamily(out, api::metric::kSnowRequestDuration, "histogram",
+                         "Table API attempts by duration, operation and status class (none: "
+                         "no answer arrived)");
+  for (const auto& [labels, histogram] : stats.request_seconds) {
+    api::WriteHistogram(out, api::metric::kSnowRequestDuration,
+                        "operation=\"" + api::EscapeLabelValue(labels.first) + "\",status=\"" +
+                            api::EscapeLabelValue(labels.second) + "\"",
+                        histogram);
+  }
 }
 
 void WriteProducerGauges(std::string& out,
@@ -184,6 +197,13 @@ void WriteProducerGauges(std::string& out,
   for (const auto& g : gauges) {
     api::WriteSample(out, "snowcar_kafka_producer_queue_length",
                      "client=\"" + api::EscapeLabelValue(g.client) + "\"", g.queue_length);
+  }
+  api::WriteMetricFamily(out, api::metric::kKafkaProduceDuration, "histogram",
+                         "Time from producing a record to Kafka's acknowledgement "
+                         "(acknowledged records only)");
+  for (const auto& g : gauges) {
+    api::WriteHistogram(out, api::metric::kKafkaProduceDuration,
+                        "client=\"" + api::EscapeLabelValue(g.client) + "\"", g.produce_seconds);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <cctype>
 #include <deque>
 #include <future>
 #include <mutex>
@@ -52,6 +53,23 @@ struct Call {
   std::string token;  // the bearer token of the current attempt
   std::unique_ptr<boost::asio::steady_timer> wait;
 };
+
+namespace {
+
+// The labels of snowcar_snow_request_duration_seconds (ClientStats::request_seconds).
+std::string OperationLabel(const Call& call) {
+  if (call.list) return "list";
+  std::string name(MethodName(call.request.method));
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+std::string StatusClassLabel(int status) {
+  if (status < 100 || status > 599) return "none";
+  return std::to_string(status / 100) + "xx";
+}
+
+}  // namespace
 
 struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Impl> {
   Impl(boost::asio::io_context& io, ClientOptions opts, ClientSeams seams)
@@ -228,8 +246,12 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
       reachability.OnAnswered();
     }
 
+    curl_off_t total_us = 0;
+    curl_easy_getinfo(t.easy, CURLINFO_TOTAL_TIME_T, &total_us);
     {
       std::lock_guard lock(stats_mu);
+      stats.request_seconds[{OperationLabel(*call), StatusClassLabel(t.response.status)}].Observe(
+          static_cast<double>(total_us) / 1e6);
       if (t.response.status == 0) {
         ++stats.unreachable;
       } else if (v.throttled) {

@@ -147,6 +147,10 @@ void ConsumerLoop::RefreshCommitted(bool force) {
   last_refresh_ = now;
   auto tps = lanes_.Partitions();
   if (tps.empty()) return;
+  // The consumer lag metric's other end, from librdkafka's cache: no broker round trip.
+  for (const auto& [tp, high] : consumer_->CachedHighWatermarks(tps)) {
+    if (auto lane = lanes_.Find(tp)) lane->SetHighWatermark(high);
+  }
   auto committed = consumer_->Committed(tps, std::chrono::milliseconds(500));
   if (!committed.ok()) return;
   for (const auto& [tp, offset] : *committed) {

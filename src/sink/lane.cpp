@@ -337,6 +337,11 @@ void Lane::SetCommitted(int64_t offset) {
   status_.committed_offset = offset;
 }
 
+void Lane::SetHighWatermark(int64_t offset) {
+  std::lock_guard lock(mu_);
+  status_.high_watermark = offset;
+}
+
 void Lane::SetStored(int64_t offset) {
   std::lock_guard lock(mu_);
   status_.stored_offset = std::max(status_.stored_offset, offset);

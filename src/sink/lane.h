@@ -85,6 +85,7 @@ struct LaneStatus {
   LaneState state = LaneState::kRunning;
   int64_t stored_offset = -1;     // the last offset reported done + 1; -1: none yet
   int64_t committed_offset = -1;  // as last read from the group coordinator; -1: unknown
+  int64_t high_watermark = -1;    // the partition's end as the consumer last saw it; -1: unknown
   std::optional<int64_t> in_flight_offset;
   size_t queue_depth = 0;
   int64_t retries = 0;     // backoffs of this lane so far
@@ -117,6 +118,7 @@ class Lane : public std::enable_shared_from_this<Lane> {
   bool Busy() const;
   LaneStatus Snapshot() const;
   void SetCommitted(int64_t offset);
+  void SetHighWatermark(int64_t offset);
   void SetStored(int64_t offset);
 
  private:

@@ -79,6 +79,22 @@ void SinkDirection::Stop(std::chrono::steady_clock::time_point deadline) {
 
 bool SinkDirection::Started() const { return loop_ != nullptr && loop_->subscribed(); }
 
+namespace {
+
+// The partition's high watermark minus the next offset the sink has to complete: what a
+// consumer-group lag tool shows, but from the sink's own progress, so it falls as records
+// are applied rather than at the next commit.
+int64_t ConsumerLag(const LaneStatus& s) {
+  // Before anything completed: the committed offset, else the record the lane holds (a lane
+  // stopped at its first record still shows what waits behind it).
+  int64_t next = s.stored_offset >= 0 ? s.stored_offset : s.committed_offset;
+  if (next < 0 && s.in_flight_offset.has_value()) next = *s.in_flight_offset;
+  if (s.high_watermark < 0 || next < 0) return -1;
+  return std::max<int64_t>(0, s.high_watermark - next);
+}
+
+}  // namespace
+
 void SinkDirection::WriteMetrics(std::string& out) const {
   std::vector<SinkMetrics::LaneGauge> gauges;
   if (loop_) {
@@ -87,7 +103,8 @@ void SinkDirection::WriteMetrics(std::string& out) const {
                         .partition = s.tp.partition,
                         .failed = s.state == LaneState::kFailed,
                         .in_flight = s.in_flight_offset.has_value(),
-                        .queued = static_cast<int64_t>(s.queue_depth)});
+                        .queued = static_cast<int64_t>(s.queue_depth),
+                        .lag = ConsumerLag(s)});
     }
   }
   metrics_.Write(out, limit_.in_flight(), limit_.max_observed(), gauges);
@@ -97,7 +114,9 @@ std::vector<direction::Direction::ProducerGauge> SinkDirection::ProducerGauges()
   const kafka::KafkaProducer* producer = metrics_producer_.load();
   if (producer == nullptr) return {};
   const kafka::KafkaProducer::Stats st = producer->stats();
-  return {{.client = "sink", .queue_length = st.queued + st.in_flight}};
+  return {{.client = "sink",
+           .queue_length = st.queued + st.in_flight,
+           .produce_seconds = st.produce_seconds}};
 }
 
 }  // namespace snowcar::sink

@@ -1,5 +1,6 @@
 #include "sink_metrics.h"
 
+#include "snowcar/api/metric_names.h"
 #include "snowcar/api/prometheus.h"
 
 namespace snowcar::sink {
@@ -97,6 +98,14 @@ void SinkMetrics::Write(std::string& out, int in_flight, int in_flight_max,
   for (const auto& lane : lanes) {
     api::WriteSample(out, "snowcar_sink_partition_queued",
                      PartitionLabels(lane.topic, lane.partition), lane.queued);
+  }
+  api::WriteMetricFamily(out, api::metric::kSinkConsumerLag, "gauge",
+                         "Records of the partition not yet applied: its high watermark minus "
+                         "the next offset to complete (absent until both are known).");
+  for (const auto& lane : lanes) {
+    if (lane.lag < 0) continue;
+    api::WriteSample(out, api::metric::kSinkConsumerLag,
+                     PartitionLabels(lane.topic, lane.partition), lane.lag);
   }
   std::map<std::pair<std::string, int32_t>, PartitionCounters> partitions;
   {

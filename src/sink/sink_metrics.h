@@ -39,6 +39,10 @@ class SinkMetrics {
     bool failed = false;
     bool in_flight = false;  // a record of the partition is being applied now
     int64_t queued = 0;      // records fetched and waiting behind it
+    // Records of the partition not yet applied: its high watermark minus the next offset to
+    // complete (stored, else committed, else the record in flight); -1 when either end is not
+    // known yet.
+    int64_t lag = -1;
   };
   // Appends the exposition; the gauges come from the live lanes and the in-flight limit.
   void Write(std::string& out, int in_flight, int in_flight_max,

@@ -112,7 +112,9 @@ std::vector<direction::Direction::ProducerGauge> SourceDirection::ProducerGauges
   // own_producer_ is set in the constructor and never replaced, so reading it here is safe.
   if (!own_producer_) return {};
   const kafka::KafkaProducer::Stats st = own_producer_->stats();
-  return {{.client = "source", .queue_length = st.queued + st.in_flight}};
+  return {{.client = "source",
+           .queue_length = st.queued + st.in_flight,
+           .produce_seconds = st.produce_seconds}};
 }
 
 }  // namespace snowcar::source

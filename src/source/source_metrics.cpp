@@ -1,6 +1,7 @@
 // The source's Prometheus exposition: one sample per table, labelled table="<alias>".
 #include <string>
 
+#include "snowcar/api/metric_names.h"
 #include "snowcar/api/prometheus.h"
 #include "snowcar/servicenow/table_client.h"
 #include "source_direction.h"
@@ -70,6 +71,20 @@ void SourceDirection::WriteMetrics(std::string& out) const {
     const auto view = poller->status().Read();
     Sample(out, "snowcar_source_caught_up", poller->table().alias,
            view.phase == state::Phase::kStream && view.state == TableState::kRunning ? 1 : 0);
+  }
+  // One series per phase, 1 for the current one: lag can then be read per phase
+  // (snowcar_source_lag_seconds * on(table) group_left snowcar_source_phase{phase="stream"}).
+  api::WriteMetricFamily(out, api::metric::kSourcePhase, "gauge",
+                         "1 for the phase the table's cursor is in (backfill: reading history "
+                         "up to the instance's clock; stream: caught up once), 0 for the other");
+  for (const auto& poller : pollers) {
+    const state::Phase phase = poller->status().Read().phase;
+    for (const state::Phase p : {state::Phase::kBackfill, state::Phase::kStream}) {
+      api::WriteSample(out, api::metric::kSourcePhase,
+                       "table=\"" + api::EscapeLabelValue(poller->table().alias) + "\",phase=\"" +
+                           std::string(state::PhaseName(p)) + "\"",
+                       int64_t{p == phase ? 1 : 0});
+    }
   }
   api::WriteMetricFamily(out, "snowcar_source_table_failed", "gauge",
                          "1 when the table stopped on an error");

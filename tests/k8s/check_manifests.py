@@ -300,6 +300,41 @@ def main():
     check(all(o.get("metadata", {}).get("namespace") for o in overlay),
           "overlay: some object has no namespace")
 
+    # The scrape path: admin.listen's port on the snowcar container, a Service port named
+    # `metrics` reaching it, a ServiceMonitor selecting that Service and port, and a job name
+    # (the Service's) that the SnowcarNotScraped alert's job=~"snowcar.*" matches.
+    props = parse_properties(next(c for c in overlay if c.get("kind") == "ConfigMap")
+                             ["data"]["snowcar.properties"])
+    listen = props.get("admin.listen", "")
+    check(listen.rsplit(":", 1)[-1].isdigit() and props.get("admin.listen.allow.remote") == "true",
+          f"overlay: admin.listen={listen!r} is not a port Prometheus can reach")
+    port = int(listen.rsplit(":", 1)[-1]) if listen.rsplit(":", 1)[-1].isdigit() else -1
+    ports = {p.get("name"): p.get("containerPort") for p in sidecar.get("ports", [])}
+    check(ports.get("metrics") == port,
+          f"overlay: the snowcar container has no port `metrics` = {port}: {ports}")
+    services = [o for o in overlay if o.get("kind") == "Service" and
+                any(p.get("name") == "metrics" for p in o.get("spec", {}).get("ports", []))]
+    monitors = [o for o in overlay if o.get("kind") == "ServiceMonitor"]
+    if check(len(services) == 1 and len(monitors) == 1,
+             "overlay: expected one Service with a `metrics` port and one ServiceMonitor"):
+        svc, mon = services[0], monitors[0]
+        check(svc["metadata"]["name"].startswith("snowcar"),
+              f"overlay: metrics Service {svc['metadata']['name']} would name a job the "
+              "SnowcarNotScraped alert does not match")
+        pod_labels = sts["spec"]["template"]["metadata"]["labels"]
+        check(all(pod_labels.get(k) == v for k, v in svc["spec"]["selector"].items()),
+              "overlay: the metrics Service does not select the pods")
+        want = mon["spec"].get("selector", {}).get("matchLabels", {})
+        check(want and all(svc["metadata"].get("labels", {}).get(k) == v for k, v in want.items()),
+              "overlay: the ServiceMonitor does not select the metrics Service")
+        check(any(e.get("port") == "metrics" and e.get("path") == "/metrics"
+                  for e in mon["spec"].get("endpoints", [])),
+              "overlay: the ServiceMonitor does not scrape port `metrics` at /metrics")
+        others = [o for o in overlay if o.get("kind") == "Service" and o is not svc]
+        check(all(not all(o["metadata"].get("labels", {}).get(k) == v for k, v in want.items())
+                  for o in others),
+              "overlay: the ServiceMonitor also selects the headless Service")
+
     if FAILURES:
         print("FAIL:\n  " + "\n  ".join(FAILURES))
         return 1

@@ -6,9 +6,12 @@
 #include <string>
 #include <string_view>
 
+#include "snowcar/common/histogram.h"
+
 namespace snowcar::api {
 
-// Appends "# HELP <name> <help>\n# TYPE <name> <type>\n"; type is "counter" or "gauge".
+// Appends "# HELP <name> <help>\n# TYPE <name> <type>\n"; type is "counter", "gauge" or
+// "histogram".
 void WriteMetricFamily(std::string& out, std::string_view name, std::string_view type,
                        std::string_view help);
 
@@ -18,6 +21,12 @@ void WriteMetricFamily(std::string& out, std::string_view name, std::string_view
 void WriteSample(std::string& out, std::string_view name, std::string_view labels, int64_t value);
 // Doubles in the shortest form that reads back exactly (seconds, ratios).
 void WriteSample(std::string& out, std::string_view name, std::string_view labels, double value);
+
+// Appends the samples of one histogram series: "<name>_bucket{<labels>,le="..."}" per bound,
+// cumulative, then le="+Inf", "<name>_sum" and "<name>_count". The family line (type
+// "histogram") is the caller's, written once per family.
+void WriteHistogram(std::string& out, std::string_view name, std::string_view labels,
+                    const LatencyHistogram& histogram);
 
 // A label value with backslash, double quote and line feed escaped as the format requires.
 std::string EscapeLabelValue(std::string_view value);

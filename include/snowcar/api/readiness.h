@@ -24,17 +24,30 @@ class Readiness {
   // direction that finishes starting after Start() returned hold readiness back. Called
   // without mu_ held; must be thread-safe.
   void SetGate(std::function<std::string()> gate);
+  // Called once each time readiness turns true (reason "") and each time it turns false again
+  // (with the reason), in order, from whichever thread noticed: a query, Refresh(), or
+  // SetNotReady(). The gate is only evaluated when asked, so a caller that must learn of a
+  // change without a query calls Refresh() periodically. Must not call back into Readiness.
+  void SetListener(std::function<void(bool ready, const std::string& reason)> listener);
+  // Evaluates readiness now, calling the listener on a change.
+  void Refresh() const { (void)reason(); }
 
-  bool ready() const;
+  bool ready() const { return reason().empty(); }
   std::string reason() const;  // "" once ready
 
  private:
-  std::string GateReason() const;
+  std::string Evaluate() const;
+  void Observe(const std::string& reason) const;
 
   mutable std::mutex mu_;
   bool ready_ = false;                 // guarded by mu_
   std::string reason_;                 // guarded by mu_
   std::function<std::string()> gate_;  // guarded by mu_
+  // Serialises evaluation with the listener calls so transitions are reported in order and
+  // once each. Taken before mu_, never while holding it.
+  mutable std::mutex observe_mu_;
+  mutable bool observed_ready_ = false;                     // guarded by observe_mu_
+  std::function<void(bool, const std::string&)> listener_;  // guarded by observe_mu_
 };
 
 // Per-component health, by name ("state", "kafka.producer", "source.incident"). A component

@@ -10,6 +10,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace snowcar::redact {
 
@@ -22,9 +23,21 @@ void RegisterSecret(std::string_view value);
 // Returns `text` with every registered secret and every secret-carrying shape masked.
 std::string Mask(std::string_view text);
 
-// True when a field or header named `name` carries a secret (case-insensitive match on
-// password, secret, token, authorization, credential, cookie).
+// True when a field or header named `name` carries a secret: a case-insensitive match on
+// password, secret, token, authorization, credential, cookie, or a Kafka client property that
+// IsSensitiveKafkaProperty names.
 bool IsSecretName(std::string_view name);
+
+// True when `name` is, or ends with `.` and, a Kafka client property whose value is secret:
+// every property librdkafka marks sensitive (sasl.username, sasl.password, ssl.key.pem,
+// ssl.key.location, ssl.ca.pem, ...; librdkafka 2.0.2 has no call that lists them, so the
+// list is kept here and a unit test holds it against the installed library), and the Java
+// client's secret-carrying keys that librdkafka refuses (sasl.jaas.config, ...), whose values
+// must not reach a message either. Case-insensitive; `kafka.sasl.username` matches too.
+bool IsSensitiveKafkaProperty(std::string_view name);
+
+// The properties IsSensitiveKafkaProperty knows, without a prefix.
+const std::vector<std::string_view>& SensitiveKafkaProperties();
 
 // Forgets registered secrets (tests only).
 void ClearForTest();

@@ -4,9 +4,9 @@
 // environment variables (SNOWCAR_STATE_DIR -> state.dir: upper case, dots as underscores, an
 // underscore of the key doubled: SNOWCAR_SNOW_TABLE_CHANGE__REQUEST_NAME), then `--set
 // key=value` arguments. An unknown key is an error, except from the environment, where it is
-// only a warning: other software may set SNOWCAR_* variables of its own. A secret may instead be
-// read from the file named by
-// `<key>.file` (trailing line breaks dropped), the way Kubernetes mounts secrets.
+// only a warning: other software may set SNOWCAR_* variables of its own. Any value may instead
+// be read from the file named by `<key>.file` (trailing line breaks dropped), the way
+// Kubernetes mounts secrets.
 //
 // Loading happens in two passes: each value is checked against its table entry and
 // defaults are filled in; then rules spanning several keys are checked (e.g. snow.url is
@@ -33,6 +33,10 @@ struct LoadRequest {
   std::optional<std::string> file = {};         // a .properties file; none: defaults + overrides
   std::vector<std::string> sets = {};           // "key=value", in command-line order
   std::map<std::string, std::string> env = {};  // full or filtered environment; SNOWCAR_* used
+  // false (`config check --no-secrets`, for CI where mounted secrets are absent): the
+  // `<key>.file` of a secret key is not opened (the key counts as given), and the files Kafka
+  // properties name (kafka.ssl.ca.location, ...) are not checked.
+  bool read_secret_files = true;
 };
 
 // The SNOWCAR_* variables of this process's environment.
@@ -47,10 +51,17 @@ std::string EnvironmentName(std::string_view key);
 // when present.
 std::string KeyFromEnvironmentName(std::string_view name);
 
+struct LoadReport;
+
 class Config {
  public:
   // Returns the config, or InvalidArgument whose message lists every problem, one per line.
   static Result<Config> Load(const LoadRequest& request);
+  // Load for callers that go on to check what the configuration implies (`config check`,
+  // `run`), so that one pass reports every problem: besides Load's message, the configuration
+  // built from the values that passed (unknown keys left out, refused values at their
+  // defaults). The configuration is absent only when the file could not be read.
+  static LoadReport LoadAll(const LoadRequest& request);
   // The same checks for values given directly (tests, embedding); no environment applied.
   static Result<Config> FromMap(const std::map<std::string, std::string>& values);
 
@@ -87,6 +98,11 @@ class Config {
   std::set<std::string, std::less<>> explicit_;
   std::vector<std::string> notes_;
   std::vector<std::string> warnings_;
+};
+
+struct LoadReport {
+  std::string problems;  // Load's message listing every problem; "" when the values are valid
+  std::optional<Config> config;
 };
 
 }  // namespace snowcar::config

@@ -48,7 +48,7 @@ struct OptionSpec {
   std::optional<int64_t> min = std::nullopt;   // kInt only
   std::optional<int64_t> max = std::nullopt;   // kInt only
   std::vector<std::string_view> allowed = {};  // kEnum only
-  // Never shown in messages or `config print`; may be given as `<name>.file`. kPassword
+  // Never shown in messages or `config print` (any key may be given as `<name>.file`). kPassword
   // implies it. Keys of a pattern family whose name says password/secret/token are secret too.
   bool secret = false;
   bool required = false;  // unconditionally; conditional requirements live in cross_checks.cpp
@@ -62,6 +62,11 @@ struct OptionSpec {
   // could split a header or a log line. Line breaks (and tabs) are allowed only where a key
   // sets this, e.g. PEM text given inline to librdkafka (`kafka.ssl.key.pem`).
   bool allow_line_breaks = false;
+  // A key of Confluent's ServiceNow connectors whose value does not map onto one snowcar key
+  // as it is (`servicenow.table`, `poll.interval.s`, ...): the loader rewrites it onto
+  // snowcar's keys before anything else (src/config/confluent_keys.cpp), so nothing reads it
+  // under its own name.
+  bool rewritten = false;
   ValueCheck check = nullptr;
   std::string_view group = {};  // section in docs/configuration.md, in order of first use
   std::string_view doc = {};    // what it does and why one would change it

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "snowcar/common/histogram.h"
 #include "snowcar/common/status.h"
 
 namespace snowcar::config {
@@ -85,8 +86,9 @@ class Direction {
   // appear once per exposition, so directions report values rather than writing it).
   // Thread-safe; the default reports none.
   struct ProducerGauge {
-    std::string client;        // "source", "sink-dlq", ...
-    int64_t queue_length = 0;  // produced but not yet acknowledged or failed
+    std::string client;                // "source", "sink-dlq", ...
+    int64_t queue_length = 0;          // produced but not yet acknowledged or failed
+    LatencyHistogram produce_seconds;  // KafkaProducer::Stats::produce_seconds
   };
   virtual std::vector<ProducerGauge> ProducerGauges() const { return {}; }
 };

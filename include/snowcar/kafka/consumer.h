@@ -91,6 +91,11 @@ class KafkaConsumer {
   // none), for the socket view.
   Result<std::map<TopicPartition, int64_t>> Committed(const std::vector<TopicPartition>& partitions,
                                                       std::chrono::milliseconds timeout);
+  // The high watermark (offset after the newest record) of each of `partitions` as this
+  // consumer last learnt it from a fetch answer, without asking the broker; partitions it has
+  // not fetched from yet are left out. For the consumer lag metric.
+  std::map<TopicPartition, int64_t> CachedHighWatermarks(
+      const std::vector<TopicPartition>& partitions) const;
   std::vector<TopicPartition> Assignment() const;
 
   // Counters for the socket view and metrics; readable from any thread.

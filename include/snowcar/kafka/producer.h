@@ -28,6 +28,7 @@
 #include <memory>
 #include <string>
 
+#include "snowcar/common/histogram.h"
 #include "snowcar/common/status.h"
 #include "snowcar/kafka/record.h"
 
@@ -103,6 +104,9 @@ class KafkaProducer final : public RecordProducer {
     int64_t failed = 0;     // delivery reports with an error
     int64_t queued = 0;     // waiting inside the producer for room in librdkafka
     int64_t in_flight = 0;  // handed to librdkafka, no report yet
+    // From Produce() to the acknowledgement, acknowledged records only (a failure's time is
+    // librdkafka's timeout, not a latency).
+    LatencyHistogram produce_seconds;
   };
   Stats stats() const;
   // The latest librdkafka statistics JSON (empty when statistics are off).

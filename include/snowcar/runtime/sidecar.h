@@ -9,6 +9,8 @@
 //   5. the optional TCP admin listener (admin.listen: GET /metrics, /v1/health, /v1/ready);
 //   6. readiness: /v1/ready turns 200 once Kafka answered a metadata request (when a direction
 //      is enabled; see kafka_probe.h) and every enabled direction reports Started().
+//      `sidecar.started` is logged when start-up returns, `sidecar.ready` when /v1/ready turns
+//      200 (at once, or later), `sidecar.not_ready` when it stops being 200 (shutdown).
 // Shutdown (SIGTERM, SIGINT or RequestStop): readiness drops to 503, the directions stop taking
 // work and drain in-flight work for at most shutdown.timeout.ms (then commit), the client
 // stops, the socket file is removed, the state store is closed (its WAL already holds every
@@ -71,6 +73,7 @@ Status CheckRunSettings(const config::Config& config);
 Status CheckAdminListen(const std::string& listen, bool allow_remote);
 
 class MemoryTrimmer;
+class PeriodicTask;
 
 class Sidecar {
  public:
@@ -124,6 +127,8 @@ class Sidecar {
   std::unique_ptr<api::TcpServer> admin_server_;
   std::unique_ptr<KafkaProbe> kafka_probe_;
   std::unique_ptr<MemoryTrimmer> trimmer_;  // returns burst memory to the OS (memory_trim.h)
+  // Re-evaluates readiness every 100 ms so its changes are logged when they happen.
+  std::unique_ptr<PeriodicTask> readiness_watch_;
   std::unique_ptr<state::StateStore> store_;
   const config::Config* config_ = nullptr;
   // The one ServiceNow client (a CurlTableClient), shared by the directions.

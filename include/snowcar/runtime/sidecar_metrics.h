@@ -21,7 +21,8 @@ namespace snowcar::runtime {
 // "0.1.0": the project version CMake was configured with.
 std::string_view SnowcarVersion();
 
-// snowcar_build_info{version="..."} 1
+// snowcar_build_info{version="...",state_schema="..."} 1: the release and the state store's
+// layout version it writes (state::kSchemaVersion).
 void WriteBuildInfo(std::string& out);
 
 // snowcar_process_resident_memory_bytes, snowcar_process_virtual_memory_bytes,

@@ -12,8 +12,12 @@
 
 #include <boost/asio/io_context.hpp>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
+#include <utility>
 
+#include "snowcar/common/histogram.h"
 #include "snowcar/common/time.h"
 #include "snowcar/servicenow/client_options.h"
 #include "snowcar/servicenow/instance_reachability.h"
@@ -42,6 +46,10 @@ struct ClientStats {
   int64_t throttled = 0;    // 429 or a throttling answer
   int64_t failed = 0;       // any other answer (4xx, 5xx, unparsable)
   int64_t unreachable = 0;  // no HTTP answer: connect, TLS or timeout failure
+  // How long attempts took (libcurl's total time), by {operation, status class}: operation
+  // "list" for a list GET, else the method in lower case; status "2xx".."5xx", or "none"
+  // when no answer arrived. Stopped transfers are not observed.
+  std::map<std::pair<std::string, std::string>, LatencyHistogram> request_seconds;
 };
 
 class CurlTableClient final : public TableClient {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sidecar_test_util.h"
+#include "snowcar/state/state_store.h"
 #include "support/temp_dir.h"
 
 namespace snowcar {
@@ -99,6 +100,18 @@ TEST(LogOutputTest, WarnLevelDropsInfoAndTlsOffWarnsAtEveryStart) {
   // With verification on (the default), no such warning.
   const std::string verified = RunOnce({"log.level=warn"});
   EXPECT_EQ(verified.find("tls_verify_disabled"), std::string::npos) << verified;
+}
+
+// `snowcar --version`: the build's version (CMake's project VERSION) and the state schema it
+// writes, the same two facts snowcar_build_info carries.
+TEST(VersionTest, VersionNamesTheReleaseAndTheStateSchema) {
+  testsupport::ChildOptions opts;
+  opts.args = {"--version"};
+  auto r = testsupport::RunToCompletion(SNOWCAR_BINARY, opts, 30s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->status.ok()) << r->status.ToString();
+  EXPECT_EQ(r->out, "snowcar " + std::string(SNOWCAR_PROJECT_VERSION) + " (state schema " +
+                        std::to_string(state::kSchemaVersion) + ")\n");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // instead of leaving an empty panel or an alert that can never fire.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <csignal>
@@ -14,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "snowcar/api/client.h"
 #include "snowcar/emulator/data_gen.h"
@@ -57,6 +59,33 @@ bool HasSample(const std::string& metrics, const std::string& name) {
     if (line[name.size()] == '{' || line[name.size()] == ' ') return true;
   }
   return false;
+}
+
+// The value of the first sample line starting with `prefix` (a name and the start of its
+// labels); -1 when there is none.
+double Value(const std::string& metrics, const std::string& prefix) {
+  std::istringstream lines(metrics);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    const size_t space = line.rfind(' ');
+    if (space == std::string::npos) continue;
+    return std::stod(line.substr(space + 1));
+  }
+  return -1;
+}
+
+// The largest value among the sample lines starting with `prefix`; -1 when there is none.
+double MaxValue(const std::string& metrics, const std::string& prefix) {
+  std::istringstream lines(metrics);
+  std::string line;
+  double most = -1;
+  while (std::getline(lines, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    const size_t space = line.rfind(' ');
+    if (space != std::string::npos) most = std::max(most, std::stod(line.substr(space + 1)));
+  }
+  return most;
 }
 
 class MonitoringMetricsTest : public testsupport::EmbeddedBrokerTest {
@@ -127,6 +156,40 @@ TEST_F(MonitoringMetricsTest, EveryMetricTheDashboardAndTheAlertsUseIsExported) 
       60s))
       << metrics();
 
+  // The operator's first metrics hold values that match what happened: the table caught up
+  // (phase stream), the applied command leaves its partition without lag, the Table API
+  // attempts and the produced rows were timed.
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        const std::string m = metrics();
+        return Value(m, "snowcar_source_phase{table=\"incident\",phase=\"stream\"}") == 1 &&
+               Value(m, "snowcar_sink_consumer_lag{topic=\"snow.commands\"") == 0;
+      },
+      30s))
+      << metrics();
+  {
+    const std::string m = metrics();
+    EXPECT_EQ(Value(m, "snowcar_source_phase{table=\"incident\",phase=\"backfill\"}"), 0) << m;
+    EXPECT_GE(Value(m,
+                    "snowcar_snow_request_duration_seconds_count{operation=\"list\","
+                    "status=\"2xx\"}"),
+              1)
+        << m;
+    EXPECT_GE(Value(m,
+                    "snowcar_snow_request_duration_seconds_count{operation=\"post\","
+                    "status=\"2xx\"}"),
+              1)
+        << "the sink's create: " << m;
+    EXPECT_GE(Value(m,
+                    "snowcar_snow_request_duration_seconds_bucket{operation=\"list\","
+                    "status=\"2xx\",le=\"+Inf\"}"),
+              1)
+        << m;
+    EXPECT_GE(Value(m, "snowcar_kafka_produce_duration_seconds_count{client=\"source\"}"), 10)
+        << "every acknowledged row is timed: " << m;
+    EXPECT_GT(Value(m, "snowcar_kafka_produce_duration_seconds_sum{client=\"source\"}"), 0) << m;
+  }
+
   const std::string exported = metrics();
   for (const std::string& name : dashboard_names) {
     EXPECT_TRUE(HasSample(exported, name))
@@ -137,6 +200,94 @@ TEST_F(MonitoringMetricsTest, EveryMetricTheDashboardAndTheAlertsUseIsExported) 
         << "an alert uses " << name << ", which /metrics does not have";
   }
   if (HasFailure()) ADD_FAILURE() << exported;
+
+  ASSERT_TRUE((*child)->Signal(SIGTERM).ok());
+  auto exit = (*child)->Wait(30s);
+  ASSERT_TRUE(exit.ok());
+  EXPECT_TRUE(exit->ok()) << exit->ToString();
+}
+
+// The sink's consumer lag rises while commands wait for a slow instance and falls back to 0
+// once they are applied, and the Table API latency histogram sees the slowness: the two
+// values an operator reads when the sink falls behind.
+TEST_F(MonitoringMetricsTest, SinkLagRisesWhileCommandsWaitAndLatencyShowsWhy) {
+  emulator::EmulatorServer emu;
+  ASSERT_TRUE(emu.store().CreateTable("incident").ok());
+  ASSERT_TRUE(emu.Start().ok());
+  // Every create takes at least 1.5 s.
+  emu.faults().SetLatency({.fixed_ms = 1500, .scope = {.method = "POST"}});
+  testsupport::TempDir dir("snowcar-monitoring");
+  const std::string socket = dir.File("snowcar.sock");
+  testsupport::ChildOptions options;
+  options.args = {"run", "--config",
+                  std::string(SNOWCAR_SOURCE_DIR) + "/docs/examples/source-and-sink.properties"};
+  for (const std::string& set :
+       {"snow.url=" + emu.base_url(), "kafka.bootstrap.servers=" + bootstrap(),
+        std::string("kafka.session.timeout.ms=6000"), std::string("source.enabled=false"),
+        "state.dir=" + dir.File("state"), "socket.path=" + socket}) {
+    options.args.push_back("--set");
+    options.args.push_back(set);
+  }
+  auto child = testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, options);
+  ASSERT_TRUE(child.ok()) << child.status().message();
+  api::Client client;
+  const auto metrics = [&] {
+    auto r = client.Get(socket, "/metrics");
+    return (r.ok() && r->status == 200) ? r->body : std::string();
+  };
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        return client.Get(socket, "/v1/ready").ok() &&
+               client.Get(socket, "/v1/ready")->status == 200;
+      },
+      60s));
+
+  // Four creates on one partition, applied one after another.
+  auto producer = testsupport::TestProducer::Create(bootstrap());
+  ASSERT_TRUE(producer.ok());
+  std::vector<testsupport::OutMessage> commands;
+  for (int i = 0; i < 4; ++i) {
+    testsupport::OutMessage m;
+    m.partition = 0;
+    m.value = R"({"short_description":"slow","correlation_id":"slow-)" + std::to_string(i) + "\"}";
+    commands.push_back(std::move(m));
+  }
+  ASSERT_TRUE((*producer)->ProduceAll("snow.commands", commands, 30s).ok());
+
+  double highest = -1;
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        highest = std::max(
+            highest, MaxValue(metrics(), "snowcar_sink_consumer_lag{topic=\"snow.commands\""));
+        return highest >= 2;
+      },
+      30s))
+      << "highest lag seen " << highest << "\n"
+      << metrics();
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        const std::string m = metrics();
+        return Value(m, "snowcar_sink_records_total{operation=\"create\"}") == 4 &&
+               MaxValue(m, "snowcar_sink_consumer_lag{topic=\"snow.commands\"") == 0;
+      },
+      60s))
+      << metrics();
+  const std::string m = metrics();
+  EXPECT_EQ(Value(m,
+                  "snowcar_snow_request_duration_seconds_count{operation=\"post\","
+                  "status=\"2xx\"}"),
+            4)
+      << m;
+  EXPECT_GE(Value(m,
+                  "snowcar_snow_request_duration_seconds_sum{operation=\"post\","
+                  "status=\"2xx\"}"),
+            6.0)
+      << "four creates of at least 1.5 s: " << m;
+  EXPECT_EQ(Value(m,
+                  "snowcar_snow_request_duration_seconds_bucket{operation=\"post\","
+                  "status=\"2xx\",le=\"1\"}"),
+            0)
+      << m;
 
   ASSERT_TRUE((*child)->Signal(SIGTERM).ok());
   auto exit = (*child)->Wait(30s);

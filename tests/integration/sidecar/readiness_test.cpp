@@ -1,6 +1,7 @@
 // /v1/ready and /v1/health of a sidecar running directions: not ready while Kafka does not
 // answer (saying so), ready with every component reported once the broker and the emulator
-// are there, and the Kafka and state families on /metrics.
+// are there, and the Kafka and state families on /metrics. `sidecar.ready` is logged when
+// /v1/ready turns 200 and not before; `sidecar.not_ready` when it stops being 200.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -71,6 +72,12 @@ TEST(ReadinessTest, NotReadyWhileKafkaDoesNotAnswer) {
   auto [status, body] = SocketGet(socket, "/v1/ready");
   EXPECT_EQ(status, 503) << body;
   EXPECT_NE(body.find("Kafka"), std::string::npos) << body;
+  // Start-up has returned (logged), but the sidecar is not ready, and its log must not say so.
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] { return child->Stderr().find(" sidecar.started ") != std::string::npos; }, 20s))
+      << child->Stderr();
+  EXPECT_EQ(SocketGet(socket, "/v1/ready").first, 503);
+  EXPECT_EQ(child->Stderr().find("sidecar.ready"), std::string::npos) << child->Stderr();
   EXPECT_NE(body.find(bootstrap), std::string::npos) << body;
   EXPECT_TRUE(ComponentOk(socket, "state"));
   EXPECT_FALSE(ComponentOk(socket, "kafka"));
@@ -115,6 +122,60 @@ TEST_F(ReadyWithBrokerTest, ReadyOnceKafkaAndEveryDirectionAreUp) {
     EXPECT_NE(metrics.find(family), std::string::npos) << family << "\n" << metrics;
   }
   sidecartest::StopCleanly(*child);
+}
+
+// Where `event` first appears in `log`, npos when absent.
+size_t EventAt(const std::string& log, const std::string& event) {
+  return log.find("\"event\":\"" + event + "\"");
+}
+
+// The source waits for an instance that is not there yet: /v1/ready says so and nothing logs
+// readiness; once an emulator listens on snow.url's port, `sidecar.ready` is logged, and
+// /v1/ready answers 200 whenever the log says ready. SIGTERM logs `sidecar.not_ready`.
+TEST_F(ReadyWithBrokerTest, ReadinessIsLoggedWhenItTurnsTrueAndWhenItEnds) {
+  const uint16_t port = UnusedPort();
+  ASSERT_NE(port, 0);
+  testsupport::TempDir dir("snowcar-ready");
+  const std::string socket = dir.File("s.sock");
+  auto child = sidecartest::SpawnRun(
+      ExampleConfig(), {"sink.enabled=false", "snow.url=http://127.0.0.1:" + std::to_string(port),
+                        "kafka.bootstrap.servers=" + bootstrap(), "state.dir=" + dir.File("state"),
+                        "socket.path=" + socket, "shutdown.timeout.ms=5000",
+                        "snow.retry.max.backoff.ms=1000", "log.format=json"});
+  ASSERT_NE(child, nullptr);
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        return SocketGet(socket, "/v1/ready").second.find("waiting for the ServiceNow instance") !=
+               std::string::npos;
+      },
+      30s))
+      << SocketGet(socket, "/v1/ready").second << "\n"
+      << child->Stderr();
+  ASSERT_NE(EventAt(child->Stderr(), "sidecar.started"), std::string::npos) << child->Stderr();
+  EXPECT_EQ(EventAt(child->Stderr(), "sidecar.ready"), std::string::npos) << child->Stderr();
+
+  emulator::EmulatorOptions options;
+  options.port = port;
+  emulator::EmulatorServer emu(options);
+  ASSERT_TRUE(emu.store().CreateTable("incident").ok());
+  ASSERT_TRUE(emu.Start().ok()) << "port " << port << " was taken meanwhile";
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] { return EventAt(child->Stderr(), "sidecar.ready") != std::string::npos; }, 60s))
+      << SocketGet(socket, "/v1/ready").second << "\n"
+      << child->Stderr();
+  auto [status, body] = SocketGet(socket, "/v1/ready");
+  EXPECT_EQ(status, 200) << "the log said ready: " << body;
+
+  sidecartest::StopCleanly(*child);
+  const std::string log = child->Stderr();
+  const size_t ready_at = EventAt(log, "sidecar.ready");
+  const size_t not_ready_at = EventAt(log, "sidecar.not_ready");
+  ASSERT_NE(not_ready_at, std::string::npos) << log;
+  EXPECT_LT(EventAt(log, "sidecar.started"), ready_at) << log;
+  EXPECT_LT(ready_at, not_ready_at) << log;
+  EXPECT_NE(log.find("shutting down", not_ready_at), std::string::npos) << log;
+  EXPECT_EQ(EventAt(log.substr(ready_at + 1), "sidecar.ready"), std::string::npos)
+      << "logged once: " << log;
 }
 
 }  // namespace

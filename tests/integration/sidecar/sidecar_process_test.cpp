@@ -296,6 +296,45 @@ TEST_F(SidecarProcessTest, ConfigCheckRefusesWhatRunRefuses) {
   }
 }
 
+// Kafka properties librdkafka takes one by one but refuses when `run` creates the client (a
+// private key that is not PEM) are a configuration error as well: exit 2, like every other,
+// naming the property. The run also reports every problem of the file at once.
+TEST_F(SidecarProcessTest, KafkaPropertiesRefusedAtStartExitTwo) {
+  ChildOptions run;
+  run.args = RunArgs(state_dir_, socket_path_);
+  run.args.insert(run.args.end(), {"--set", "sink.enabled=true",
+                                   "--set", "snow.url=http://127.0.0.1:1",
+                                   "--set", "snow.auth.username=svc",
+                                   "--set", "snow.auth.password=pw-123456",
+                                   "--set", "snow.sink.topics=commands",
+                                   "--set", "snow.sink.table=incident",
+                                   "--set", "kafka.bootstrap.servers=127.0.0.1:1",
+                                   "--set", "kafka.group.id=g",
+                                   "--set", "kafka.security.protocol=SSL",
+                                   "--set", "kafka.ssl.certificate.pem=not-a-certificate"});
+  auto r = RunToCompletion(SNOWCAR_BINARY, run, 30s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status.code, 2) << r->status.ToString() << r->err;
+  EXPECT_NE(r->err.find("ssl.certificate.pem"), std::string::npos) << r->err;
+
+  // A typo does not hide what the sink and the Kafka properties would have said.
+  ChildOptions all;
+  all.args = RunArgs(state_dir_, socket_path_);
+  all.args.insert(all.args.end(),
+                  {"--set", "sink.enabled=true", "--set", "snow.url=http://127.0.0.1:1", "--set",
+                   "snow.auth.username=svc", "--set", "snow.auth.password=pw-123456", "--set",
+                   "kafka.bootstrap.servers=127.0.0.1:1", "--set", "snow.sink.tabel=incident",
+                   "--set", "kafka.bogus.key=1"});
+  auto a = RunToCompletion(SNOWCAR_BINARY, all, 30s);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->status.code, 2) << a->status.ToString();
+  for (const std::string message :
+       {"unknown key 'snow.sink.tabel'", "snow.sink.topics (or topics) is required",
+        "kafka property 'bogus.key'", "kafka property 'group.id' is required"}) {
+    EXPECT_NE(a->err.find(message), std::string::npos) << message << "\n" << a->err;
+  }
+}
+
 // A config or secret file that never ends (/dev/zero) used to be read until memory ran out
 // and std::bad_alloc aborted the process.
 TEST_F(SidecarProcessTest, EndlessConfigOrSecretFileIsRefusedNamingTheLimit) {

@@ -189,10 +189,45 @@ TEST_F(StaticMembershipTest, AnExplicitIdWinsAndABadPodNameStopsTheStartNamingIt
     ASSERT_NE(child, nullptr);
     auto exit = child->Wait(30s);
     ASSERT_TRUE(exit.ok());
-    EXPECT_TRUE(exit->exited && exit->code == 1) << exit->ToString();
+    // A configuration error, refused before anything starts (exit 2), as `config check` does.
+    EXPECT_TRUE(exit->exited && exit->code == 2) << exit->ToString();
     ASSERT_TRUE(child->WaitStreamsDrained(10s));
     EXPECT_NE(child->Stderr().find("POD_NAME"), std::string::npos) << child->Stderr();
+    EXPECT_EQ(child->Stderr().find("sidecar.started"), std::string::npos) << child->Stderr();
   }
+}
+
+// `snowcar config check` resolves the stable name exactly as `run` does: a POD_NAME Kafka
+// would refuse as a group instance id fails the check (exit 2, naming it) when a group
+// consumer would use it, and does not matter when none would or an explicit id wins.
+TEST(StaticMembershipCheckTest, ConfigCheckRefusesThePodNameRunWouldRefuse) {
+  const auto check = [](const std::string& pod_name, const std::vector<std::string>& sets) {
+    testsupport::ChildOptions options;
+    options.args = {"config", "check",
+                    std::string(SNOWCAR_SOURCE_DIR) + "/docs/examples/source-and-sink.properties"};
+    for (const auto& s : sets) {
+      options.args.push_back("--set");
+      options.args.push_back(s);
+    }
+    options.env = {{"POD_NAME", pod_name}};
+    auto r = testsupport::RunToCompletion(SNOWCAR_BINARY, options, 30s);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : testsupport::RunResult{};
+  };
+  const auto bad = check("team/app 0", {});
+  EXPECT_TRUE(bad.status.exited && bad.status.code == 2) << bad.status.ToString() << bad.err;
+  EXPECT_NE(bad.err.find("POD_NAME"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("kafka.group.instance.id"), std::string::npos) << bad.err;
+
+  const auto good = check("snowcar-app-0", {});
+  EXPECT_TRUE(good.status.exited && good.status.code == 0) << good.status.ToString() << good.err;
+  // No group consumer (source without a group, sink off): no instance id is derived.
+  const auto no_group = check("team/app 0", {"sink.enabled=false"});
+  EXPECT_TRUE(no_group.status.exited && no_group.status.code == 0)
+      << no_group.status.ToString() << no_group.err;
+  const auto explicit_id = check("team/app 0", {"kafka.group.instance.id=orders-1"});
+  EXPECT_TRUE(explicit_id.status.exited && explicit_id.status.code == 0)
+      << explicit_id.status.ToString() << explicit_id.err;
 }
 
 }  // namespace

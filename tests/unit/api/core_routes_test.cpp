@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "json_test_util.h"
+#include "snowcar/api/readiness.h"
 #include "snowcar/api/routes.h"
 
 namespace snowcar::api {
@@ -70,6 +74,36 @@ TEST_F(CoreRoutesTest, HealthAndReadyAreGetOnly) {
 
 TEST_F(CoreRoutesTest, RegisteringTwiceFails) {
   EXPECT_FALSE(RegisterCoreRoutes(router_, readiness_, health_).ok());
+}
+
+// The listener hears each change of readiness once, in order, whoever noticed it: MarkReady,
+// a gate that opens later (seen by Refresh or a query), SetNotReady.
+TEST(ReadinessListenerTest, EachChangeIsReportedOnceWhenItHappens) {
+  Readiness readiness;
+  std::vector<std::string> heard;
+  readiness.SetListener([&](bool ready, const std::string& reason) {
+    heard.push_back(ready ? "ready" : "not ready: " + reason);
+  });
+  bool kafka_answered = false;
+  readiness.SetGate(
+      [&] { return kafka_answered ? std::string() : std::string("waiting for Kafka"); });
+  readiness.SetNotReady("opening state store");
+  readiness.MarkReady();
+  readiness.Refresh();
+  EXPECT_FALSE(readiness.ready());
+  EXPECT_TRUE(heard.empty()) << "never ready so far, nothing to report";
+
+  kafka_answered = true;
+  readiness.Refresh();
+  ASSERT_EQ(heard, std::vector<std::string>{"ready"});
+  EXPECT_TRUE(readiness.ready());
+  readiness.Refresh();
+  EXPECT_EQ(heard.size(), 1u) << "reported once";
+
+  readiness.SetNotReady("shutting down");
+  EXPECT_EQ(heard, (std::vector<std::string>{"ready", "not ready: shutting down"}));
+  EXPECT_FALSE(readiness.ready());
+  EXPECT_EQ(heard.size(), 2u);
 }
 
 }  // namespace

@@ -37,5 +37,28 @@ TEST(PrometheusTest, EscapesLabelValues) {
   EXPECT_EQ(EscapeLabelValue("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
 }
 
+// Buckets are cumulative, in bound order, then +Inf (every observation), sum and count; an
+// observation past the last bound is only in +Inf.
+TEST(PrometheusTest, HistogramBucketsAreCumulativeWithInfSumAndCount) {
+  LatencyHistogram h;
+  h.Observe(0.0005);  // first bucket
+  h.Observe(0.003);   // le=0.005
+  h.Observe(0.003);
+  h.Observe(120);  // beyond 60 s
+  std::string out;
+  WriteHistogram(out, "snowcar_t_seconds", "op=\"get\"", h);
+  EXPECT_NE(out.find("snowcar_t_seconds_bucket{op=\"get\",le=\"0.001\"} 1\n"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("snowcar_t_seconds_bucket{op=\"get\",le=\"0.0025\"} 1\n"), std::string::npos);
+  EXPECT_NE(out.find("snowcar_t_seconds_bucket{op=\"get\",le=\"0.005\"} 3\n"), std::string::npos);
+  EXPECT_NE(out.find("snowcar_t_seconds_bucket{op=\"get\",le=\"60\"} 3\n"), std::string::npos);
+  EXPECT_NE(out.find("snowcar_t_seconds_bucket{op=\"get\",le=\"+Inf\"} 4\n"), std::string::npos);
+  EXPECT_NE(out.find("snowcar_t_seconds_sum{op=\"get\"} 120.0065\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("snowcar_t_seconds_count{op=\"get\"} 4\n"), std::string::npos);
+  // Bounds appear in increasing order, each once.
+  EXPECT_LT(out.find("le=\"0.001\""), out.find("le=\"0.0025\""));
+  EXPECT_LT(out.find("le=\"60\""), out.find("le=\"+Inf\""));
+}
+
 }  // namespace
 }  // namespace snowcar::api

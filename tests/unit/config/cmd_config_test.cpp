@@ -113,6 +113,95 @@ TEST_F(CmdConfigTest, CheckRefusesTheKafkaPropertiesRunWouldRefuse) {
   EXPECT_THAT(bad_value.err, HasSubstr("kafka property 'acks'"));
 }
 
+// One pass lists every problem: a misspelt key used to end the check before the source's and
+// the sink's own settings and the Kafka properties were looked at.
+TEST_F(CmdConfigTest, CheckReportsEveryProblemInOnePass) {
+  const std::string path = dir_.Write("all.properties",
+                                      "snow.url=https://x.example\n"
+                                      "snow.auth.username=svc\n"
+                                      "snow.auth.password=pw-123456\n"
+                                      "snow.tables=incident\n"
+                                      "snow.tabel.incident.name=incident\n"
+                                      "kafka.bootstrap.servers=127.0.0.1:9092\n"
+                                      "kafka.security.protocol=SASL_SSLX\n"
+                                      "kafka.bogus.key=1\n"
+                                      "kafka.ssl.ca.location=/nonexistent/ca.pem\n"
+                                      "kafka.ssl.truststore.location=/etc/kafka/trust.jks\n"
+                                      "kafka.sasl.jaas.config=org.example.Login required "
+                                      "username=\"u\" password=\"jaas-pw-42\";\n");
+  const Outcome o = RunConfig({"check", path});
+  EXPECT_EQ(o.code, 2);
+  for (const std::string message : {
+           "unknown key 'snow.tabel.incident.name'",
+           "snow.table.incident.name is required",      // the source's own check
+           "snow.sink.topics (or topics) is required",  // the sink's own check
+           "kafka.ssl.ca.location: cannot read '/nonexistent/ca.pem': No such file or directory",
+           "kafka property 'security.protocol'",
+           "kafka property 'bogus.key'",
+           "kafka property 'group.id' is required",
+           "kafka property 'ssl.truststore.location'",
+           "use ssl.ca.location with a PEM file",
+           "kafka property 'sasl.jaas.config'",
+           "sasl.username with sasl.password",
+       }) {
+    EXPECT_THAT(o.err, HasSubstr(message));
+  }
+  EXPECT_THAT(o.err, Not(HasSubstr("jaas-pw-42")));
+}
+
+// Each client the run would create checks the properties it takes; a property every client
+// refuses is listed once, next to those only one kind refuses.
+TEST_F(CmdConfigTest, CheckListsARefusedKafkaPropertyOnce) {
+  const Outcome o =
+      RunConfig({"check", "--set=source.enabled=false", "--set=snow.url=https://x.example",
+                 "--set=snow.auth.username=svc", "--set=snow.auth.password=pw-123456",
+                 "--set=snow.sink.topics=cmds", "--set=snow.sink.table=incident",
+                 "--set=kafka.bootstrap.servers=127.0.0.1:9092", "--set=kafka.group.id=g",
+                 "--set=kafka.bogus.key=1", "--set=kafka.acks=some",
+                 "--set=kafka.auto.offset.reset=sometimes"});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.err, HasSubstr("kafka property 'acks'"));               // the producers
+  EXPECT_THAT(o.err, HasSubstr("kafka property 'auto.offset.reset'"));  // the consumer
+  const std::string bogus = "kafka property 'bogus.key'";
+  const size_t first = o.err.find(bogus);
+  ASSERT_NE(first, std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find(bogus, first + 1), std::string::npos) << o.err;
+}
+
+// For CI, where the mounted secrets are absent: --no-secrets leaves secret files and the files
+// Kafka properties name unopened, and still checks everything else.
+TEST_F(CmdConfigTest, CheckWithoutSecretFiles) {
+  const std::string path = dir_.Write("ci.properties",
+                                      "source.enabled=false\n"
+                                      "snow.url=https://x.example\n"
+                                      "snow.auth.username=svc\n"
+                                      "snow.auth.password.file=/absent/snow-password\n"
+                                      "snow.sink.topics=commands\n"
+                                      "snow.sink.table=incident\n"
+                                      "kafka.bootstrap.servers=127.0.0.1:9092\n"
+                                      "kafka.group.id=g\n"
+                                      "kafka.security.protocol=SASL_SSL\n"
+                                      "kafka.sasl.mechanism=SCRAM-SHA-512\n"
+                                      "kafka.sasl.username.file=/absent/kafka-user\n"
+                                      "kafka.sasl.password.file=/absent/kafka-password\n"
+                                      "kafka.ssl.ca.location=/absent/ca.pem\n");
+  const Outcome with = RunConfig({"check", path});
+  EXPECT_EQ(with.code, 2);
+  EXPECT_THAT(with.err, HasSubstr("snow.auth.password.file: cannot read"));
+  EXPECT_THAT(with.err, HasSubstr("kafka.ssl.ca.location: cannot read"));
+
+  const Outcome without = RunConfig({"check", path, "--no-secrets"});
+  EXPECT_EQ(without.code, 0) << without.err;
+  EXPECT_THAT(without.out, HasSubstr("snow.auth.password.file"));
+  EXPECT_THAT(without.out, HasSubstr("not read (--no-secrets)"));
+
+  // Everything else is still checked.
+  const Outcome bad = RunConfig({"check", path, "--no-secrets", "--set", "kafka.acks=some"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("kafka property 'acks'"));
+  EXPECT_THAT(RunConfig({"print", path, "--no-secrets"}).err, HasSubstr("unknown option"));
+}
+
 TEST_F(CmdConfigTest, CheckWarnsAboutUnknownEnvironmentVariablesAndPasses) {
   const std::string path =
       dir_.Write("ok.properties", "source.enabled=false\nsink.enabled=false\n");
@@ -142,6 +231,46 @@ TEST_F(CmdConfigTest, PrintJson) {
   EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_THAT(o.out, HasSubstr(R"("state.dir":"/var/lib/snowcar")"));
   EXPECT_THAT(o.out, HasSubstr(R"("kafka.sasl.password":"[redacted]")"));
+}
+
+// Every property librdkafka keeps secret (and the Java keys that carry credentials) is a secret
+// of snowcar's too: `config print`, `--json` and the problems `config check` lists show none of
+// their values, whatever the key's name says.
+TEST_F(CmdConfigTest, NoKafkaSensitiveValueIsShownByPrintOrCheck) {
+  std::string file = "source.enabled=false\nsink.enabled=false\n";
+  std::vector<std::string> values;
+  for (const std::string_view property : redact::SensitiveKafkaProperties()) {
+    std::string value = "v" + std::to_string(values.size()) + "-q7Zx" + std::string(property);
+    // A path must name a file that exists, or the check refuses it (naming the key only).
+    if (property.ends_with(".location")) value = dir_.Write(value, "-");
+    file += "kafka." + std::string(property) + "=" + value + "\n";
+    values.push_back(std::move(value));
+  }
+  ASSERT_GE(values.size(), 10u);
+  const std::string path = dir_.Write("sensitive.properties", file);
+  const std::string bad = dir_.Write("sensitive-bad.properties", file + "threads=x\nnope=1\n");
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"print", path},
+                                             {"print", "--json", path},
+                                             {"check", path},
+                                             {"check", bad},
+                                             {"check", path, "--set=sink.enabled=true"}}) {
+    const Outcome o = RunConfig(args);
+    redact::ClearForTest();  // each run must keep the values out on its own
+    for (const std::string& value : values) {
+      EXPECT_THAT(o.out, Not(HasSubstr(value))) << args[0] << " " << args[1];
+      EXPECT_THAT(o.err, Not(HasSubstr(value))) << args[0] << " " << args[1];
+    }
+    if (args[0] == "print" || (args.size() == 2 && args[1] == path)) {
+      EXPECT_EQ(o.code, 0) << o.err;
+    }
+    if (args[0] == "print") {
+      EXPECT_THAT(o.out, HasSubstr("kafka.sasl.jaas.config"));
+      EXPECT_THAT(o.out, HasSubstr("kafka.ssl.key.pem"));
+    } else if (args.size() > 2 || args[1] == bad) {
+      EXPECT_EQ(o.code, 2) << o.out;
+    }
+  }
 }
 
 TEST_F(CmdConfigTest, DocsPrintsTheReference) {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "snowcar/common/redact.h"
+#include "snowcar/common/time.h"
 #include "snowcar/config/config.h"
 #include "temp_dir.h"
 
@@ -340,9 +341,35 @@ TEST_F(ConfigLoadTest, SecretGivenTwiceIsAnError) {
   EXPECT_THAT(error, Not(HasSubstr("inline-pw")));
 }
 
-TEST_F(ConfigLoadTest, DotFileOnlyForSecrets) {
-  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"state.dir.file", "/x"}}))),
-              HasSubstr("unknown key 'state.dir.file'"));
+// Any key may come from `<key>.file`, not only secrets: a SASL user name in a mounted Secret
+// reached librdkafka as the unknown property `sasl.username.file`.
+TEST_F(ConfigLoadTest, AnyKeyMayComeFromAFile) {
+  const std::string user = dir_.Write("user", "kafka-user\n");
+  const std::string dir = dir_.Write("dir", "/var/lib/other\n");
+  const std::string topics = dir_.Write("topics", "a,b\n");
+  const std::string name = dir_.Write("name", "change_request\n");
+  auto cfg = Config::Load(
+      {.sets = {"source.enabled=false", "sink.enabled=false", "kafka.sasl.username.file=" + user,
+                "state.dir.file=" + dir, "topics.file=" + topics},
+       .env = {{"SNOWCAR_SNOW_TABLE_CHANGE__REQUEST_NAME_FILE", name}}});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  const auto kafka = cfg->WithPrefix("kafka.");
+  EXPECT_EQ(kafka.at("sasl.username"), "kafka-user");
+  EXPECT_EQ(kafka.count("sasl.username.file"), 0u);
+  EXPECT_EQ(cfg->GetString("state.dir"), "/var/lib/other");
+  EXPECT_EQ(cfg->GetList("snow.sink.topics"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(cfg->GetString("snow.table.change_request.name"), "change_request");
+  // A value from a file is checked like any other, naming where it came from.
+  const std::string bad = dir_.Write("threads", "many\n");
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"threads.file", bad}}))),
+              HasSubstr("threads: 'many' is not a whole number"));
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"threads.file", bad}}))),
+              HasSubstr("via threads.file"));
+  // Both ways at once, and a key that names no option, stay errors.
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"state.dir", "/x"}, {"state.dir.file", dir}}))),
+              HasSubstr("both 'state.dir'"));
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"no.such.key.file", dir}}))),
+              HasSubstr("unknown key 'no.such.key.file'"));
 }
 
 TEST_F(ConfigLoadTest, EffectiveRedactsSecretsAndListsEveryKey) {
@@ -511,7 +538,135 @@ source.enabled=false
             (std::vector<std::string>{"snow.commands", "snow.commands.retry"}));
   EXPECT_EQ(cfg->GetString("snow.auth.type"), "basic");
   EXPECT_EQ(cfg->GetInt("snow.http.request.timeout.ms"), 30000);
-  EXPECT_EQ(cfg->notes().size(), 7u);
+  // The group Kafka Connect used for the connector, so its committed offsets are kept.
+  EXPECT_EQ(cfg->GetString("kafka.group.id"), "connect-servicenow-sink");
+  EXPECT_EQ(cfg->notes().size(), 8u);
+}
+
+// A properties file of Confluent's ServiceNow Source connector runs unchanged: its keys are
+// mapped onto snowcar's, and only the source runs.
+TEST_F(ConfigLoadTest, ConfluentSourceConnectorFileLoads) {
+  const std::string path = dir_.Write("confluent-source.properties", R"(name=snow-incidents
+connector.class=io.confluent.connect.servicenow.ServiceNowSourceConnector
+tasks.max=1
+servicenow.url=https://dev1000.service-now.com/
+servicenow.table=incident
+servicenow.user=integration
+servicenow.password=change-me-123
+servicenow.since=2024-01-15
+kafka.topic=snow.incident
+batch.max.rows=1000
+poll.interval.s=30
+retry.max.times=3
+proxy.url=http://proxy.internal:3128
+proxy.user=proxy-user
+proxy.password=proxy-pw-99
+confluent.topic.bootstrap.servers=broker:9092
+confluent.license=
+kafka.bootstrap.servers=127.0.0.1:9092
+)");
+  auto cfg = Config::Load({.file = path});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetString("snow.url"), "https://dev1000.service-now.com");
+  EXPECT_EQ(cfg->GetString("snow.auth.username"), "integration");
+  EXPECT_EQ(cfg->GetString("snow.auth.password"), "change-me-123");
+  EXPECT_EQ(cfg->GetList("snow.tables"), (std::vector<std::string>{"incident"}));
+  EXPECT_EQ(cfg->GetString("snow.table.incident.name"), "incident");
+  EXPECT_EQ(cfg->GetString("snow.table.incident.topic"), "snow.incident");
+  EXPECT_EQ(cfg->GetString("snow.table.incident.start.timestamp"), "2024-01-15 00:00:00");
+  EXPECT_EQ(cfg->GetInt("snow.source.batch.size"), 1000);
+  EXPECT_EQ(cfg->GetInt("snow.source.poll.interval.ms"), 30000);
+  EXPECT_EQ(cfg->GetInt("snow.retry.max.attempts"), 4);  // 3 retries after the first attempt
+  EXPECT_EQ(cfg->GetString("snow.http.proxy.url"), "http://proxy.internal:3128");
+  EXPECT_EQ(cfg->GetString("snow.http.proxy.username"), "proxy-user");
+  EXPECT_EQ(cfg->GetString("snow.http.proxy.password"), "proxy-pw-99");
+  EXPECT_TRUE(cfg->GetBool("source.enabled"));
+  EXPECT_FALSE(cfg->GetBool("sink.enabled"));
+  // kafka.topic names the source's topic; librdkafka never sees it.
+  EXPECT_EQ(cfg->WithPrefix("kafka."),
+            (std::map<std::string, std::string>{{"bootstrap.servers", "127.0.0.1:9092"}}));
+  for (const auto& [key, value] : cfg->Effective()) {
+    EXPECT_FALSE(key.starts_with("servicenow.")) << key;
+    EXPECT_NE(value, "proxy-pw-99") << key;
+  }
+  EXPECT_THAT(cfg->notes(), Contains(HasSubstr("names a source connector, so the sink is off")));
+
+  // Without servicenow.since, reading starts at midnight UTC of the day, as Confluent's does.
+  const std::string no_since = dir_.Write("no-since.properties",
+                                          "connector.class=x.ServiceNowSourceConnector\n"
+                                          "servicenow.url=https://x.example\n"
+                                          "servicenow.username=u\nservicenow.password=pw-123456\n"
+                                          "servicenow.table=incident\nkafka.topic=t\n");
+  const auto midnight = [] {
+    return FormatSnowTimestamp(SystemClock::Instance().NowSeconds()).substr(0, 10) + " 00:00:00";
+  };
+  const std::string before = midnight();
+  auto started = Config::Load({.file = no_since});
+  const std::string after = midnight();  // the day may turn while loading
+  ASSERT_TRUE(started.ok()) << started.status().message();
+  const std::string start = started->GetString("snow.table.incident.start.timestamp");
+  EXPECT_TRUE(start == before || start == after) << start;
+}
+
+// The sink connector's file: the table becomes the sink's table, the reporter topics map, and
+// the group is the one Kafka Connect used.
+TEST_F(ConfigLoadTest, ConfluentSinkConnectorFileLoads) {
+  const std::string path = dir_.Write("confluent-sink.properties", R"(name=snow-sink
+connector.class=io.confluent.connect.servicenow.ServiceNowSinkConnector
+topics=snow.commands
+servicenow.url=https://dev1000.service-now.com
+servicenow.table=incident
+servicenow.username=integration
+servicenow.password=change-me-123
+reporter.bootstrap.servers=broker:9092
+reporter.result.topic.name=snow.results
+reporter.result.topic.replication.factor=3
+reporter.error.topic.name=snow.errors
+errors.tolerance=all
+kafka.bootstrap.servers=127.0.0.1:9092
+)");
+  auto cfg = Config::Load({.file = path});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetString("snow.sink.table"), "incident");
+  EXPECT_EQ(cfg->GetList("snow.sink.topics"), (std::vector<std::string>{"snow.commands"}));
+  EXPECT_EQ(cfg->GetString("snow.sink.reporter.success.topic"), "snow.results");
+  EXPECT_EQ(cfg->GetString("snow.sink.reporter.error.topic"), "snow.errors");
+  EXPECT_EQ(cfg->GetString("kafka.group.id"), "connect-snow-sink");
+  EXPECT_FALSE(cfg->GetBool("source.enabled"));
+  EXPECT_TRUE(cfg->GetBool("sink.enabled"));
+  EXPECT_EQ(cfg->GetList("snow.tables"), std::vector<std::string>{});
+}
+
+// kafka.topic used to reach librdkafka silently; a Confluent key that cannot be mapped, or one
+// given together with the snowcar key it sets, is an error naming both.
+TEST_F(ConfigLoadTest, ConfluentKeysThatCannotBeMappedAreRefused) {
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"kafka.topic", "t"}}))),
+              HasSubstr("kafka.topic: only a Confluent source connector's servicenow.table"));
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"servicenow.since", "2024-01-01"}}))),
+              HasSubstr("servicenow.since: only a Confluent source connector's"));
+  EXPECT_THAT(ErrorOf(Config::FromMap(Shell({{"servicenow.table", "incident"}}))),
+              HasSubstr("cannot tell a source file from a sink file"));
+  const std::map<std::string, std::string> source = {{"servicenow.table", "incident"},
+                                                     {"kafka.topic", "t"}};
+  auto with = [&](const std::map<std::string, std::string>& extra) {
+    auto m = Shell(source);
+    for (const auto& [k, v] : extra) m[k] = v;
+    return ErrorOf(Config::FromMap(m));
+  };
+  EXPECT_THAT(with({{"snow.tables", "inc"}}),
+              HasSubstr("both 'servicenow.table' [given] and 'snow.tables' [given]"));
+  EXPECT_THAT(with({{"poll.interval.s", "0"}}),
+              HasSubstr("poll.interval.s: '0' is not a whole number from 1"));
+  EXPECT_THAT(with({{"retry.max.times", "three"}}),
+              HasSubstr("retry.max.times: 'three' is not a whole number from 0"));
+  EXPECT_THAT(with({{"poll.interval.s", "5"}, {"snow.source.poll.interval.ms", "100"}}),
+              HasSubstr("'poll.interval.s' sets 'snow.source.poll.interval.ms'"));
+  // A rewritten value is checked where it lands, naming the key it came from.
+  EXPECT_THAT(with({{"servicenow.since", "2024-13-01"}}),
+              AllOf(HasSubstr("snow.table.incident.start.timestamp"),
+                    HasSubstr("[servicenow.since [given]]")));
+  EXPECT_THAT(with({{"servicenow.user", "a"}, {"servicenow.username", "b"}}),
+              HasSubstr("are both given; give one"));
 }
 
 using ConfigDeathTest = ConfigLoadTest;

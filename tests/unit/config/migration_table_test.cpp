@@ -49,6 +49,33 @@ TEST(MigrationTableTest, StatusComesFromTheOptionTable) {
   EXPECT_THAT(md, Not(HasSubstr("| `socket.path` |")));
 }
 
+// Confluent's connectors get their own table, built from the option table's section for them,
+// and the notes say how to keep a sink's offsets and what errors.tolerance=all becomes.
+TEST(MigrationTableTest, ListsConfluentKeysAndMigrationNotes) {
+  const std::string md = RenderMigrationTable();
+  EXPECT_THAT(md, HasSubstr("### Confluent's ServiceNow connectors"));
+  size_t confluent = 0;
+  for (const OptionSpec& spec : Options()) {
+    if (spec.group != "Keys of Confluent's ServiceNow connectors") continue;
+    ++confluent;
+    EXPECT_THAT(md, HasSubstr("| `" + std::string(spec.name) + "` |")) << spec.name;
+  }
+  for (const std::string_view key :
+       {"servicenow.url", "servicenow.user", "servicenow.password", "servicenow.table",
+        "servicenow.since", "kafka.topic", "batch.max.rows", "poll.interval.s", "retry.max.times",
+        "proxy.url", "reporter.error.topic.name", "reporter.result.topic.name"}) {
+    const OptionSpec* spec = FindOption(key);
+    ASSERT_NE(spec, nullptr) << key;
+    EXPECT_EQ(spec->name, key) << key << " only matches " << spec->name;
+  }
+  EXPECT_GE(confluent, 15u);
+  EXPECT_THAT(md, HasSubstr("| `servicenow.url` | accepted, with a note | Another name for "
+                            "`snow.url`. |"));
+  EXPECT_THAT(md, HasSubstr("| `kafka.topic` | accepted, rewritten |"));
+  EXPECT_THAT(md, HasSubstr("`kafka.group.id=connect-<name>`"));
+  EXPECT_THAT(md, HasSubstr("`behavior.on.api.errors=log`"));
+}
+
 TEST(MigrationTableTest, IsPartOfTheGeneratedReference) {
   EXPECT_THAT(RenderMarkdownReference(), HasSubstr(RenderMigrationTable().substr(0, 200)));
 }

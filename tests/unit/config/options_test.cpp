@@ -92,6 +92,12 @@ TEST(PatternTest, FamilyMembersNamingSecretsAreSecret) {
   EXPECT_TRUE(IsSecretKey(kafka, "kafka.sasl.oauthbearer.client.secret"));
   EXPECT_FALSE(IsSecretKey(kafka, "kafka.sasl.oauthbearer.token.endpoint.url"));
   EXPECT_FALSE(IsSecretKey(kafka, "kafka.bootstrap.servers"));
+  // What librdkafka keeps secret, whatever the name says.
+  EXPECT_TRUE(IsSecretKey(kafka, "kafka.sasl.jaas.config"));
+  EXPECT_TRUE(IsSecretKey(kafka, "kafka.ssl.key.pem"));
+  EXPECT_TRUE(IsSecretKey(kafka, "kafka.ssl_key"));
+  EXPECT_TRUE(IsSecretKey(kafka, "kafka.sasl.username"));
+  EXPECT_FALSE(IsSecretKey(kafka, "kafka.ssl.certificate.pem"));
   EXPECT_TRUE(IsSecretKey(*FindOption("snow.auth.password"), "snow.auth.password"));
   EXPECT_FALSE(IsSecretKey(*FindOption("snow.auth.username"), "snow.auth.username"));
 }

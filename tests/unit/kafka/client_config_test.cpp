@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "snowcar/common/redact.h"
 
 namespace snowcar::kafka::internal {
@@ -53,6 +55,27 @@ TEST(BuildConf, NamesTheRefusedProperty) {
       << conf.status().message();
 }
 
+TEST(BuildConf, ListsEveryRefusedPropertyAndTheLibrdkafkaEquivalentOfJavaKeys) {
+  auto conf = BuildConf({{"bootstrap.servers", "b:1"},
+                         {"security.protocol", "SASL_SSLX"},
+                         {"no.such.property", "1"},
+                         {"ssl.truststore.location", "/etc/kafka/truststore.jks"},
+                         {"ssl.keystore.type", "JKS"},
+                         {"ssl.keystore.location", "/etc/kafka/keystore.jks"},
+                         {"ssl.endpoint.identification.algorithm", ""}});
+  ASSERT_FALSE(conf.ok());
+  const std::string& message = conf.status().message();
+  for (const std::string expected :
+       {"kafka property 'security.protocol'", "kafka property 'no.such.property'",
+        "kafka property 'ssl.truststore.location'", "use ssl.ca.location",
+        "kafka property 'ssl.keystore.type'", "PKCS#12", "kafka property 'ssl.keystore.location'",
+        "a Java keystore", "kafka property 'ssl.endpoint.identification.algorithm'",
+        "written none"}) {
+    EXPECT_NE(message.find(expected), std::string::npos) << expected << "\n" << message;
+  }
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 5) << message;
+}
+
 TEST(BuildConf, NeverEchoesTheValueOfASecretProperty) {
   redact::ClearForTest();
   const std::string secret = "s3cr3t-value-0x51";
@@ -73,6 +96,31 @@ TEST(BuildConf, NeverEchoesTheValueOfASecretProperty) {
   EXPECT_NE(reused.status().message().find("security.protocol"), std::string::npos);
   EXPECT_EQ(reused.status().message().find(secret), std::string::npos) << reused.status().message();
   redact::ClearForTest();
+}
+
+// The list of secret properties is written down (librdkafka 2.0.2 cannot be asked which of its
+// properties it keeps secret); each name must still be one the installed library knows, or a
+// Java client key it refuses by name, so a renamed property cannot leave a secret unlisted.
+TEST(SensitiveKafkaProperties, AreKnownToTheInstalledLibrdkafka) {
+  for (const std::string_view property : redact::SensitiveKafkaProperties()) {
+    const std::string name(property);
+    EXPECT_TRUE(redact::IsSecretName("kafka." + name)) << name;
+    if (name == "ssl.truststore.password" || name == "ssl.keystore.key") continue;  // Java only
+    ConfPtr conf(rd_kafka_conf_new());
+    char errstr[512] = "";
+    const rd_kafka_conf_res_t res =
+        rd_kafka_conf_set(conf.get(), name.c_str(), "x", errstr, sizeof errstr);
+    EXPECT_NE(res, RD_KAFKA_CONF_UNKNOWN) << name << ": " << errstr;
+  }
+  // Every property of the installed library whose name says it holds a credential is listed.
+  for (const std::string name : {"sasl.username", "sasl.password", "ssl.key.password",
+                                 "ssl.keystore.password", "ssl.key.pem", "ssl.ca.pem"}) {
+    EXPECT_NE(ScopeOf(name), PropertyScope::kUnknown) << name;
+    EXPECT_TRUE(redact::IsSensitiveKafkaProperty(name)) << name;
+  }
+  EXPECT_FALSE(redact::IsSensitiveKafkaProperty("ssl.certificate.pem"));
+  EXPECT_FALSE(redact::IsSensitiveKafkaProperty("bootstrap.servers"));
+  EXPECT_FALSE(redact::IsSensitiveKafkaProperty("kafka.xsasl.username"));
 }
 
 }  // namespace

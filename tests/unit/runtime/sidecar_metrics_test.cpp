@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <ctime>
+#include <fstream>
 
 #include "snowcar/runtime/sidecar.h"
 #include "snowcar/servicenow/curl_table_client.h"
@@ -21,15 +22,36 @@ double SampleValue(const std::string& text, const std::string& name_and_labels) 
   return std::stod(text.substr(at + prefix.size() - 1));
 }
 
-TEST(SidecarMetricsTest, BuildInfoCarriesTheVersion) {
+TEST(SidecarMetricsTest, BuildInfoCarriesTheVersionAndTheStateSchema) {
   std::string out;
   WriteBuildInfo(out);
-  EXPECT_FALSE(SnowcarVersion().empty());
-  EXPECT_NE(SnowcarVersion(), "unknown");
+  // The one version: CMake's project(VERSION), compiled into the library.
+  EXPECT_EQ(SnowcarVersion(), SNOWCAR_PROJECT_VERSION);
   EXPECT_EQ(
-      SampleValue(out, "snowcar_build_info{version=\"" + std::string(SnowcarVersion()) + "\"}"), 1)
+      SampleValue(out, "snowcar_build_info{version=\"" + std::string(SnowcarVersion()) +
+                           "\",state_schema=\"" + std::to_string(state::kSchemaVersion) + "\"}"),
+      1)
       << out;
   EXPECT_NE(out.find("# TYPE snowcar_build_info gauge"), std::string::npos) << out;
+}
+
+// docs/CHANGELOG.md's newest release is the version this build carries, and names the state
+// schema version it writes: a release that changes either without the other fails here.
+TEST(SidecarMetricsTest, ChangelogNamesThisReleaseAndItsStateSchema) {
+  std::ifstream in(std::string(SNOWCAR_SOURCE_DIR) + "/docs/CHANGELOG.md");
+  ASSERT_TRUE(in) << "docs/CHANGELOG.md missing";
+  std::string line;
+  std::string newest;
+  while (std::getline(in, line)) {
+    if (line.rfind("## ", 0) == 0) {
+      newest = line;
+      break;
+    }
+  }
+  const std::string expected = "## " + std::string(SnowcarVersion()) + " ";
+  EXPECT_EQ(newest.rfind(expected, 0), 0u) << "newest release heading: " << newest;
+  EXPECT_NE(newest.find("state schema " + std::to_string(state::kSchemaVersion)), std::string::npos)
+      << newest;
 }
 
 TEST(SidecarMetricsTest, ProcessMetricsAreReadFromThisProcess) {
@@ -98,12 +120,54 @@ TEST(SidecarMetricsTest, ProducerGaugesAreOneFamilyLabelledByClient) {
   WriteProducerGauges(none, {});
   EXPECT_EQ(none, "") << "no producer, no family";
   std::string out;
-  WriteProducerGauges(out, {{"source", 12}, {"sink-dlq", 0}});
+  LatencyHistogram acked;
+  acked.Observe(0.004);
+  acked.Observe(0.02);
+  WriteProducerGauges(out, {{"source", 12, acked}, {"sink-dlq", 0, {}}});
   EXPECT_EQ(SampleValue(out, "snowcar_kafka_producer_queue_length{client=\"source\"}"), 12) << out;
   EXPECT_EQ(SampleValue(out, "snowcar_kafka_producer_queue_length{client=\"sink-dlq\"}"), 0) << out;
+  // The produce latency: one histogram family, a series per client.
+  EXPECT_EQ(SampleValue(out, "snowcar_kafka_produce_duration_seconds_count{client=\"source\"}"), 2)
+      << out;
+  EXPECT_EQ(SampleValue(out,
+                        "snowcar_kafka_produce_duration_seconds_bucket{client=\"source\","
+                        "le=\"0.005\"}"),
+            1)
+      << out;
+  EXPECT_EQ(SampleValue(out, "snowcar_kafka_produce_duration_seconds_count{client=\"sink-dlq\"}"),
+            0)
+      << out;
+  EXPECT_NE(out.find("# TYPE snowcar_kafka_produce_duration_seconds histogram"), std::string::npos)
+      << out;
   size_t families = 0;
   for (size_t at = 0; (at = out.find("# TYPE", at)) != std::string::npos; ++at) ++families;
-  EXPECT_EQ(families, 1u) << out;
+  EXPECT_EQ(families, 2u) << out;
+}
+
+// Table API latency: one histogram series per (operation, status class) the client saw.
+TEST(SidecarMetricsTest, ServiceNowLatencyIsAHistogramByOperationAndStatus) {
+  servicenow::ClientStats stats;
+  stats.request_seconds[{"list", "2xx"}].Observe(0.3);
+  stats.request_seconds[{"post", "none"}].Observe(30.5);
+  std::string out;
+  WriteServiceNowMetrics(out, stats);
+  EXPECT_NE(out.find("# TYPE snowcar_snow_request_duration_seconds histogram"), std::string::npos)
+      << out;
+  EXPECT_EQ(SampleValue(out,
+                        "snowcar_snow_request_duration_seconds_bucket{operation=\"list\","
+                        "status=\"2xx\",le=\"0.5\"}"),
+            1)
+      << out;
+  EXPECT_EQ(SampleValue(out,
+                        "snowcar_snow_request_duration_seconds_bucket{operation=\"post\","
+                        "status=\"none\",le=\"30\"}"),
+            0)
+      << out;
+  EXPECT_EQ(SampleValue(out,
+                        "snowcar_snow_request_duration_seconds_count{operation=\"post\","
+                        "status=\"none\"}"),
+            1)
+      << out;
 }
 
 TEST(AdminListenCheckTest, LoopbackOnlyUnlessRemoteIsAllowed) {

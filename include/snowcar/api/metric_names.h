@@ -1,0 +1,24 @@
+// Names of the metric families the sidecar's own modules share, so the writer, the tests and
+// the reference in docs/operations.md refer to one spelling. The dashboard and the alerting
+// rules in k8s/monitoring are checked against a running sidecar's /metrics
+// (tests/integration/sidecar/monitoring_metrics_test.cpp).
+#pragma once
+
+#include <string_view>
+
+namespace snowcar::api::metric {
+
+// Always 1; labels version and state_schema.
+inline constexpr std::string_view kBuildInfo = "snowcar_build_info";
+// 1 for the table's current phase, 0 for the other: labels table, phase (backfill, stream).
+inline constexpr std::string_view kSourcePhase = "snowcar_source_phase";
+// Records of a command-topic partition not yet applied: the partition's high watermark minus
+// the sink's next offset to complete. Labels topic, partition.
+inline constexpr std::string_view kSinkConsumerLag = "snowcar_sink_consumer_lag";
+// Table API attempts by how long they took. Labels operation (list, get, post, patch, put,
+// delete) and status (2xx, 3xx, 4xx, 5xx, or none when no answer arrived).
+inline constexpr std::string_view kSnowRequestDuration = "snowcar_snow_request_duration_seconds";
+// From Produce() to Kafka's acknowledgement, acknowledged records only. Label client.
+inline constexpr std::string_view kKafkaProduceDuration = "snowcar_kafka_produce_duration_seconds";
+
+}  // namespace snowcar::api::metric
