@@ -15,7 +15,13 @@ namespace {
 
 // ServiceNow table names: lower-case letters, digits and underscores. Checked before the
 // store sees the name, so a typo gets a precise 400 instead of an empty answer.
+// A table's deletes stream (snow.table.<alias>.deletes=audit) keeps its own cursor under
+// "<alias>.deletes", addressed the same way.
 bool IsTableName(std::string_view name) {
+  constexpr std::string_view kDeletes = ".deletes";
+  if (name.size() > kDeletes.size() && name.ends_with(kDeletes)) {
+    name.remove_suffix(kDeletes.size());
+  }
   if (name.empty() || name.size() > 80) return false;
   for (const char c : name) {
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
@@ -27,7 +33,7 @@ Response BadTable(const Request& request, const std::string& table) {
   return Response::Error(400,
                          "invalid table name '" + table.substr(0, 200) +
                              "': expected lower-case letters, digits and '_' "
-                             "(^[a-z0-9_]+$)",
+                             "(^[a-z0-9_]+$), or a table's deletes stream <alias>.deletes",
                          request.path);
 }
 

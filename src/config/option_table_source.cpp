@@ -93,6 +93,18 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
               "`false` asks the instance to query across domains "
               "(`sysparm_query_no_domain=true`), which the user's roles must allow. Part of the "
               "cursor's identity."},
+      {.name = "snow.table.<alias>.deletes",
+       .type = T::kEnum,
+       .default_value = "none",
+       .allowed = {"none", "audit"},
+       .group = kSource,
+       .doc = "How deletions reach the topic. `none`: not at all (the Table API shows only rows "
+              "that exist). `audit`: the table's DELETED and RECOVERED entries in `sys_audit` "
+              "are polled like rows; each deletion becomes a record with header "
+              "`snow.source.operation=DELETE` (and a tombstone with "
+              "`snow.source.emit.tombstones`), each undelete re-reads the row. Needs read access "
+              "to `sys_audit`; deletions by the Table Cleaner, on `no_audit_delete` tables and on "
+              "`sys_*` tables are not in it. See docs/semantics.md, Deletes."},
       {.name = "snow.table.<alias>.batch.size",
        .type = T::kInt,
        .min = 1,
@@ -180,6 +192,12 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
        .doc = "Wrap each value in a change-event envelope, `{\"before\":null,\"after\":<row>,"
               "\"source\":{...},\"op\":\"u\",\"ts_ms\":...}`, for consumers that expect "
               "change-data-capture events."},
+      {.name = "snow.source.emit.tombstones",
+       .type = T::kBool,
+       .default_value = "false",
+       .group = kSource,
+       .doc = "Follow each DELETE record (tables with `deletes=audit`) with a record of the same "
+              "key and a null value, so a compacted topic drops the key."},
       {.name = "source.group.id",
        .check = CheckTopicName,
        .group = kSource,

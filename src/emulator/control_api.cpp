@@ -344,6 +344,48 @@ http::Response Tables(const ServerContext& ctx, const http::Request& req) {
   return Ok({{"count", ctx.store.Count(*table)}});
 }
 
+// Deletions that bypass the Table API: the Table Cleaner (no audit trail), an undelete from
+// sys_audit_delete, and the audit flags of a table (docs/testbed.md).
+http::Response Cleaner(const ServerContext& ctx, const http::Request& req) {
+  Body b(req.body);
+  const auto table = b.String("table");
+  const std::vector<std::string> ids = b.Strings("sys_ids");
+  if (!b.error().empty()) return Fail(400, b.error());
+  if (!table) return Fail(400, "\"table\" is required");
+  if (!ctx.store.TableExists(*table)) return Fail(404, "no table " + *table);
+  int64_t deleted = 0;
+  for (const std::string& id : ids) {
+    if (ctx.store.CleanerDelete(*table, id).ok()) ++deleted;
+  }
+  return Ok({{"deleted", deleted}});
+}
+
+http::Response Undelete(const ServerContext& ctx, const http::Request& req) {
+  Body b(req.body);
+  const auto table = b.String("table");
+  const auto sys_id = b.String("sys_id");
+  const auto user = b.String("user");
+  if (!b.error().empty()) return Fail(400, b.error());
+  if (!table || !sys_id) return Fail(400, "\"table\" and \"sys_id\" are required");
+  WriteOptions by;
+  if (user) by.user = *user;
+  const Status st = ctx.store.Undelete(*table, *sys_id, by);
+  if (st.code() == StatusCode::kNotFound) return Fail(404, st.message());
+  if (!st.ok()) return Fail(409, st.message());
+  return Ok({{"restored", *sys_id}});
+}
+
+http::Response AuditKnob(const ServerContext& ctx, const http::Request& req) {
+  Body b(req.body);
+  const auto table = b.String("table");
+  const auto audited = b.Bool("audited");
+  const auto no_audit_delete = b.Bool("no_audit_delete");
+  if (!b.error().empty()) return Fail(400, b.error());
+  if (!table) return Fail(400, "\"table\" is required");
+  ctx.store.SetDeleteAudit(*table, audited.value_or(true), no_audit_delete.value_or(false));
+  return Ok();
+}
+
 }  // namespace
 
 http::Response HandleControl(const ServerContext& ctx, const http::Request& req) {
@@ -359,6 +401,9 @@ http::Response HandleControl(const ServerContext& ctx, const http::Request& req)
   if (path == "batch" && post) return BatchKnob(ctx, req);
   if (path == "oauth" && post) return OAuth(ctx, req);
   if (path == "tables" && (get || post)) return Tables(ctx, req);
+  if (path == "cleaner" && post) return Cleaner(ctx, req);
+  if (path == "undelete" && post) return Undelete(ctx, req);
+  if (path == "audit" && post) return AuditKnob(ctx, req);
   if (path == "journal" && get) return JournalRoute(ctx, req);
   if (path == "writer" && get) return WriterRoute(ctx, req, "");
   if (path.rfind("writer/", 0) == 0 && post) return WriterRoute(ctx, req, path.substr(7));

@@ -8,6 +8,7 @@ set(SNOWCAR_EMULATOR_CORE_SOURCES
   table_store_row.cpp
   table_store.cpp
   table_store_list.cpp
+  table_store_audit.cpp
   table_store_index.cpp
   row_render.cpp
   row_render_body.cpp

@@ -42,6 +42,9 @@ EmulatorServer::~EmulatorServer() { Stop(); }
 
 Status EmulatorServer::Start() {
   if (impl_->started) return Status::FailedPrecondition("emulator already started");
+  // Every instance has the audit tables, empty or not: a client may query them first.
+  SNOWCAR_RETURN_IF_ERROR(impl_->ctx.store.CreateTable(kAuditTable));
+  SNOWCAR_RETURN_IF_ERROR(impl_->ctx.store.CreateTable(kAuditDeleteTable));
   SNOWCAR_RETURN_IF_ERROR(impl_->listener.Start(impl_->options.host, impl_->options.port));
   impl_->started = true;
   SNOWCAR_LOG(kInfo, "emulator.listening",

@@ -287,10 +287,12 @@ http::Response Modify(const ServerContext& ctx, const http::Request& req, const 
   return RecordAnswer(ctx, 200, req, tp, *written->schema, *written->row);
 }
 
-http::Response Remove(const ServerContext& ctx, const TablePath& tp) {
+http::Response Remove(const ServerContext& ctx, const TablePath& tp, const std::string& user) {
   if (!ctx.store.TableExists(tp.table)) return InvalidTable(ctx, tp.table);
   if (HiddenByAcl(ctx, tp)) return NoRecord(ctx.clock);
-  const Status st = ctx.store.Delete(tp.table, tp.sys_id);
+  WriteOptions by;
+  by.user = user;
+  const Status st = ctx.store.Delete(tp.table, tp.sys_id, by);
   if (!st.ok()) {
     if (st.code() == StatusCode::kInvalidArgument && st.message().rfind("Invalid table", 0) != 0) {
       return NoRecord(ctx.clock);
@@ -326,7 +328,7 @@ http::Response HandleTableApi(const ServerContext& ctx, const http::Request& req
   }
   if (req.method == "GET") return GetOne(ctx, req, *tp);
   if (req.method == "PATCH" || req.method == "PUT") return Modify(ctx, req, *tp, user);
-  if (req.method == "DELETE") return Remove(ctx, *tp);
+  if (req.method == "DELETE") return Remove(ctx, *tp, user);
   return MethodNotAllowed(ctx, req);
 }
 

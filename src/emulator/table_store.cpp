@@ -82,6 +82,7 @@ Result<TableStore::Table*> TableStore::Find(std::string_view table, bool create)
   if (!slot) {
     slot = std::make_unique<Table>();
     slot->schema = SchemaForTable(table);
+    if (table == kAuditTable) slot->tablename_field = slot->schema->IndexOf("tablename");
   }
   return slot.get();
 }
@@ -261,13 +262,25 @@ Result<WriteResult> TableStore::Update(std::string_view table, std::string_view 
   return result;
 }
 
-Status TableStore::Delete(std::string_view table, std::string_view sys_id) {
+Status TableStore::Delete(std::string_view table, std::string_view sys_id,
+                          const WriteOptions& options) {
+  SNOWCAR_ASSIGN_OR_RETURN(RowPtr removed, RemoveRow(table, sys_id));
+  // The audit rows are written after the table's lock is released: one table lock at a time.
+  return RecordDeletion(table, removed, options.user);
+}
+
+Status TableStore::CleanerDelete(std::string_view table, std::string_view sys_id) {
+  return RemoveRow(table, sys_id).status();
+}
+
+Result<RowPtr> TableStore::RemoveRow(std::string_view table, std::string_view sys_id) {
   SNOWCAR_ASSIGN_OR_RETURN(Table * t, Find(table, options_.auto_create_tables));
   std::unique_lock lock(t->mu);
   auto pos = t->position.find(sys_id);
   if (pos == t->position.end()) return NoRecord(table, sys_id);
+  RowPtr removed = t->rows[pos->second];
   t->Remove(pos->second);
-  return Status::Ok();
+  return removed;
 }
 
 Result<RowPtr> TableStore::Get(std::string_view table, std::string_view sys_id) const {
@@ -393,6 +406,7 @@ Status TableStore::Load(std::string_view table, const std::vector<Fields>& rows,
       if (r) entries.push_back({r->sys_updated_on(), r->sys_id(), r.get()});
     }
     t->index.Rebuild(std::move(entries));
+    t->RebuildTablenameIndex();
   }
   return Status::Ok();
 }

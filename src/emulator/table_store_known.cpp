@@ -286,6 +286,31 @@ std::shared_ptr<const TableSchema> CmdbCi() {
   return std::make_shared<TableSchema>("cmdb_ci", "Configuration Item", std::move(f), true, "name");
 }
 
+// sys_audit: one row per audited change; the source reads its DELETED and RECOVERED rows.
+std::shared_ptr<const TableSchema> SysAudit() {
+  std::vector<FieldDef> f;
+  f.push_back(Str("tablename"));
+  f.push_back(Str("fieldname"));
+  f.push_back(Str("documentkey"));
+  f.push_back(Str("oldvalue"));
+  f.push_back(Str("newvalue"));
+  f.push_back(Str("user"));
+  f.push_back(Str("reason"));
+  f.push_back(Int("record_checkpoint", "0"));
+  return std::make_shared<TableSchema>("sys_audit", "History", std::move(f), false, "");
+}
+
+// sys_audit_delete ("Deleted Records"): a deleted row of an audited table, as XML.
+std::shared_ptr<const TableSchema> SysAuditDelete() {
+  std::vector<FieldDef> f;
+  f.push_back(Str("tablename"));
+  f.push_back(Str("documentkey"));
+  f.push_back(Str("display_value"));
+  f.push_back(Str("payload"));
+  return std::make_shared<TableSchema>("sys_audit_delete", "Deleted Records", std::move(f), false,
+                                       "display_value");
+}
+
 std::shared_ptr<const TableSchema> Generic(std::string_view table) {
   std::vector<FieldDef> f;
   f.push_back(Str("number"));
@@ -303,8 +328,9 @@ std::shared_ptr<const TableSchema> Generic(std::string_view table) {
 
 std::shared_ptr<const TableSchema> KnownTableSchema(std::string_view table) {
   static const std::map<std::string, std::shared_ptr<const TableSchema>, std::less<>> kKnown = {
-      {"incident", Incident()}, {"change_request", ChangeRequest()}, {"problem", Problem()},
-      {"sys_user", SysUser()},  {"sys_user_group", SysUserGroup()},  {"cmdb_ci", CmdbCi()},
+      {"incident", Incident()},  {"change_request", ChangeRequest()},    {"problem", Problem()},
+      {"sys_user", SysUser()},   {"sys_user_group", SysUserGroup()},     {"cmdb_ci", CmdbCi()},
+      {"sys_audit", SysAudit()}, {"sys_audit_delete", SysAuditDelete()},
   };
   auto it = kKnown.find(table);
   return it == kKnown.end() ? nullptr : it->second;

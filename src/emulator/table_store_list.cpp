@@ -20,7 +20,11 @@ using Probe = IndexProbe;
 
 // The index ranks one ^NQ branch can match, and whether the range is exact (every row in
 // it matches the branch) or only a superset to be filtered.
-RankRange BranchRange(const BoundBranch& branch, const KeysetIndex& index, bool& exact) {
+// `ts_field` is the index's time field; a `skip_field=...` condition is one the index already
+// satisfies (the tablename of a sys_audit part index), so it does not make the range inexact.
+RankRange BranchRange(const BoundBranch& branch, const KeysetIndex& index, bool& exact,
+                      size_t ts_field = TableSchema::kSysUpdatedOn,
+                      std::optional<size_t> skip_field = std::nullopt) {
   RankRange r{0, index.size()};
   exact = true;
   auto lower = [&](size_t v) { r.lo = std::max(r.lo, v); };
@@ -33,7 +37,8 @@ RankRange BranchRange(const BoundBranch& branch, const KeysetIndex& index, bool&
       continue;
     }
     const BoundCondition& c = g.any_of[0];
-    if (c.field == TableSchema::kSysUpdatedOn) {
+    if (skip_field && c.field == *skip_field && c.op == QueryOp::kEq) continue;
+    if (c.field == ts_field) {
       switch (c.op) {
         case QueryOp::kEq:
           lower(index.LowerBound(Probe{c.value, Probe::Id::kBeforeAll, {}}));
@@ -118,11 +123,10 @@ std::vector<RankRange> Union(std::vector<RankRange> ranges) {
   return out;
 }
 
-// The T of a `sys_updated_on=T` condition standing alone in its group, or nullptr.
-const std::string* PinnedTs(const BoundBranch& branch) {
+// The T of a `<ts_field>=T` condition standing alone in its group, or nullptr.
+const std::string* PinnedTs(const BoundBranch& branch, size_t ts_field) {
   for (const BoundGroup& g : branch.all_of) {
-    if (g.any_of.size() == 1 && g.any_of[0].field == TableSchema::kSysUpdatedOn &&
-        g.any_of[0].op == QueryOp::kEq) {
+    if (g.any_of.size() == 1 && g.any_of[0].field == ts_field && g.any_of[0].op == QueryOp::kEq) {
       return &g.any_of[0].value;
     }
   }
@@ -132,17 +136,18 @@ const std::string* PinnedTs(const BoundBranch& branch) {
 // True when the requested order is the index order, read forwards or backwards:
 // ORDERBYsys_updated_on^ORDERBYsys_id (same direction; later terms cannot matter since
 // sys_id is unique), or ORDERBYsys_id alone when every branch pins sys_updated_on to one T.
-bool IndexOrder(const CompiledQuery& q, bool& descending) {
+bool IndexOrder(const CompiledQuery& q, bool& descending,
+                size_t ts_field = TableSchema::kSysUpdatedOn) {
   const auto& o = q.order_by();
-  if (o.size() >= 2 && o[0].field == TableSchema::kSysUpdatedOn &&
-      o[1].field == TableSchema::kSysId && o[0].descending == o[1].descending) {
+  if (o.size() >= 2 && o[0].field == ts_field && o[1].field == TableSchema::kSysId &&
+      o[0].descending == o[1].descending) {
     descending = o[0].descending;
     return true;
   }
   if (o.empty() || o[0].field != TableSchema::kSysId || q.matches_all()) return false;
   const std::string* t = nullptr;
   for (const BoundBranch& b : q.branches()) {
-    const std::string* p = PinnedTs(b);
+    const std::string* p = PinnedTs(b, ts_field);
     if (p == nullptr || (t != nullptr && *p != *t)) return false;
     t = p;
   }
@@ -171,6 +176,100 @@ void Walk(const KeysetIndex& index, const std::vector<RankRange>& ranges, bool d
   }
 }
 
+// The X when every ^NQ branch requires `tablename=X` (one X for all), else nullptr: the
+// query then reads one part of sys_audit's by-tablename index.
+const std::string* TablenamePart(const CompiledQuery& q, size_t tablename_field) {
+  if (q.matches_all()) return nullptr;
+  const std::string* x = nullptr;
+  for (const BoundBranch& b : q.branches()) {
+    const std::string* found = nullptr;
+    for (const BoundGroup& g : b.all_of) {
+      if (g.any_of.size() == 1 && g.any_of[0].field == tablename_field &&
+          g.any_of[0].op == QueryOp::kEq) {
+        found = &g.any_of[0].value;
+        break;
+      }
+    }
+    if (found == nullptr || (x != nullptr && *x != *found)) return nullptr;
+    x = found;
+  }
+  return x;
+}
+
+// Serves a query whose order is the index order from `index` (the table's own, or one
+// tablename's part of sys_audit): O(log n + page) when every branch is an exact key range.
+void ServeFromIndex(const KeysetIndex& index, const CompiledQuery& q, const ListRequest& request,
+                    bool descending, size_t ts_field, std::optional<size_t> skip_field,
+                    ListPage& page) {
+  const size_t offset = request.offset;
+  const size_t limit = request.limit;
+  page.used_index = true;
+  std::vector<RankRange> ranges;
+  bool exact = true;
+  if (q.matches_all()) {
+    ranges.push_back({0, index.size()});
+  } else {
+    for (const BoundBranch& b : q.branches()) {
+      bool branch_exact = true;
+      ranges.push_back(BranchRange(b, index, branch_exact, ts_field, skip_field));
+      exact = exact && branch_exact;
+    }
+  }
+  ranges = Union(std::move(ranges));
+  if (exact) {
+    // Every rank in the ranges matches: the total is free and the page starts at a rank.
+    size_t total = 0;
+    for (const RankRange& r : ranges) total += r.hi - r.lo;
+    page.total = total;
+    const size_t wanted = offset < total ? std::min(limit, total - offset) : 0;
+    page.rows.reserve(wanted);
+    size_t seen = 0;
+    auto visit_range = [&](const RankRange& r) {
+      const size_t n = r.hi - r.lo;
+      if (seen + n <= offset) {
+        seen += n;
+        return;
+      }
+      const size_t start_in = offset > seen ? offset - seen : 0;
+      const size_t count = std::min(n - start_in, wanted - page.rows.size());
+      if (!descending) {
+        auto cur = index.Seek(r.lo + start_in);
+        for (size_t k = 0; k < count; ++k, index.Next(cur)) {
+          page.rows.push_back(index.At(cur).row->shared_from_this());
+        }
+      } else {
+        auto cur = index.Seek(r.hi - 1 - start_in);
+        for (size_t k = 0; k < count; ++k, index.Prev(cur)) {
+          page.rows.push_back(index.At(cur).row->shared_from_this());
+        }
+      }
+      seen += n;
+    };
+    if (!descending) {
+      for (const RankRange& r : ranges) {
+        if (page.rows.size() >= wanted) break;
+        visit_range(r);
+      }
+    } else {
+      for (auto it = ranges.rbegin(); it != ranges.rend(); ++it) {
+        if (page.rows.size() >= wanted) break;
+        visit_range(*it);
+      }
+    }
+  } else {
+    size_t matched = 0;
+    Walk(index, ranges, descending, [&](const IndexEntry& e) {
+      if (!q.Matches(*e.row)) return true;
+      if (matched >= offset && matched - offset < limit) {
+        page.rows.push_back(e.row->shared_from_this());
+      }
+      ++matched;
+      return request.count_total || matched < offset + limit;
+    });
+    page.total = request.count_total ? matched : 0;
+  }
+}
+
 }  // namespace
 
 Result<ListPage> TableStore::List(std::string_view table, const ListRequest& request) const {
@@ -185,72 +284,19 @@ Result<ListPage> TableStore::List(std::string_view table, const ListRequest& req
     const size_t offset = request.offset;
     const size_t limit = request.limit;
     bool descending = false;
-    if (IndexOrder(q, descending)) {
-      page.used_index = true;
-      std::vector<RankRange> ranges;
-      bool exact = true;
-      if (q.matches_all()) {
-        ranges.push_back({0, t->index.size()});
-      } else {
-        for (const BoundBranch& b : q.branches()) {
-          bool branch_exact = true;
-          ranges.push_back(BranchRange(b, t->index, branch_exact));
-          exact = exact && branch_exact;
-        }
-      }
-      ranges = Union(std::move(ranges));
-      if (exact) {
-        // Every rank in the ranges matches: the total is free and the page starts at a rank.
-        size_t total = 0;
-        for (const RankRange& r : ranges) total += r.hi - r.lo;
-        page.total = total;
-        const size_t wanted = offset < total ? std::min(limit, total - offset) : 0;
-        page.rows.reserve(wanted);
-        size_t seen = 0;
-        auto visit_range = [&](const RankRange& r) {
-          const size_t n = r.hi - r.lo;
-          if (seen + n <= offset) {
-            seen += n;
-            return;
-          }
-          const size_t start_in = offset > seen ? offset - seen : 0;
-          const size_t count = std::min(n - start_in, wanted - page.rows.size());
-          if (!descending) {
-            auto cur = t->index.Seek(r.lo + start_in);
-            for (size_t k = 0; k < count; ++k, t->index.Next(cur)) {
-              page.rows.push_back(t->index.At(cur).row->shared_from_this());
-            }
-          } else {
-            auto cur = t->index.Seek(r.hi - 1 - start_in);
-            for (size_t k = 0; k < count; ++k, t->index.Prev(cur)) {
-              page.rows.push_back(t->index.At(cur).row->shared_from_this());
-            }
-          }
-          seen += n;
-        };
-        if (!descending) {
-          for (const RankRange& r : ranges) {
-            if (page.rows.size() >= wanted) break;
-            visit_range(r);
-          }
-        } else {
-          for (auto it = ranges.rbegin(); it != ranges.rend(); ++it) {
-            if (page.rows.size() >= wanted) break;
-            visit_range(*it);
-          }
-        }
-      } else {
-        size_t matched = 0;
-        Walk(t->index, ranges, descending, [&](const IndexEntry& e) {
-          if (!q.Matches(*e.row)) return true;
-          if (matched >= offset && matched - offset < limit) {
-            page.rows.push_back(e.row->shared_from_this());
-          }
-          ++matched;
-          return request.count_total || matched < offset + limit;
-        });
-        page.total = request.count_total ? matched : 0;
-      }
+    const std::string* part = nullptr;
+    if (t->tablename_field && IndexOrder(q, descending, TableSchema::kSysCreatedOn)) {
+      part = TablenamePart(q, *t->tablename_field);
+    }
+    if (part != nullptr) {
+      // sys_audit asked for one table's entries in (sys_created_on, sys_id) order.
+      static const KeysetIndex kEmpty;
+      auto it = t->by_tablename.find(*part);
+      ServeFromIndex(it == t->by_tablename.end() ? kEmpty : it->second, q, request, descending,
+                     TableSchema::kSysCreatedOn, t->tablename_field, page);
+    } else if (IndexOrder(q, descending)) {
+      ServeFromIndex(t->index, q, request, descending, TableSchema::kSysUpdatedOn, std::nullopt,
+                     page);
     } else {
       std::vector<const Row*> matches;
       // When every branch bounds sys_updated_on to a small part of the table, only rows in

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -35,10 +36,16 @@ struct TableStore::Table {
   size_t deleted = 0;
   KeysetIndex index;
   int64_t next_number = 10001;
+  // sys_audit only: one (sys_created_on, sys_id) index per tablename, so a query for one
+  // table's audit entries reads that table's part alone, as an instance's composite index on
+  // (tablename, ..., sys_created_on) would (docs/testbed.md, "sys_audit").
+  std::optional<size_t> tablename_field;
+  std::map<std::string, KeysetIndex, std::less<>> by_tablename;
 
   // REQUIRES: exclusive lock.
   void Append(RowPtr row) {
     index.Insert({row->sys_updated_on(), row->sys_id(), row.get()});
+    IndexTablename(*row);
     position.emplace(std::string(row->sys_id()), rows.size());
     rows.push_back(std::move(row));
   }
@@ -46,13 +53,16 @@ struct TableStore::Table {
   void Replace(size_t pos, RowPtr row) {
     const RowPtr& old = rows[pos];
     index.Erase(old->sys_updated_on(), old->sys_id());
+    UnindexTablename(*old);
     index.Insert({row->sys_updated_on(), row->sys_id(), row.get()});
+    IndexTablename(*row);
     rows[pos] = std::move(row);
   }
 
   void Remove(size_t pos) {
     const RowPtr& old = rows[pos];
     index.Erase(old->sys_updated_on(), old->sys_id());
+    UnindexTablename(*old);
     position.erase(position.find(old->sys_id()));
     rows[pos] = nullptr;
     ++deleted;
@@ -69,6 +79,31 @@ struct TableStore::Table {
     position.clear();
     for (size_t i = 0; i < rows.size(); ++i) position.emplace(std::string(rows[i]->sys_id()), i);
     deleted = 0;
+  }
+
+  void IndexTablename(const Row& row) {
+    if (!tablename_field) return;
+    auto it = by_tablename.find(row.Get(*tablename_field));
+    if (it == by_tablename.end()) {
+      it = by_tablename.emplace(std::string(row.Get(*tablename_field)), KeysetIndex()).first;
+    }
+    it->second.Insert({row.Get(TableSchema::kSysCreatedOn), row.sys_id(), &row});
+  }
+
+  void UnindexTablename(const Row& row) {
+    if (!tablename_field) return;
+    auto it = by_tablename.find(row.Get(*tablename_field));
+    if (it != by_tablename.end())
+      it->second.Erase(row.Get(TableSchema::kSysCreatedOn), row.sys_id());
+  }
+
+  // After a bulk load that rebuilt `index`.
+  void RebuildTablenameIndex() {
+    if (!tablename_field) return;
+    by_tablename.clear();
+    for (const RowPtr& r : rows) {
+      if (r) IndexTablename(*r);
+    }
   }
 
   void NoteNumber(std::string_view number) {
@@ -95,6 +130,11 @@ struct TableStore::Table {
 struct TableStore::Tables {
   mutable std::shared_mutex mu;
   std::map<std::string, std::unique_ptr<Table>, std::less<>> by_name;
+  // What deletions leave behind (table_store_audit.cpp), guarded by `mu`.
+  std::set<std::string, std::less<>> not_audited;      // no sys_audit_delete row
+  std::set<std::string, std::less<>> no_audit_delete;  // no audit trail at all
+  // (table, sys_id) -> the row as deleted, while its sys_audit_delete row can restore it.
+  std::map<std::pair<std::string, std::string>, RowPtr> deleted_rows;
 };
 
 }  // namespace snowcar::emulator

@@ -12,4 +12,6 @@ set(SNOWCAR_SOURCE_DIRECTION_SOURCES
   table_snapshot.cpp
   state_changelog.cpp
   table_ownership.cpp
+  audit_stream.cpp
+  audit_poller.cpp
 )

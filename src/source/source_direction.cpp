@@ -36,7 +36,7 @@ std::shared_ptr<TablePoller> SourceDirection::MakePoller(const TableSettings& ta
   deps.table = &table;
   deps.options = poller_options_;
   deps.once = &once_;
-  return std::make_shared<TablePoller>(std::move(deps));
+  return TablePoller::Make(std::move(deps));
 }
 
 std::vector<std::shared_ptr<TablePoller>> SourceDirection::CurrentPollers() const {
@@ -98,7 +98,11 @@ namespace snowcar::source {
 
 Status SourceDirection::BeforeStateReset(std::string_view table) {
   for (const auto& poller : CurrentPollers()) {
-    if (poller->table().alias != table || poller->failed()) continue;
+    // A table's deletes stream (<alias>.deletes) runs and stops with its table.
+    const bool deletes = poller->deletes_poller() &&
+                         poller->deletes_poller()->table().alias == table &&
+                         !poller->deletes_poller()->failed();
+    if (!deletes && (poller->table().alias != table || poller->failed())) continue;
     return Status::FailedPrecondition(
         "table '" + std::string(table) +
         "' is being polled by this sidecar, which would write its cursor back at its next "

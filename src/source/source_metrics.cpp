@@ -17,8 +17,12 @@ void Sample(std::string& out, const char* name, const std::string& table, int64_
 }  // namespace
 
 void SourceDirection::WriteMetrics(std::string& out) const {
-  // Every table's poller, or in a source group the owned tables' ones.
-  const auto pollers = CurrentPollers();
+  // Every table's poller, or in a source group the owned tables' ones, and each one's deletes
+  // stream (deletes=audit) under table="<alias>.deletes".
+  auto pollers = CurrentPollers();
+  for (size_t i = 0, n = pollers.size(); i < n; ++i) {
+    if (pollers[i]->deletes_poller()) pollers.push_back(pollers[i]->deletes_poller());
+  }
   struct Counter {
     const char* name;
     const char* help;

@@ -46,6 +46,8 @@ boost::json::object SourceDirection::TableJson(const TablePoller& poller) const 
   } else {
     out["last_error"] = view.last_error;
   }
+  // deletes=audit: the table's deletes stream, the same view (rows_emitted counts its records).
+  if (poller.deletes_poller()) out["deletes"] = TableJson(*poller.deletes_poller());
   return out;
 }
 

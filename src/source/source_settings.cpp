@@ -116,6 +116,8 @@ TableSettings ReadTable(const config::Config& config, const std::string& alias, 
       t.fields.emplace_back("sys_mod_count");
     }
   }
+  t.deletes =
+      config.GetString(key("deletes")) == "audit" ? DeleteCapture::kAudit : DeleteCapture::kNone;
   t.display_value = ParseDisplay(config.GetString(key("display.value")));
   t.exclude_reference_link = config.GetBool(key("exclude.reference.link"));
   t.query_domain = config.GetBool(key("query.domain"));
@@ -141,6 +143,7 @@ Result<SourceSettings> SourceSettings::FromConfig(const config::Config& config) 
                                                                          : BadRowBehavior::kFail;
   s.startup_probe = config.GetBool("snow.source.startup.probe");
   s.emit_envelope = config.GetBool("snow.source.emit.envelope");
+  s.emit_tombstones = config.GetBool("snow.source.emit.tombstones");
   const std::string& mode = config.GetString("snow.source.schema.mode");
   if (mode == "typed") {
     errors.push_back(

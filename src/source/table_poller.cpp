@@ -75,6 +75,7 @@ std::string TablePoller::Label() const { return "table " + deps_.table->alias; }
 
 void TablePoller::Start() {
   boost::asio::post(strand_, [self = shared_from_this()] { self->Begin(); });
+  if (deletes_poller_) deletes_poller_->Start();
 }
 
 void TablePoller::Begin() {
@@ -233,9 +234,10 @@ void TablePoller::Pump() {
       SendClockRequest();
       return;
     }
-    plan_.BeginSweep(deps_.client->ServerNowMillis());
+    plan_.BeginSweep(SweepClockMs());
     if (!plan_.in_sweep()) {
       const state::Phase phase = plan_.FinishSweep(deps_.client->ServerNowMillis());
+      NoteSweepFinished();
       status_.SetPhase(phase);
       status_.sweeps.fetch_add(1);
       idle_wait_ = true;  // nothing to read: caught up by definition
@@ -371,6 +373,7 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
     }
   } else {
     status_.pages_fetched.fetch_add(1);
+    if (FetchRecoveredRows(result.response.rows)) return;  // a deletes stream; accepts later
     AcceptPage(std::move(result.response.rows));
     if (failed_) return;
   }
@@ -391,6 +394,7 @@ void TablePoller::AfterPage() {
   }
   if (!plan_.in_sweep()) {
     const state::Phase phase = plan_.FinishSweep(deps_.client->ServerNowMillis());
+    NoteSweepFinished();
     status_.SetPhase(phase);
     status_.sweeps.fetch_add(1);
     idle_wait_ = phase == state::Phase::kStream;
@@ -458,16 +462,11 @@ void TablePoller::ProduceQueued() {
         tracker_.Ack(tracker_.Add(std::move(position)));
       } else {
         const boost::json::object& row = page.rows[q.index].get_object();
-        kafka::OutRecord record =
-            BuildRecord(row, q.key, *deps_.table, *deps_.source, page.extracted_at);
+        std::vector<kafka::OutRecord> records = RecordsFor(row, q.key, page.extracted_at);
         state::DedupKey dedup{q.key.ts, std::string(q.key.sys_id), q.key.mod_count};
         const AckTracker::Ticket ticket = tracker_.Add(std::move(position));
         ++in_flight_;
-        deps_.producer->Produce(std::move(record), strand_,
-                                [self = shared_from_this(), generation = generation_, ticket,
-                                 dedup = std::move(dedup)](const kafka::DeliveryReport& report) {
-                                  self->OnDelivery(generation, ticket, dedup, report);
-                                });
+        ProduceRecords(std::move(records), ticket, std::move(dedup));
       }
       // The record holds its own copy now: give the parsed row's memory back early.
       page.rows[q.index].emplace_null();
@@ -503,6 +502,7 @@ void TablePoller::OnDelivery(uint64_t generation, AckTracker::Ticket ticket,
     return;
   }
   ProduceQueued();
+  PublishWatermark();
   Pump();
 }
 
@@ -512,6 +512,7 @@ void TablePoller::RecoverFromProduceFailure() {
   tracker_.Reset();
   ++generation_;
   produce_failed_ = false;
+  finished_hi_ = RowWatermark::kNone;  // that sweep's rows are not all in Kafka
   cursor_dirty_ = false;
   committable_ = committed_;
   plan_.Restore(committed_);  // rows acknowledged after it are in the window: suppressed
@@ -655,6 +656,7 @@ std::future<void> TablePoller::Stop() {
     self->commit_retry_.cancel();
     if (self->in_flight_ == 0) self->FinishStop();
   });
+  if (deletes_poller_) deletes_poller_->Stop();  // reports through on_stopped_
   return done;
 }
 
@@ -670,10 +672,11 @@ std::future<void> TablePoller::ForceFinish() {
       SNOWCAR_LOG(kWarn, "source.table_stop_deadline",
                   {{"table", self->deps_.table->alias},
                    {"in_flight", static_cast<int64_t>(self->in_flight_)}});
-      self->stop_promise_.set_value();
     }
+    self->SignalStopped(/*force=*/true);
     promise->set_value();
   });
+  if (deletes_poller_) deletes_poller_->ForceFinish();
   return done;
 }
 
@@ -689,9 +692,12 @@ void TablePoller::FinishStop() {
                {"cursor_ts", FormatSnowTimestamp(committed_.ts)},
                {"cursor_sys_id", committed_.sys_id},
                {"in_flight", static_cast<int64_t>(in_flight_)}});
-  stop_promise_.set_value();
+  SignalStopped(/*force=*/false);
 }
 
-void TablePoller::ReleaseWindow() { window_.reset(); }
+void TablePoller::ReleaseWindow() {
+  window_.reset();
+  if (deletes_poller_) deletes_poller_->ReleaseWindow();
+}
 
 }  // namespace snowcar::source

@@ -19,11 +19,13 @@
 #include <boost/asio/strand.hpp>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "audit_stream.h"
 #include "poll_plan.h"
 #include "snowcar/kafka/producer.h"
 #include "snowcar/servicenow/table_client.h"
@@ -68,7 +70,15 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
     const TableSettings* table = nullptr;
     PollerOptions options;
     ProcessOnce* once = nullptr;  // may be null
+    // Set on a table's deletes stream (audit_stream.h): `table` is then its sys_audit settings.
+    std::shared_ptr<DeletesStream> deletes;
+    // Set on a row stream whose table has a deletes stream: the gate it publishes.
+    std::shared_ptr<RowWatermark> watermark;
   };
+
+  // The poller of deps.table, with its deletes stream attached when the table has
+  // deletes=audit (audit_poller.cpp). Use this rather than the constructor.
+  static std::shared_ptr<TablePoller> Make(Deps deps);
 
   explicit TablePoller(Deps deps);
   ~TablePoller();
@@ -85,10 +95,14 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void ReleaseWindow();
 
   // True once the table finished its startup probe (or needed none) or failed with a cause.
-  bool started() const { return started_.load(); }
+  bool started() const {
+    return started_.load() && (deletes_poller_ == nullptr || deletes_poller_->started());
+  }
   bool failed() const { return failed_flag_.load(); }
   const TableSettings& table() const { return *deps_.table; }
   const TableStatus& status() const { return status_; }
+  // The table's deletes stream (deletes=audit), or null. Started and stopped with this one.
+  const std::shared_ptr<TablePoller>& deletes_poller() const { return deletes_poller_; }
 
  private:
   using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
@@ -127,6 +141,25 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void FinishStop();
   void ReportHealth();
   std::string Label() const;
+
+  // ---- hooks for the deletes stream (audit_poller.cpp) ----
+  // The server clock a sweep begins with: held back for a deletes stream (the gate).
+  int64_t SweepClockMs() const;
+  // A sweep ended: remember its HI; publish it once every row it read is acknowledged.
+  void NoteSweepFinished();
+  void PublishWatermark();
+  // The records one accepted row becomes: the row's UPSERT, or a deletes stream's records.
+  std::vector<kafka::OutRecord> RecordsFor(const boost::json::object& row, const RowKey& key,
+                                           int64_t extracted_at);
+  // Produces them as one unit: one delivery report, OK only when every record's is.
+  void ProduceRecords(std::vector<kafka::OutRecord> records, AckTracker::Ticket ticket,
+                      state::DedupKey dedup);
+  // A deletes stream's page with RECOVERED entries: re-read their rows first. False when the
+  // page needs nothing (accept it at once).
+  bool FetchRecoveredRows(boost::json::array& rows);
+  // Completes Stop's future once this poller and its deletes stream both stopped (`force`:
+  // at once).
+  void SignalStopped(bool force);
 
   Deps deps_;
   Strand strand_;
@@ -174,6 +207,14 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   std::deque<QueuedPage> queued_pages_;
   std::chrono::steady_clock::time_point last_commit_;
   std::promise<void> stop_promise_;
+
+  // Deletes stream (audit_poller.cpp).
+  std::shared_ptr<TablePoller> deletes_poller_;  // set before Start, never changed after
+  std::function<void()> on_stopped_;             // a deletes stream tells its row stream
+  int64_t finished_hi_ = RowWatermark::kNone;    // strand-only
+  bool own_stopped_ = false;
+  bool deletes_stopped_ = true;
+  bool stop_signalled_ = false;
 
   std::atomic<bool> started_{false};
   std::atomic<bool> failed_flag_{false};

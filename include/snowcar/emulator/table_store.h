@@ -114,7 +114,24 @@ class TableStore final : public DisplayLookup {
   // an instance skips a no-op update.
   Result<WriteResult> Update(std::string_view table, std::string_view sys_id, const Fields& fields,
                              const WriteOptions& options = {});
-  Status Delete(std::string_view table, std::string_view sys_id);
+  // DELETE, as the Table API does it: removes the row and leaves the audit trail an instance
+  // leaves (table_store_audit.cpp): a sys_audit row (fieldname DELETED, tablename,
+  // documentkey, user = options.user) unless the table is a sys_* table or flagged
+  // no_audit_delete, and, for audited tables, a sys_audit_delete row holding the row as XML
+  // (`payload`), from which Undelete restores it.
+  Status Delete(std::string_view table, std::string_view sys_id, const WriteOptions& options = {});
+  // Removes the row the way the Table Cleaner does: no audit trail at all.
+  Status CleanerDelete(std::string_view table, std::string_view sys_id);
+  // "Undelete" from sys_audit_delete: the row comes back with every value it had, its
+  // sys_updated_on included (the harder case for a client: the row reappears in the past),
+  // and a sys_audit row with fieldname RECOVERED is written. NotFound when no deleted row of
+  // that sys_id can be restored, AlreadyExists when the sys_id is in the table again.
+  Status Undelete(std::string_view table, std::string_view sys_id,
+                  const WriteOptions& options = {});
+  // Audit flags of a table. audited=false: deletions write sys_audit but no sys_audit_delete
+  // (tables are audited by default, sys_* tables never). no_audit_delete=true: deletions leave
+  // no trace, as with the dictionary attribute of that name.
+  void SetDeleteAudit(std::string_view table, bool audited, bool no_audit_delete);
   Result<RowPtr> Get(std::string_view table, std::string_view sys_id) const;
 
   Result<ListPage> List(std::string_view table, const ListRequest& request) const;
@@ -141,6 +158,9 @@ class TableStore final : public DisplayLookup {
   struct Table;
   struct Tables;
   Result<Table*> Find(std::string_view table, bool create) const;
+  Result<RowPtr> RemoveRow(std::string_view table, std::string_view sys_id);
+  // Writes the audit rows of a deletion (table_store_audit.cpp).
+  Status RecordDeletion(std::string_view table, const RowPtr& row, const std::string& user);
   // Reference values that are not a sys_id of the target table but equal a target row's
   // display value are replaced by that row's sys_id, as an instance resolves them.
   Fields ResolveReferences(const TableSchema& schema, const Fields& fields) const;
@@ -149,6 +169,10 @@ class TableStore final : public DisplayLookup {
   StoreOptions options_;
   std::unique_ptr<Tables> tables_;
 };
+
+// The tables deletions are recorded in.
+inline constexpr std::string_view kAuditTable = "sys_audit";
+inline constexpr std::string_view kAuditDeleteTable = "sys_audit_delete";
 
 // True for 32 lowercase hex characters.
 bool IsSysId(std::string_view text);

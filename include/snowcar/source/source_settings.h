@@ -18,6 +18,7 @@ namespace snowcar::source {
 enum class DisplayValue { kFalse, kTrue, kAll };  // sysparm_display_value
 enum class SchemaMode { kSchemaless, kStrings };  // `typed` is refused at start (no registry)
 enum class BadRowBehavior { kFail, kSkip };
+enum class DeleteCapture { kNone, kAudit };  // snow.table.<alias>.deletes
 
 struct TableSettings {
   std::string alias;                               // ^[a-z0-9_]+$, unique
@@ -34,6 +35,7 @@ struct TableSettings {
   bool query_domain = true;
   int batch_size = 5000;  // page size (sysparm_limit), 1..50000
   int64_t poll_interval_ms = 5000;
+  DeleteCapture deletes = DeleteCapture::kNone;
 };
 
 struct SourceSettings {
@@ -48,6 +50,7 @@ struct SourceSettings {
   bool startup_probe = true;
   SchemaMode schema_mode = SchemaMode::kSchemaless;
   bool emit_envelope = false;
+  bool emit_tombstones = false;  // after each DELETE record (deletes=audit)
 
   // Reads and cross-checks the source keys. InvalidArgument lists every problem, naming the
   // key (e.g. "snow.table.inc.name is required because 'inc' is listed in snow.tables").

@@ -112,6 +112,29 @@ TEST_F(ResetCursorTest, RewindMovesTheCursorAndKeepsTheDedupEntries) {
   EXPECT_EQ(versions->size(), 1u);
 }
 
+// A table's deletes stream has its own cursor under "<alias>.deletes": reset on its own.
+TEST_F(ResetCursorTest, ADeletesStreamCursorIsResetOnItsOwn) {
+  const state::CursorIdentity deletes{"acme.service-now.com", "incident.deletes", "fp2",
+                                      "sys_created_on"};
+  auto window = store_->LoadDedupWindow(deletes, state::DedupPolicy{});
+  ASSERT_TRUE(window.ok());
+  ASSERT_TRUE((*window)->Insert({kCursorTs, "d4", 0}));
+  ASSERT_TRUE(store_->Commit(deletes, {kCursorTs, "d4", state::Phase::kStream}, **window).ok());
+  Router router;
+  ASSERT_TRUE(RegisterStateRoutes(router, *store_).ok());
+  EXPECT_EQ(router.Handle("GET", "/v1/state/cursors/incident.deletes", "").status, 200);
+  const Response r = router.Handle("POST", "/v1/state/cursors/incident.deletes/reset", "");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(ParseJson(r.body).at("cursors_removed"), 1);
+  auto gone = store_->LoadCursor(deletes);
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone->has_value());
+  EXPECT_TRUE(StoredCursor().has_value());  // the table's own cursor stays
+  EXPECT_EQ(Count(), 3u);
+  EXPECT_EQ(router.Handle("POST", "/v1/state/cursors/incident.other/reset", "").status, 400);
+  EXPECT_EQ(router.Handle("POST", "/v1/state/cursors/.deletes/reset", "").status, 400);
+}
+
 TEST_F(ResetCursorTest, RewindForwardIsAllowed) {
   // Skipping ahead (e.g. past a second the source cannot read) is the same operation.
   Router router;

@@ -125,5 +125,40 @@ TEST_F(Control, TablesCanBeCreatedAndFilled) {
             "12");
 }
 
+// A DELETE over HTTP leaves its audit rows (as the caller), the Table Cleaner leaves none,
+// and an undelete restores the row and answers 404 once there is nothing left to restore.
+TEST_F(Control, DeletesLeaveTheirAuditTrailAndCleanerAndUndeleteWork) {
+  auto created = Send("POST", Url("/api/now/table/incident"), R"({"short_description":"d"})");
+  const std::string id(Json(created.body).at("result").at("sys_id").as_string());
+  auto other = Send("POST", Url("/api/now/table/incident"), R"({"short_description":"c"})");
+  const std::string cleaned(Json(other.body).at("result").at("sys_id").as_string());
+  EXPECT_EQ(Send("DELETE", Url("/api/now/table/incident/" + id), "").status, 204);
+  auto audit =
+      Get(Url("/api/now/table/sys_audit?sysparm_query=tablename%3Dincident%5E"
+              "fieldname%3DDELETED%5EORDERBYsys_created_on%5EORDERBYsys_id"));
+  ASSERT_EQ(audit.status, 200) << audit.body;
+  auto rows = Json(audit.body).at("result").as_array();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("documentkey").as_string(), id);
+  EXPECT_EQ(rows[0].at("user").as_string(), kDefaultUser);
+  auto saved = Get(Url("/api/now/table/sys_audit_delete?sysparm_query=documentkey%3D" + id));
+  EXPECT_EQ(Json(saved.body).at("result").as_array().size(), 1u);
+
+  auto r = Post("/_emulator/cleaner", R"({"table":"incident","sys_ids":[")" + cleaned + R"("]})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Json(r.body).at("deleted").as_int64(), 1);
+  EXPECT_EQ(server_->store().Count("sys_audit"), 1u);
+
+  r = Post("/_emulator/undelete", R"({"table":"incident","sys_id":")" + id + R"("})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Get(Url("/api/now/table/incident/" + id)).status, 200);
+  EXPECT_EQ(server_->store().Count("sys_audit"), 2u);
+  EXPECT_EQ(Post("/_emulator/undelete", R"({"table":"incident","sys_id":")" + id + R"("})").status,
+            404);
+  EXPECT_EQ(Post("/_emulator/undelete", R"({"table":"incident"})").status, 400);
+  EXPECT_EQ(Post("/_emulator/audit", R"({"table":"incident","no_audit_delete":"yes"})").status,
+            400);
+}
+
 }  // namespace
 }  // namespace snowcar::emulator::testing

@@ -24,8 +24,10 @@ TEST(SourceSettingsTest, MinimalConfigGetsTheDefaults) {
   EXPECT_TRUE(s->startup_probe);
   EXPECT_EQ(s->schema_mode, SchemaMode::kSchemaless);
   EXPECT_FALSE(s->emit_envelope);
+  EXPECT_FALSE(s->emit_tombstones);
   ASSERT_EQ(s->tables.size(), 1u);
   const TableSettings& t = s->tables[0];
+  EXPECT_EQ(t.deletes, DeleteCapture::kNone);
   EXPECT_EQ(t.alias, "inc");
   EXPECT_EQ(t.name, "incident");
   EXPECT_EQ(t.topic, "sn.incident");
@@ -185,6 +187,18 @@ TEST(SourceSettingsTest, ErrorsNeverShowSecrets) {
   auto s = Settings(keys);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), Not(HasSubstr("pw-not-shown")));
+}
+
+TEST(SourceSettingsTest, DeletesFromTheAuditTrailAndTombstones) {
+  auto keys = BaseKeys();
+  keys["snow.table.inc.deletes"] = "audit";
+  keys["snow.source.emit.tombstones"] = "true";
+  auto s = Settings(keys);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->tables[0].deletes, DeleteCapture::kAudit);
+  EXPECT_TRUE(s->emit_tombstones);
+  keys["snow.table.inc.deletes"] = "reconcile";
+  EXPECT_THAT(Settings(keys).status().message(), HasSubstr("snow.table.inc.deletes"));
 }
 
 }  // namespace

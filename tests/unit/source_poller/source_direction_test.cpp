@@ -207,6 +207,38 @@ TEST_F(SourceDirectionTest, ResetOfARunningTableIsRefusedButAFailedOneIsAllowed)
   direction_->Stop(std::chrono::steady_clock::now() + 5s);
 }
 
+// deletes=audit: the table's deletes stream runs and stops with it, shows in the table's view,
+// and its cursor (<alias>.deletes) cannot be reset under it.
+TEST_F(SourceDirectionTest, ADeletesStreamRunsWithItsTableAndRefusesAResetWhileRunning) {
+  client_.set_handler([this](const servicenow::HttpRequest& r) {
+    if (r.target.find("/sys_audit?") != std::string::npos) {
+      auto none = testsupport::FakeTableClient::List({});
+      none.response.total_count = 0;
+      return none;
+    }
+    if (r.target.find("/incident?") == std::string::npos) {
+      return testsupport::FakeTableClient::Failure(servicenow::OutcomeClass::kPermanent, 400,
+                                                   "Invalid table");
+    }
+    return sim_.Answer(r.target);
+  });
+  ASSERT_TRUE(Make({{"snow.table.inc.deletes", "audit"}}).ok());
+  ASSERT_TRUE(direction_->Start().ok());
+  ASSERT_TRUE(testsupport::WaitFor([&] { return direction_->Started(); }, 5s));
+  auto deletes_state = [&] {
+    auto view = GetJson("/v1/source/tables/inc");
+    if (!view.as_object().contains("deletes")) return std::string();
+    return std::string(view.at("deletes").at("state").as_string());
+  };
+  ASSERT_TRUE(testsupport::WaitFor([&] { return deletes_state() == "running"; }, 5s))
+      << deletes_state();
+  const Status running = direction_->BeforeStateReset("inc.deletes");
+  EXPECT_EQ(running.code(), StatusCode::kFailedPrecondition) << running.ToString();
+  EXPECT_TRUE(direction_->BeforeStateReset("bad.deletes").ok());
+  direction_->Stop(std::chrono::steady_clock::now() + 5s);
+  EXPECT_EQ(deletes_state(), "stopped");
+}
+
 TEST_F(SourceDirectionTest, StopWaitsForDeliveriesUntilTheDeadline) {
   producer_->set_mode(testsupport::FakeProducer::Mode::kHold);
   ASSERT_TRUE(Make({{"snow.tables", "inc"},

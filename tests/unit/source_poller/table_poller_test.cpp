@@ -320,8 +320,11 @@ TEST_F(TablePollerTest, AnotherInstanceStartsWithItsOwnCursorAndNoDedupEntries) 
   auto second = StartPoller();
   ASSERT_TRUE(WaitFor([&] { return second->status().rows_emitted.load() == 3; }, 5s))
       << second->status().duplicates_suppressed.load() << " rows suppressed";
+  // Had the old instance's dedup entries been consulted, all three would have been suppressed
+  // and the wait above would time out. The suppression counter itself is not asserted: the
+  // second poller's own next sweep re-reads its overlap and rightly suppresses those rows, so
+  // on a loaded machine it may already be non-zero here.
   EXPECT_THAT(Keys(producer_->records()), ::testing::ElementsAre(Id(1), Id(2), Id(3)));
-  EXPECT_EQ(second->status().duplicates_suppressed.load(), 0);
 }
 
 TEST_F(TablePollerTest, RestartSuppressesTheOverlapInsteadOfReEmittingIt) {

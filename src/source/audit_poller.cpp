@@ -1,0 +1,154 @@
+// TablePoller's hooks for deletes from the audit trail (audit_stream.h): the deletes stream is
+// a TablePoller reading sys_audit, attached to its table's row poller, started and stopped
+// with it. Kept apart from table_poller.cpp so the row path reads as before.
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/post.hpp>
+
+#include "snowcar/common/time.h"
+#include "snowcar/source/record_builder.h"
+#include "table_poller.h"
+
+namespace snowcar::source {
+
+std::shared_ptr<TablePoller> TablePoller::Make(Deps deps) {
+  if (deps.table->deletes != DeleteCapture::kAudit || deps.deletes) {
+    return std::make_shared<TablePoller>(std::move(deps));
+  }
+  auto stream = std::make_shared<DeletesStream>();
+  stream->rows = deps.table;
+  stream->settings = AuditTableSettings(*deps.table);
+  stream->watermark = std::make_shared<RowWatermark>();
+  Deps deletes_deps = deps;
+  deletes_deps.table = &stream->settings;  // lives as long as the poller holds the stream
+  deletes_deps.deletes = stream;
+  deletes_deps.watermark = nullptr;
+  deps.watermark = stream->watermark;
+  auto rows = std::make_shared<TablePoller>(std::move(deps));
+  auto deletes = std::make_shared<TablePoller>(std::move(deletes_deps));
+  deletes->on_stopped_ = [weak = std::weak_ptr<TablePoller>(rows)] {
+    if (auto self = weak.lock()) {
+      boost::asio::post(self->strand_, [self] {
+        self->deletes_stopped_ = true;
+        if (self->own_stopped_) self->SignalStopped(/*force=*/false);
+      });
+    }
+  };
+  rows->deletes_poller_ = std::move(deletes);
+  rows->deletes_stopped_ = false;
+  return rows;
+}
+
+int64_t TablePoller::SweepClockMs() const {
+  const int64_t now = deps_.client->ServerNowMillis();
+  if (!deps_.deletes) return now;
+  return DeletesSweepClock(now, *deps_.deletes->watermark, deps_.source->safety_lag_seconds);
+}
+
+void TablePoller::NoteSweepFinished() {
+  if (!deps_.watermark) return;
+  finished_hi_ = plan_.hi();
+  PublishWatermark();
+}
+
+void TablePoller::PublishWatermark() {
+  // Every row the finished sweep read is in Kafka once none is queued or in flight (rows of
+  // a sweep are queued before the sweep finishes, and a failed delivery clears finished_hi_).
+  if (!deps_.watermark || finished_hi_ == RowWatermark::kNone) return;
+  if (in_flight_ > 0 || !queued_pages_.empty() || produce_failed_) return;
+  deps_.watermark->Publish(finished_hi_);
+}
+
+std::vector<kafka::OutRecord> TablePoller::RecordsFor(const boost::json::object& row,
+                                                      const RowKey& key, int64_t extracted_at) {
+  if (deps_.deletes) return AuditRecords(row, key, *deps_.deletes, *deps_.source, extracted_at);
+  std::vector<kafka::OutRecord> out;
+  out.push_back(BuildRecord(row, key, *deps_.table, *deps_.source, extracted_at));
+  return out;
+}
+
+void TablePoller::ProduceRecords(std::vector<kafka::OutRecord> records, AckTracker::Ticket ticket,
+                                 state::DedupKey dedup) {
+  const uint64_t generation = generation_;
+  if (records.size() == 1) {
+    deps_.producer->Produce(std::move(records.front()), strand_,
+                            [self = shared_from_this(), generation, ticket,
+                             dedup = std::move(dedup)](const kafka::DeliveryReport& report) {
+                              self->OnDelivery(generation, ticket, dedup, report);
+                            });
+    return;
+  }
+  if (records.empty()) {
+    // An entry that becomes no record (a RECOVERED row gone again): done, as if delivered.
+    // Posted, not called: ProduceQueued is still iterating its page.
+    boost::asio::post(strand_,
+                      [self = shared_from_this(), generation, ticket, dedup = std::move(dedup)] {
+                        self->OnDelivery(generation, ticket, dedup, kafka::DeliveryReport{});
+                      });
+    return;
+  }
+  // A DELETE and its tombstone: one unit, reported once both are (every callback runs on
+  // the strand, so the join needs no lock). Same key, same partition: they stay in order.
+  struct Join {
+    size_t left = 0;
+    kafka::DeliveryReport first_failure;
+    bool failed = false;
+  };
+  auto join = std::make_shared<Join>();
+  join->left = records.size();
+  auto shared_dedup = std::make_shared<state::DedupKey>(std::move(dedup));
+  for (kafka::OutRecord& record : records) {
+    deps_.producer->Produce(std::move(record), strand_,
+                            [self = shared_from_this(), generation, ticket, join,
+                             shared_dedup](const kafka::DeliveryReport& report) {
+                              if (!report.status.ok() && !join->failed) {
+                                join->failed = true;
+                                join->first_failure = report;
+                              }
+                              if (--join->left > 0) return;
+                              self->OnDelivery(generation, ticket, *shared_dedup,
+                                               join->failed ? join->first_failure : report);
+                            });
+  }
+}
+
+bool TablePoller::FetchRecoveredRows(boost::json::array& rows) {
+  if (!deps_.deletes) return false;
+  std::string target = RecoveredRowsTarget(*deps_.deletes->rows, rows);
+  if (target.empty()) return false;
+  servicenow::HttpRequest request;
+  request.target = std::move(target);
+  status_.SetLastRequestAt(SystemClock::Instance().NowMillis());
+  http_busy_ = true;
+  deps_.client->Send(std::move(request), strand_,
+                     [self = shared_from_this(),
+                      page = std::move(rows)](const servicenow::CallResult& result) mutable {
+                       self->http_busy_ = false;
+                       if (self->stopping_) {
+                         self->FinishStop();
+                         return;
+                       }
+                       if (self->failed_) return;
+                       if (!result.ok()) {
+                         // The audit page is dropped; the plan has not moved, so it is read again.
+                         self->OnFailedAnswer(result);
+                         return;
+                       }
+                       AttachRecoveredRows(*self->deps_.deletes->rows, result.response.rows, page);
+                       self->AcceptPage(std::move(page));
+                       if (self->failed_) return;
+                       self->AfterPage();
+                       self->ProduceQueued();
+                     });
+  return true;
+}
+
+void TablePoller::SignalStopped(bool force) {
+  own_stopped_ = true;
+  if (!force && !deletes_stopped_) return;  // the deletes stream reports through on_stopped_
+  if (stop_signalled_) return;
+  stop_signalled_ = true;
+  stop_promise_.set_value();
+  if (on_stopped_) on_stopped_();
+}
+
+}  // namespace snowcar::source

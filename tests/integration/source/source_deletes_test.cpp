@@ -1,0 +1,316 @@
+// Deletes from the audit trail (snow.table.<alias>.deletes=audit) with the real sidecar: rows
+// are created, updated, deleted and undeleted while it runs, with graceful restarts and
+// kill -9 in between. Per key the topic must end with what the instance holds (the DELETE and
+// its tombstone for a deleted row, the row for a live one), never carry an UPSERT after a
+// DELETE unless the row was undeleted in between, and lose no deletion.
+#include <gmock/gmock.h>
+
+#include <map>
+#include <random>
+#include <thread>
+
+#include "source_harness.h"
+
+namespace snowcar::source::it {
+namespace {
+
+// One record as kcat printed it, tombstones included.
+struct Rec {
+  int partition = 0;
+  int64_t offset = 0;
+  std::string key;
+  std::string headers;
+  std::optional<std::string> value;  // nullopt: a tombstone
+  bool IsDelete() const {
+    return value.has_value() && headers.find("snow.source.operation=DELETE") != std::string::npos;
+  }
+  bool IsUpsert() const {
+    return value.has_value() && headers.find("snow.source.operation=UPSERT") != std::string::npos;
+  }
+};
+
+class SourceDeletes : public SourceTest {
+ protected:
+  // Every record of the topic, tombstones included, in partition then offset order.
+  std::vector<Rec> ReadAll() {
+    testsupport::ChildOptions opts;
+    opts.args = {"-b",        bootstrap(), "-C", "-t", topic_, "-o",
+                 "beginning", "-e",        "-q", "-Z", "-f",   "%p\t%o\t%k\t%h\t%s\n"};
+    opts.capture_stderr = true;
+    auto r = testsupport::RunToCompletion("kcat", opts, 30s);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<Rec> out;
+    if (!r.ok()) return out;
+    std::istringstream lines(r->out);
+    std::string line;
+    while (std::getline(lines, line)) {
+      std::vector<std::string> parts;
+      size_t b = 0;
+      for (int i = 0; i < 4; ++i) {
+        const size_t tab = line.find('\t', b);
+        if (tab == std::string::npos) break;
+        parts.push_back(line.substr(b, tab - b));
+        b = tab + 1;
+      }
+      if (parts.size() != 4) continue;
+      Rec rec;
+      rec.partition = std::stoi(parts[0]);
+      rec.offset = std::stoll(parts[1]);
+      rec.key = parts[2];
+      rec.headers = parts[3];
+      std::string value = line.substr(b);
+      if (value != "NULL") rec.value = std::move(value);
+      out.push_back(std::move(rec));
+    }
+    std::sort(out.begin(), out.end(), [](const Rec& a, const Rec& b) {
+      return std::tie(a.partition, a.offset) < std::tie(b.partition, b.offset);
+    });
+    return out;
+  }
+
+  static std::map<std::string, std::vector<Rec>> ByKey(const std::vector<Rec>& records) {
+    std::map<std::string, std::vector<Rec>> out;
+    for (const Rec& r : records) out[r.key].push_back(r);
+    return out;
+  }
+
+  static std::string ModCount(const Rec& r) {
+    auto v = boost::json::parse(*r.value).as_object();
+    return std::string(v.at("sys_mod_count").as_string());
+  }
+
+  // True when the topic ends, per key, in the instance's state: deleted ids with a DELETE and
+  // its tombstone, live rows with their current version.
+  bool Converged(const std::set<std::string>& deleted) {
+    const auto final_rows = FinalVersions();
+    std::map<std::string, std::string> live(final_rows.begin(), final_rows.end());
+    const auto by_key = ByKey(ReadAll());
+    for (const std::string& id : deleted) {
+      if (live.count(id) != 0) continue;
+      auto it = by_key.find(id);
+      if (it == by_key.end() || it->second.size() < 2) return false;
+      const auto& rs = it->second;
+      if (!rs[rs.size() - 2].IsDelete() || rs.back().value.has_value()) return false;
+    }
+    for (const auto& [id, mod] : live) {
+      auto it = by_key.find(id);
+      if (it == by_key.end() || !it->second.back().IsUpsert()) return false;
+      if (ModCount(it->second.back()) != mod) return false;
+    }
+    return true;
+  }
+};
+
+TEST_F(SourceDeletes, TheTopicEndsWithEachDeletionAndLosesNone) {
+  props_["snow.table.inc.deletes"] = "audit";
+  props_["snow.source.emit.tombstones"] = "true";
+  props_["snow.source.poll.interval.ms"] = "100";
+  props_["snow.source.batch.size"] = "10";
+  ASSERT_TRUE(broker().CreateTopic(topic_, 4).ok());
+  std::vector<int64_t> seconds;
+  for (int i = 0; i < 40; ++i) seconds.push_back(NowS() - 600 + i);
+  std::vector<std::string> ids = LoadRows(seconds);
+
+  std::mt19937 rng(20261203);
+  std::set<std::string> deleted_ever;
+  std::set<std::string> recovered;
+  std::vector<std::string> deleted_now;
+  emulator::WriteOptions alice;
+  alice.user = "alice";
+  auto live_ids = [&] {
+    std::vector<std::string> out;
+    for (const auto& [id, mod] : FinalVersions()) out.push_back(id);
+    return out;
+  };
+  constexpr int kRounds = 6;
+  for (int round = 0; round < kRounds; ++round) {
+    Start(/*wait_ready=*/false);
+    ASSERT_NE(child_, nullptr);
+    for (int step = 0; step < 8; ++step) {
+      auto live = live_ids();
+      for (int k = 0; k < 2; ++k) {
+        auto w = emu_->store().Insert("incident", {{"short_description", "new"}});
+        ASSERT_TRUE(w.ok());
+      }
+      for (int k = 0; k < 3 && !live.empty(); ++k) {
+        const std::string& id = live[rng() % live.size()];
+        (void)emu_->store().Update("incident", id,
+                                   {{"short_description", "u" + std::to_string(rng())}});
+      }
+      // Updated, then deleted within the same second: the DELETE must still come last.
+      if (live.size() > 5) {
+        const std::string id = live[rng() % live.size()];
+        ASSERT_TRUE(emu_->store().Update("incident", id, {{"short_description", "last"}}).ok());
+        ASSERT_TRUE(emu_->store().Delete("incident", id, alice).ok());
+        deleted_ever.insert(id);
+        deleted_now.push_back(id);
+      }
+      // Now and then an undelete: the row comes back with its old sys_updated_on.
+      if (step % 3 == 2 && !deleted_now.empty()) {
+        const std::string id = deleted_now.front();
+        deleted_now.erase(deleted_now.begin());
+        ASSERT_TRUE(emu_->store().Undelete("incident", id).ok());
+        recovered.insert(id);
+      }
+      // Pacing the workload across seconds while the sidecar runs, not synchronisation.
+      std::this_thread::sleep_for(std::chrono::milliseconds(150 + rng() % 150));
+    }
+    if (round % 2 == 0) {
+      StopGracefully();
+    } else {
+      Kill9();
+    }
+  }
+  Start();
+  ASSERT_TRUE(testsupport::WaitFor([&] { return Converged(deleted_ever); }, 60s, 250ms))
+      << "the topic did not reach the instance's state";
+  const auto records = ReadAll();
+  const auto by_key = ByKey(records);
+  size_t deletes = 0;
+  for (const auto& [id, rs] : by_key) {
+    SCOPED_TRACE(id);
+    std::set<int> partitions;
+    bool after_delete = false;
+    for (size_t i = 0; i < rs.size(); ++i) {
+      partitions.insert(rs[i].partition);
+      if (rs[i].IsDelete()) {
+        ++deletes;
+        after_delete = true;
+        // Its tombstone follows at once (for this key).
+        ASSERT_LT(i + 1, rs.size());
+        EXPECT_FALSE(rs[i + 1].value.has_value());
+        auto v = boost::json::parse(*rs[i].value).as_object();
+        EXPECT_EQ(v.at("sys_id").as_string(), id);
+        EXPECT_EQ(v.at("table").as_string(), "incident");
+        EXPECT_EQ(v.at("deleted_by").as_string(), "alice");
+        EXPECT_TRUE(ParseSnowTimestamp(std::string(v.at("deleted_at").as_string())).ok());
+      } else if (rs[i].IsUpsert() && after_delete) {
+        // Only an undeleted row comes back.
+        EXPECT_EQ(recovered.count(id), 1u) << "an UPSERT after the DELETE of a row never undeleted";
+      }
+    }
+    EXPECT_EQ(partitions.size(), 1u);
+  }
+  for (const std::string& id : deleted_ever) {
+    auto it = by_key.find(id);
+    ASSERT_NE(it, by_key.end()) << id;
+    EXPECT_TRUE(std::any_of(it->second.begin(), it->second.end(),
+                            [](const Rec& r) { return r.IsDelete(); }))
+        << "deletion of " << id << " lost";
+  }
+  std::printf(
+      "[ figures  ] deletes: rows deleted=%zu undeleted=%zu DELETE records=%zu records=%zu\n",
+      deleted_ever.size(), recovered.size(), deletes, records.size());
+  EXPECT_GE(deleted_ever.size(), 30u);
+  StopGracefully();
+}
+
+// The ordering gate: the row stream has read a row's last version but not yet produced it
+// (its answer is slow) when the row is deleted. The DELETE must wait for that UPSERT.
+TEST_F(SourceDeletes, AVersionReadBeforeTheDeletionIsProducedBeforeTheDelete) {
+  props_["snow.table.inc.deletes"] = "audit";
+  props_["snow.source.poll.interval.ms"] = "100";
+  ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
+  std::vector<std::string> ids = LoadRows({NowS() - 100, NowS() - 99, NowS() - 98});
+  Start();
+  ASSERT_TRUE(testsupport::WaitFor([&] { return ReadAll().size() >= 3; }, 20s, 100ms));
+  // Every answer about incident rows now takes 4 s; sys_audit answers at once.
+  emulator::LatencyKnob slow;
+  slow.fixed_ms = 4000;
+  slow.scope.path_prefix = "/api/now/table/incident";
+  emu_->faults().SetLatency(slow);
+  const std::string& id = ids[1];
+  ASSERT_TRUE(emu_->store().Update("incident", id, {{"short_description", "last words"}}).ok());
+  const std::string stamp((*emu_->store().Get("incident", id))->sys_updated_on());
+  // Wait until a page request for incident has been answered (held back by the latency) whose
+  // range covers the update: "...sys_updated_on<=HI..." with HI >= the new sys_updated_on.
+  auto decode = [](const std::string& in) {
+    std::string out;
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (in[i] == '%' && i + 2 < in.size()) {
+        out += static_cast<char>(std::stoi(in.substr(i + 1, 2), nullptr, 16));
+        i += 2;
+      } else {
+        out += in[i];
+      }
+    }
+    return out;
+  };
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        for (const auto& e : emu_->journal().All()) {
+          const std::string t = decode(e.target);
+          const size_t hi = t.find("sys_updated_on<=");
+          if (t.starts_with("/api/now/table/incident?") &&
+              t.find("sysparm_no_count=true") != std::string::npos && hi != std::string::npos &&
+              t.substr(hi + 16, 19) >= stamp) {
+            return true;
+          }
+        }
+        return false;
+      },
+      30s, 20ms));
+  ASSERT_TRUE(emu_->store().Delete("incident", id).ok());
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        for (const Rec& r : ReadAll()) {
+          if (r.key == id && r.IsDelete()) return true;
+        }
+        return false;
+      },
+      30s, 100ms));
+  // The slow answer's version arrives too, gate or not: then compare the order.
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        for (const Rec& r : ReadAll()) {
+          if (r.key == id && r.IsUpsert() && ModCount(r) == "1") return true;
+        }
+        return false;
+      },
+      30s, 100ms))
+      << [&] {
+           std::string out;
+           for (const Rec& r : ReadAll()) {
+             if (r.key == id) out += r.headers + " " + r.value.value_or("NULL") + "\n";
+           }
+           return out;
+         }();
+  emu_->faults().Clear();
+  std::vector<Rec> mine;
+  for (const Rec& r : ReadAll()) {
+    if (r.key == id) mine.push_back(r);
+  }
+  ASSERT_GE(mine.size(), 2u);
+  EXPECT_TRUE(mine.back().IsDelete()) << "an UPSERT came after the DELETE";
+  ASSERT_TRUE(mine[mine.size() - 2].IsUpsert());
+  EXPECT_EQ(ModCount(mine[mine.size() - 2]), "1") << "the last version was not produced first";
+  // The deletes stream shows on the socket, under its table, and in the metrics.
+  const boost::json::object view = Table();
+  ASSERT_TRUE(view.contains("deletes")) << boost::json::serialize(view);
+  const auto& deletes = view.at("deletes").as_object();
+  EXPECT_EQ(deletes.at("alias").as_string(), "inc.deletes");
+  EXPECT_EQ(deletes.at("table").as_string(), "sys_audit");
+  EXPECT_EQ(deletes.at("rows_emitted").as_int64(), 1);
+  EXPECT_NE(Get("/metrics").body.find("snowcar_source_rows_emitted_total{table=\"inc.deletes\"} 1"),
+            std::string::npos);
+  StopGracefully();
+}
+
+// Without deletes=audit (the default) nothing but UPSERTs reaches the topic, and sys_audit is
+// never asked.
+TEST_F(SourceDeletes, NoDeletesByDefault) {
+  ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
+  std::vector<std::string> ids = LoadRows({NowS() - 100, NowS() - 99});
+  ASSERT_TRUE(emu_->store().Delete("incident", ids[0]).ok());
+  Start();
+  ASSERT_TRUE(testsupport::WaitFor([&] { return ReadAll().size() >= 1; }, 20s, 100ms));
+  const size_t seq = emu_->journal().All().size();
+  ASSERT_GT(seq, 0u);
+  for (const auto& e : emu_->journal().All())
+    EXPECT_EQ(e.target.find("sys_audit"), std::string::npos);
+  for (const Rec& r : ReadAll()) EXPECT_TRUE(r.IsUpsert());
+  StopGracefully();
+}
+
+}  // namespace
+}  // namespace snowcar::source::it

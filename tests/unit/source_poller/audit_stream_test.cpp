@@ -1,0 +1,150 @@
+// Deletes from the audit trail: the deletes stream's settings and query, its ordering gate and
+// the records an audit entry becomes.
+#include "source/audit_stream.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "snowcar/common/time.h"
+#include "snowcar/source/keyset_query.h"
+#include "snowcar/source/record_builder.h"
+
+namespace snowcar::source {
+namespace {
+
+const std::string kRowId = "0123456789abcdef0123456789abcdef";
+const std::string kAuditId = "fedcba9876543210fedcba9876543210";
+constexpr int64_t kT = 1772366400;  // 2026-03-01 12:00:00
+
+TableSettings Rows() {
+  TableSettings t;
+  t.alias = "inc";
+  t.name = "incident";
+  t.topic = "servicenow.incident";
+  t.base_query = "active=true";
+  t.start_ts = 1000;
+  t.batch_size = 100;
+  t.deletes = DeleteCapture::kAudit;
+  return t;
+}
+
+boost::json::object Entry(std::string_view fieldname, std::string documentkey = kRowId) {
+  return {{"sys_id", kAuditId},     {"sys_created_on", FormatSnowTimestamp(kT)},
+          {"sys_mod_count", "0"},   {"tablename", "incident"},
+          {"fieldname", fieldname}, {"documentkey", std::move(documentkey)},
+          {"user", "alice"}};
+}
+
+std::string Header(const kafka::OutRecord& r, std::string_view key) {
+  const kafka::Header* h = kafka::FindHeader(r.headers, key);
+  return h != nullptr && h->value ? *h->value : "";
+}
+
+TEST(AuditStream, SettingsReadOneTablesDeletionsFromSysAuditUnderTheirOwnCursor) {
+  const TableSettings rows = Rows();
+  const TableSettings audit = AuditTableSettings(rows);
+  EXPECT_EQ(audit.alias, "inc.deletes");  // never a configured alias: its own cursor key
+  EXPECT_EQ(audit.name, "sys_audit");
+  EXPECT_EQ(audit.topic, rows.topic);
+  EXPECT_EQ(audit.timestamp_field, "sys_created_on");
+  EXPECT_EQ(audit.start_ts, rows.start_ts);
+  EXPECT_EQ(MoveOnQuery(audit, kT - 1, kT + 9),
+            "tablename=incident^fieldnameINDELETED,RECOVERED^sys_created_on>2026-03-01 "
+            "11:59:59^sys_created_on<=2026-03-01 12:00:09^ORDERBYsys_created_on^ORDERBYsys_id");
+  SourceSettings source;
+  source.instance = "acme.service-now.com";
+  EXPECT_NE(IdentityFor(source, audit).table, IdentityFor(source, rows).table);
+}
+
+TEST(AuditStream, TheGateHoldsTheSweepBelowTheRowStreamsAcknowledgedSweep) {
+  RowWatermark w;
+  const int64_t now_ms = (kT + 100) * 1000 + 500;
+  // Nothing acknowledged yet: a clock before every entry.
+  EXPECT_EQ(DeletesSweepClock(now_ms, w, 1), 0);
+  w.Publish(kT + 50);
+  w.Publish(kT + 40);  // never moves back
+  EXPECT_EQ(w.swept_hi.load(), kT + 50);
+  // HI = second(clock - lag) = W - 2: entries of seconds < W - 1 only.
+  const int64_t held = DeletesSweepClock(now_ms, w, 1);
+  EXPECT_EQ((held - 1000) / 1000, kT + 48);
+  EXPECT_EQ(DeletesSweepClock(now_ms, w, 0) / 1000, kT + 48);
+  // A row stream behind the clock only: the instance's clock rules.
+  w.Publish(kT + 1000);
+  EXPECT_EQ(DeletesSweepClock(now_ms, w, 1), now_ms);
+}
+
+TEST(AuditStream, ADeletedEntryBecomesADeleteRecordAndItsTombstone) {
+  const TableSettings rows = Rows();
+  DeletesStream stream;
+  stream.rows = &rows;
+  SourceSettings source;
+  source.instance = "acme.service-now.com";
+  const boost::json::object entry = Entry("DELETED");
+  const RowKey key{kT, kAuditId, 0};
+  auto records = AuditRecords(entry, key, stream, source, 1234);
+  ASSERT_EQ(records.size(), 1u);
+  const kafka::OutRecord& r = records[0];
+  EXPECT_EQ(r.topic, "servicenow.incident");
+  EXPECT_EQ(r.key, kRowId);
+  EXPECT_EQ(r.timestamp_ms, kT * 1000);
+  EXPECT_EQ(Header(r, kOperationHeader), "DELETE");
+  EXPECT_EQ(Header(r, kTableHeader), "incident");
+  EXPECT_EQ(Header(r, kInstanceHeader), "acme.service-now.com");
+  ASSERT_TRUE(r.value.has_value());
+  EXPECT_EQ(boost::json::parse(*r.value),
+            boost::json::parse(R"({"sys_id":")" + kRowId +
+                               R"(","table":"incident","deleted_at":"2026-03-01 12:00:00",)"
+                               R"("deleted_by":"alice","audit_sys_id":")" +
+                               kAuditId + R"("})"));
+
+  source.emit_tombstones = true;
+  records = AuditRecords(entry, key, stream, source, 1234);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[1].key, kRowId);
+  EXPECT_FALSE(records[1].value.has_value());
+  EXPECT_EQ(records[1].topic, records[0].topic);
+
+  source.emit_envelope = true;
+  records = AuditRecords(entry, key, stream, source, 1234);
+  auto envelope = boost::json::parse(*records[0].value).as_object();
+  EXPECT_EQ(envelope.at("op"), "d");
+  EXPECT_TRUE(envelope.at("after").is_null());
+  EXPECT_EQ(envelope.at("source").at("sys_id").as_string(), kRowId);
+
+  // An entry whose documentkey is no sys_id (no row snowcar could have emitted): nothing.
+  EXPECT_TRUE(AuditRecords(Entry("DELETED", "x^y"), key, stream, source, 1).empty());
+}
+
+TEST(AuditStream, ARecoveredEntryReReadsTheRowAndEmitsItAsAnUpsert) {
+  const TableSettings rows = Rows();
+  DeletesStream stream;
+  stream.rows = &rows;
+  SourceSettings source;
+  boost::json::array page{Entry("DELETED"), Entry("RECOVERED"),
+                          Entry("RECOVERED", "11111111111111111111111111111111")};
+  const std::string target = RecoveredRowsTarget(rows, page);
+  EXPECT_NE(target.find("/api/now/table/incident?sysparm_query=active%3Dtrue%5Esys_idIN" + kRowId +
+                        "%2C11111111111111111111111111111111"),
+            std::string::npos)
+      << target;
+  EXPECT_TRUE(RecoveredRowsTarget(rows, boost::json::array{Entry("DELETED")}).empty());
+
+  // Only the first row still exists.
+  boost::json::array fetched{boost::json::object{{"sys_id", kRowId},
+                                                 {"sys_updated_on", "2026-02-01 08:00:00"},
+                                                 {"sys_mod_count", "4"},
+                                                 {"short_description", "back"}}};
+  AttachRecoveredRows(rows, fetched, page);
+  const RowKey key{kT, kAuditId, 0};
+  auto records = AuditRecords(page[1].as_object(), key, stream, source, 1);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].key, kRowId);
+  EXPECT_EQ(Header(records[0], kOperationHeader), "UPSERT");
+  EXPECT_EQ(boost::json::parse(*records[0].value).at("short_description"), "back");
+  // Gone again since: nothing (its DELETED entry follows).
+  EXPECT_TRUE(AuditRecords(page[2].as_object(), key, stream, source, 1).empty());
+}
+
+}  // namespace
+}  // namespace snowcar::source
