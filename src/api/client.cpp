@@ -3,9 +3,11 @@
 #include <strings.h>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/beast/core/basic_stream.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
@@ -71,22 +73,14 @@ Result<HttpResult> Client::Post(const std::string& socket_path, std::string_view
   return Send(socket_path, "POST", target, body);
 }
 
-Result<HttpResult> Client::Send(const std::string& socket_path, std::string_view method,
-                                std::string_view target, std::string_view body) const {
-  if (socket_path.empty()) return Status::InvalidArgument("socket path is empty");
-  if (socket_path.size() > internal::MaxSocketPathLength()) {
-    return Status::InvalidArgument("socket path '" + socket_path + "' is longer than " +
-                                   std::to_string(internal::MaxSocketPathLength()) + " bytes");
-  }
-  net::io_context io;
-  beast::basic_stream<local> stream(io);
-  beast::error_code ec = net::error::would_block;
+namespace {
 
-  stream.expires_after(options_.connect_timeout);
-  stream.async_connect(local::endpoint(socket_path), [&](beast::error_code e) { ec = e; });
-  io.run();
-  if (ec) return ExplainConnectFailure(socket_path, ec);
-
+// Writes one request on a connected stream and reads the whole answer. `peer` names the other
+// end in messages ("the snowcar socket '/run/x.sock'", "http://127.0.0.1:8080").
+template <typename Stream>
+Result<HttpResult> Exchange(net::io_context& io, Stream& stream, const ClientOptions& options,
+                            const std::string& peer, std::string_view method,
+                            std::string_view target, std::string_view body) {
   http::request<http::string_body> req;
   req.method_string(method);
   req.target(target);
@@ -103,8 +97,8 @@ Result<HttpResult> Client::Send(const std::string& socket_path, std::string_view
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
   parser.body_limit(uint64_t{64} * 1024 * 1024);
-  ec = net::error::would_block;
-  stream.expires_after(options_.request_timeout);
+  beast::error_code ec = net::error::would_block;
+  stream.expires_after(options.request_timeout);
   http::async_write(stream, req, [&](beast::error_code e, size_t) {
     if (e) {
       ec = e;
@@ -115,14 +109,10 @@ Result<HttpResult> Client::Send(const std::string& socket_path, std::string_view
   io.restart();
   io.run();
   if (ec == beast::error::timeout) {
-    return Status::DeadlineExceeded("no answer from the snowcar socket '" + socket_path +
-                                    "' within " + std::to_string(options_.request_timeout.count()) +
-                                    " ms");
+    return Status::DeadlineExceeded("no answer from " + peer + " within " +
+                                    std::to_string(options.request_timeout.count()) + " ms");
   }
-  if (ec) {
-    return Status::Unavailable("request to the snowcar socket '" + socket_path +
-                               "' failed: " + ec.message());
-  }
+  if (ec) return Status::Unavailable("request to " + peer + " failed: " + ec.message());
   const auto& res = parser.get();
   HttpResult out;
   out.status = static_cast<int>(res.result_int());
@@ -132,8 +122,59 @@ Result<HttpResult> Client::Send(const std::string& socket_path, std::string_view
     out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   }
   beast::error_code ignored;
-  stream.socket().shutdown(local::socket::shutdown_both, ignored);
+  stream.socket().shutdown(Stream::protocol_type::socket::shutdown_both, ignored);
   return out;
+}
+
+}  // namespace
+
+Result<HttpResult> Client::Send(const std::string& socket_path, std::string_view method,
+                                std::string_view target, std::string_view body) const {
+  if (socket_path.empty()) return Status::InvalidArgument("socket path is empty");
+  if (socket_path.size() > internal::MaxSocketPathLength()) {
+    return Status::InvalidArgument("socket path '" + socket_path + "' is longer than " +
+                                   std::to_string(internal::MaxSocketPathLength()) + " bytes");
+  }
+  net::io_context io;
+  beast::basic_stream<local> stream(io);
+  beast::error_code ec = net::error::would_block;
+
+  stream.expires_after(options_.connect_timeout);
+  stream.async_connect(local::endpoint(socket_path), [&](beast::error_code e) { ec = e; });
+  io.run();
+  if (ec) return ExplainConnectFailure(socket_path, ec);
+  return Exchange(io, stream, options_, "the snowcar socket '" + socket_path + "'", method, target,
+                  body);
+}
+
+Result<HttpResult> Client::SendTcp(const std::string& host, uint16_t port, std::string_view method,
+                                   std::string_view target, std::string_view body) const {
+  const std::string peer = "http://" +
+                           (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+                           std::to_string(port);
+  net::io_context io;
+  beast::error_code ec = net::error::would_block;
+  net::ip::tcp::resolver::results_type endpoints;
+  net::ip::tcp::resolver resolver(io);
+  resolver.async_resolve(host, std::to_string(port),
+                         [&](beast::error_code e, net::ip::tcp::resolver::results_type r) {
+                           ec = e;
+                           endpoints = std::move(r);
+                         });
+  io.run();
+  if (ec) return Status::Unavailable("cannot resolve " + peer + ": " + ec.message());
+  beast::tcp_stream stream(io);
+  ec = net::error::would_block;
+  stream.expires_after(options_.connect_timeout);
+  stream.async_connect(endpoints,
+                       [&](beast::error_code e, const net::ip::tcp::endpoint&) { ec = e; });
+  io.restart();
+  io.run();
+  if (ec == beast::error::timeout) {
+    return Status::DeadlineExceeded("connecting to " + peer + " timed out");
+  }
+  if (ec) return Status::Unavailable("cannot connect to " + peer + ": " + ec.message());
+  return Exchange(io, stream, options_, peer, method, target, body);
 }
 
 }  // namespace snowcar::api

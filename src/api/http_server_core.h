@@ -37,6 +37,7 @@
 #include "snowcar/api/http.h"
 #include "snowcar/api/router.h"
 #include "snowcar/common/log.h"
+#include "snowcar/common/text.h"
 
 namespace snowcar::api::internal {
 
@@ -443,7 +444,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Protocol>> {
     auto res = std::make_shared<http::response<http::string_body>>();
     res->version(version == 10 ? 10 : 11);
     res->result(static_cast<unsigned>(r.status));
-    res->reason(ReasonPhrase(r.status));
+    res->reason(HttpReasonPhrase(r.status));
     res->set(http::field::server, "snowcar");
     res->set(http::field::content_type, r.content_type);
     for (const auto& [k, v] : r.headers) res->set(k, v);

@@ -198,6 +198,31 @@ Response Rewind(state::StateStore& store, const Request& request, const std::str
 }
 }  // namespace
 
+Handler CorrelationLookup(state::StateStore* store, boost::json::object extra) {
+  return [store, extra = std::move(extra)](const Request& request) {
+    const std::string& table = request.Capture("table");
+    if (!IsTableName(table)) return BadTable(request, table);
+    if (store == nullptr) return Response::Error(503, "the state store is not open", request.path);
+    const std::string& field = request.Capture("field");
+    const std::string& value = request.Capture("value");
+    auto sys_id = store->GetCorrelation(table, field, value);
+    if (!sys_id.ok()) return StoreError(request, sys_id.status());
+    if (!sys_id->has_value()) {
+      return Response::Error(
+          404,
+          "no correlation cached for " + table + "." + field + " = '" + value.substr(0, 200) + "'",
+          request.path);
+    }
+    boost::json::object root;
+    root["table"] = table;
+    root["field"] = field;
+    root["value"] = value;
+    root["sys_id"] = **sys_id;
+    for (const auto& [key, v] : extra) root[key] = v;
+    return Response::Json(200, root);
+  };
+}
+
 Status RegisterStateRoutes(Router& router, state::StateStore& store, BeforeReset before_reset) {
   SNOWCAR_RETURN_IF_ERROR(router.Add(Route{"GET", "/v1/state/cursors", "every stored source cursor",
                                            false, [&store](const Request& request) {
@@ -256,29 +281,9 @@ Status RegisterStateRoutes(Router& router, state::StateStore& store, BeforeReset
                          return Response::Json(200, root);
                        }}));
 
-  SNOWCAR_RETURN_IF_ERROR(
-      router.Add(Route{"GET", "/v1/state/correlation/{table}/{field}/{value}",
-                       "the sys_id cached for a correlation value (404: none)", false,
-                       [&store](const Request& request) {
-                         const std::string& table = request.Capture("table");
-                         if (!IsTableName(table)) return BadTable(request, table);
-                         const std::string& field = request.Capture("field");
-                         const std::string& value = request.Capture("value");
-                         auto sys_id = store.GetCorrelation(table, field, value);
-                         if (!sys_id.ok()) return StoreError(request, sys_id.status());
-                         if (!sys_id->has_value()) {
-                           return Response::Error(404,
-                                                  "no correlation cached for " + table + "." +
-                                                      field + " = '" + value.substr(0, 200) + "'",
-                                                  request.path);
-                         }
-                         boost::json::object root;
-                         root["table"] = table;
-                         root["field"] = field;
-                         root["value"] = value;
-                         root["sys_id"] = **sys_id;
-                         return Response::Json(200, root);
-                       }}));
+  SNOWCAR_RETURN_IF_ERROR(router.Add(Route{"GET", "/v1/state/correlation/{table}/{field}/{value}",
+                                           "the sys_id cached for a correlation value (404: none)",
+                                           false, CorrelationLookup(&store)}));
 
   SNOWCAR_RETURN_IF_ERROR(router.Add(
       Route{"POST", "/v1/state/cursors/{table}/reset",

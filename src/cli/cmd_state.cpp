@@ -1,13 +1,13 @@
 // snowcar state ...: query a running sidecar over its Unix socket, or (--state-dir) read a
-// stopped one's state store directly. The logic lives in the api library
-// (snowcar/api/state_cli.h) so tests can run it in-process; this file only supplies the
-// real environment and the RocksDB store.
+// stopped one's state store directly. The logic lives in its own library (cli/state_cli.h)
+// so tests can run it in-process; this file only supplies the real environment and the
+// RocksDB store.
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
-#include "snowcar/api/state_cli.h"
+#include "cli/state_cli.h"
 #include "snowcar/common/log.h"
 #include "snowcar/state/state_store.h"
 
@@ -19,7 +19,7 @@ int StateMain(int argc, char** argv) {
   // (e.g. the state store opened offline) are worth a line, and in plain text.
   log::SetLevel(log::Level::kWarn);
   log::SetFormat(log::Format::kText);
-  api::StateCliEnv env;
+  StateCliEnv env;
   env.open_store = [](const std::string& dir) {
     state::StateStoreOptions options;
     options.dir = dir;
@@ -27,7 +27,7 @@ int StateMain(int argc, char** argv) {
     options.create_if_missing = false;
     return state::StateStore::Open(options);
   };
-  return api::RunStateCli(args, std::cout, std::cerr, env);
+  return RunStateCli(args, std::cout, std::cerr, env);
 }
 
 }  // namespace snowcar::cli

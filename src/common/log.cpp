@@ -4,10 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <boost/json/serialize.hpp>
-#include <boost/json/string.hpp>
 #include <cctype>
 
+#include "snowcar/common/json_escape.h"
 #include "snowcar/common/redact.h"
 #include "snowcar/common/time.h"
 
@@ -23,10 +22,6 @@ std::string Lower(std::string_view s) {
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
-}
-
-void AppendJsonString(std::string& out, std::string_view s) {
-  out += boost::json::serialize(boost::json::string(s));
 }
 
 }  // namespace

@@ -1,5 +1,9 @@
 #include "snowcar/common/text.h"
 
+// Before Beast's status.hpp, which uses std::ostream without including it (Boost 1.81).
+#include <boost/beast/http/status.hpp>
+#include <ostream>
+
 namespace snowcar {
 namespace {
 char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -38,6 +42,17 @@ std::string PercentEncode(std::string_view text) {
     }
   }
   return out;
+}
+
+}  // namespace snowcar
+
+namespace snowcar {
+
+std::string_view HttpReasonPhrase(int status) {
+  namespace http = boost::beast::http;
+  if (http::int_to_status(static_cast<unsigned>(status)) == http::status::unknown) return "Unknown";
+  const auto reason = http::obsolete_reason(static_cast<http::status>(status));
+  return {reason.data(), reason.size()};
 }
 
 }  // namespace snowcar

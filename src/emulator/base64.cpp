@@ -1,50 +1,31 @@
+// The coding itself is Boost's (Serialization's dataflow iterators, header-only); what is left
+// here is what clients send that strict base64 does not allow: optional padding, whitespace,
+// the URL-safe alphabet.
 #include "emulator/base64.h"
 
-#include <cstdint>
+#include <boost/archive/iterators/base64_from_binary.hpp>
+#include <boost/archive/iterators/binary_from_base64.hpp>
+#include <boost/archive/iterators/dataflow_exception.hpp>
+#include <boost/archive/iterators/transform_width.hpp>
 
 namespace snowcar::emulator {
 namespace {
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-int Decode6(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+' || c == '-') return 62;
-  if (c == '/' || c == '_') return 63;
-  return -1;
-}
+namespace iterators = boost::archive::iterators;
 }  // namespace
 
 std::string Base64Encode(std::string_view data) {
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 3 <= data.size(); i += 3) {
-    const uint32_t v = (static_cast<uint8_t>(data[i]) << 16) |
-                       (static_cast<uint8_t>(data[i + 1]) << 8) | static_cast<uint8_t>(data[i + 2]);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  const size_t rest = data.size() - i;
-  if (rest > 0) {
-    uint32_t v = static_cast<uint8_t>(data[i]) << 16;
-    if (rest == 2) v |= static_cast<uint8_t>(data[i + 1]) << 8;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
+  using Encode = iterators::base64_from_binary<iterators::transform_width<const char*, 6, 8>>;
+  std::string out(Encode(data.data()), Encode(data.data() + data.size()));
+  out.append((3 - data.size() % 3) % 3, '=');
   return out;
 }
 
 std::optional<std::string> Base64Decode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  uint32_t acc = 0;
-  int bits = 0;
+  // The standard alphabet only, whole groups of four: padding and whitespace dropped, the
+  // URL-safe characters mapped, and a short last group filled with 'A' (zero bits) whose
+  // bytes are dropped again after decoding.
+  std::string groups;
+  groups.reserve(text.size() + 3);
   bool padding = false;
   for (const char c : text) {
     if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
@@ -53,17 +34,19 @@ std::optional<std::string> Base64Decode(std::string_view text) {
       continue;
     }
     if (padding) return std::nullopt;  // data after padding
-    const int v = Decode6(c);
-    if (v < 0) return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
+    groups += c == '-' ? '+' : c == '_' ? '/' : c;
   }
-  if (bits >= 6) return std::nullopt;  // a lone trailing character
-  return out;
+  if (groups.size() % 4 == 1) return std::nullopt;  // a lone trailing character
+  const size_t filled = (4 - groups.size() % 4) % 4;
+  groups.append(filled, 'A');
+  using Decode = iterators::transform_width<iterators::binary_from_base64<const char*>, 8, 6>;
+  try {
+    std::string out(Decode(groups.data()), Decode(groups.data() + groups.size()));
+    out.resize(out.size() - filled);
+    return out;
+  } catch (const iterators::dataflow_exception&) {
+    return std::nullopt;  // a character outside the alphabet
+  }
 }
 
 }  // namespace snowcar::emulator

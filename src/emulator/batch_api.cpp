@@ -103,7 +103,7 @@ http::Response HandleBatch(const ServerContext& ctx, const http::Request& req,
     out["id"] = id;
     out["body"] = Base64Encode(r.body);
     out["status_code"] = r.status;
-    out["status_text"] = std::string(http::ReasonPhrase(r.status));
+    out["status_text"] = std::string(HttpReasonPhrase(r.status));
     json::array headers;
     const json::value* ex = item.if_contains("exclude_response_headers");
     if (ex == nullptr || !ex->is_bool() || !ex->get_bool()) {

@@ -74,7 +74,7 @@ http::Response FaultAnswer(const FaultRule& rule, const std::string& method, con
       http::Response r;
       r.status = rule.status == 502 ? 502 : 503;
       const std::string title =
-          std::to_string(r.status) + " " + std::string(http::ReasonPhrase(r.status));
+          std::to_string(r.status) + " " + std::string(HttpReasonPhrase(r.status));
       r.headers.push_back({"Content-Type", "text/html"});
       r.headers.push_back({"Date", HttpDate(clock.NowSeconds())});
       r.body = "<html><head><title>" + title + "</title></head><body><center><h1>" + title +

@@ -28,50 +28,13 @@ const std::string* Response::FindHeader(std::string_view name) const {
   return nullptr;
 }
 
-std::string_view ReasonPhrase(int status) {
-  switch (status) {
-    case 200:
-      return "OK";
-    case 201:
-      return "Created";
-    case 202:
-      return "Accepted";
-    case 204:
-      return "No Content";
-    case 400:
-      return "Bad Request";
-    case 401:
-      return "Unauthorized";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 413:
-      return "Payload Too Large";
-    case 415:
-      return "Unsupported Media Type";
-    case 429:
-      return "Too Many Requests";
-    case 500:
-      return "Internal Server Error";
-    case 502:
-      return "Bad Gateway";
-    case 503:
-      return "Service Unavailable";
-    default:
-      return "Unknown";
-  }
-}
-
 std::string SerializeHead(const Response& response, bool keep_alive) {
   std::string out;
   out.reserve(512);
   out += "HTTP/1.1 ";
   out += std::to_string(response.status);
   out += ' ';
-  out += ReasonPhrase(response.status);
+  out += HttpReasonPhrase(response.status);
   out += "\r\n";
   for (const auto& h : response.headers) {
     out += h.name;

@@ -56,8 +56,6 @@ struct Response {
   const std::string* FindHeader(std::string_view name) const;
 };
 
-std::string_view ReasonPhrase(int status);
-
 // Status line and headers, including Content-Length and Connection, ending in a blank line.
 std::string SerializeHead(const Response& response, bool keep_alive);
 

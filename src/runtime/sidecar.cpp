@@ -325,18 +325,19 @@ Status Sidecar::StartDirections() {
   });
   client_stats_ = [raw_client] { return raw_client->stats(); };
 
-  DirectionContext context;
+  direction::DirectionContext context;
   context.config = config_;
   context.io = &pool_.context();
   context.store = store_.get();
   context.client = client_.get();
   context.health = &health_;
   if (settings_.source_enabled) {
-    SNOWCAR_ASSIGN_OR_RETURN(std::unique_ptr<Direction> source, source::MakeSource(context));
+    SNOWCAR_ASSIGN_OR_RETURN(std::unique_ptr<direction::Direction> source,
+                             source::MakeSource(context));
     directions_.push_back(std::move(source));
   }
   if (settings_.sink_enabled) {
-    SNOWCAR_ASSIGN_OR_RETURN(std::unique_ptr<Direction> sink, sink::MakeSink(context));
+    SNOWCAR_ASSIGN_OR_RETURN(std::unique_ptr<direction::Direction> sink, sink::MakeSink(context));
     directions_.push_back(std::move(sink));
   }
   for (auto& direction : directions_) {
@@ -389,7 +390,7 @@ api::Response Sidecar::Metrics() const {
     api::WriteSample(out, "snowcar_servicenow_reachable", "",
                      int64_t{instance_->Read().reachable() ? 1 : 0});
   }
-  std::vector<Direction::ProducerGauge> producers;
+  std::vector<direction::Direction::ProducerGauge> producers;
   for (const auto& direction : directions_) {
     for (auto& g : direction->ProducerGauges()) producers.push_back(std::move(g));
   }

@@ -189,7 +189,8 @@ void WriteServiceNowMetrics(std::string& out, const servicenow::ClientStats& sta
   }
 }
 
-void WriteProducerGauges(std::string& out, const std::vector<Direction::ProducerGauge>& gauges) {
+void WriteProducerGauges(std::string& out,
+                         const std::vector<direction::Direction::ProducerGauge>& gauges) {
   if (gauges.empty()) return;
   api::WriteMetricFamily(out, "snowcar_kafka_producer_queue_length", "gauge",
                          "Records produced but not yet acknowledged by Kafka (or failed)");

@@ -1,11 +1,11 @@
 #include "snowcar/servicenow/response_headers.h"
 
-#include <array>
+#include <curl/curl.h>
+
 #include <cctype>
 #include <charconv>
 
 #include "snowcar/common/text.h"
-#include "snowcar/common/time.h"
 
 namespace snowcar::servicenow {
 namespace {
@@ -19,16 +19,18 @@ std::optional<int64_t> ParseDecimal(std::string_view s) {
   return value;
 }
 
-int MonthIndex(std::string_view token) {
-  static constexpr std::array<std::string_view, 12> kMonths = {
-      "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"};
-  if (token.size() != 3) return 0;
-  std::string lower;
-  for (char c : token) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (size_t i = 0; i < kMonths.size(); ++i) {
-    if (lower == kMonths[i]) return static_cast<int>(i) + 1;
+// An HTTP-date always carries the time of day as a blank-separated hh:mm:ss token (two digits
+// each); curl_getdate would take a date without it as midnight, and "8:49:37" as well.
+bool HasTimeOfDay(std::string_view v) {
+  const auto digit = [&](size_t i) { return std::isdigit(static_cast<unsigned char>(v[i])) != 0; };
+  for (size_t i = 0; i + 8 <= v.size(); ++i) {
+    if ((i == 0 || v[i - 1] == ' ') && (i + 8 == v.size() || v[i + 8] == ' ') && digit(i) &&
+        digit(i + 1) && v[i + 2] == ':' && digit(i + 3) && digit(i + 4) && v[i + 5] == ':' &&
+        digit(i + 6) && digit(i + 7)) {
+      return true;
+    }
   }
-  return 0;
+  return false;
 }
 
 }  // namespace
@@ -78,48 +80,12 @@ std::optional<std::string> FindLink(const std::vector<LinkEntry>& links, std::st
 }
 
 std::optional<int64_t> ParseHttpDate(std::string_view value) {
-  // Tokenise on blanks, commas and dashes; the time is the token with ':' in it.
-  std::vector<std::string_view> tokens;
-  size_t i = 0;
+  // libcurl's date parser reads the three HTTP forms (and checks the fields' ranges).
   value = TrimSpace(value);
-  while (i < value.size()) {
-    while (i < value.size() && (value[i] == ' ' || value[i] == ',' || value[i] == '-')) ++i;
-    size_t start = i;
-    while (i < value.size() && value[i] != ' ' && value[i] != ',' && value[i] != '-') ++i;
-    if (i > start) tokens.push_back(value.substr(start, i - start));
-  }
-  int month = 0;
-  std::optional<int64_t> day, year;
-  int hh = -1, mm = -1, ss = -1;
-  for (auto t : tokens) {
-    if (int m = MonthIndex(t); m != 0) {
-      month = m;
-    } else if (t.find(':') != std::string_view::npos) {
-      if (t.size() != 8 || t[2] != ':' || t[5] != ':') return std::nullopt;
-      auto h = ParseDecimal(t.substr(0, 2)), mi = ParseDecimal(t.substr(3, 2)),
-           s = ParseDecimal(t.substr(6, 2));
-      if (!h || !mi || !s) return std::nullopt;
-      hh = static_cast<int>(*h);
-      mm = static_cast<int>(*mi);
-      ss = static_cast<int>(*s);
-    } else if (auto n = ParseDecimal(t); n) {
-      // IMF-fixdate / RFC 850 put the day before the month; asctime ("Sun Nov  6 08:49:37
-      // 1994", five tokens) after it.
-      if (!day && t.size() <= 2 && !year && (month == 0 || tokens.size() == 5)) {
-        day = *n;
-      } else if (!year) {
-        year = *n;
-        if (t.size() == 2) *year += *year >= 70 ? 1900 : 2000;  // RFC 850 two-digit year
-      }
-    }
-  }
-  if (month == 0 || !day || !year || hh < 0 || *day < 1 || *day > 31 || hh > 23 || mm > 59 ||
-      ss > 60 || *year < 1970 || *year > 9999) {
-    return std::nullopt;
-  }
-  const int64_t days =
-      DaysFromCivil(*year, static_cast<unsigned>(month), static_cast<unsigned>(*day));
-  return ((days * 24 + hh) * 60 + mm) * 60000 + static_cast<int64_t>(ss) * 1000;
+  if (!HasTimeOfDay(value)) return std::nullopt;
+  const time_t at = curl_getdate(std::string(value).c_str(), nullptr);
+  if (at < 0) return std::nullopt;
+  return static_cast<int64_t>(at) * 1000;
 }
 
 std::optional<int64_t> ParseRetryAfterMillis(std::string_view value, int64_t now_ms) {

@@ -11,8 +11,8 @@
 
 namespace snowcar::sink {
 
-Result<std::unique_ptr<runtime::Direction>> MakeSink(const runtime::DirectionContext& context,
-                                                     SinkSeams seams) {
+Result<std::unique_ptr<direction::Direction>> MakeSink(const direction::DirectionContext& context,
+                                                       SinkSeams seams) {
   if (context.config == nullptr || context.io == nullptr || context.client == nullptr) {
     return Status::Internal("the sink needs a config, the pool and a ServiceNow client");
   }
@@ -36,7 +36,7 @@ Result<std::unique_ptr<runtime::Direction>> MakeSink(const runtime::DirectionCon
   // its retries in most cases, short enough not to stall the group's rebalance.
   options.revoke_wait = std::chrono::milliseconds(
       std::clamp<int64_t>(config.GetInt("shutdown.timeout.ms"), 1000, 10000));
-  return std::unique_ptr<runtime::Direction>(std::make_unique<SinkDirection>(
+  return std::unique_ptr<direction::Direction>(std::make_unique<SinkDirection>(
       context, std::move(settings), std::move(options), std::move(seams)));
 }
 

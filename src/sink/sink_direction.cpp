@@ -5,7 +5,7 @@
 
 namespace snowcar::sink {
 
-SinkDirection::SinkDirection(const runtime::DirectionContext& context, SinkSettings settings,
+SinkDirection::SinkDirection(const direction::DirectionContext& context, SinkSettings settings,
                              SinkRuntimeOptions options, SinkSeams seams)
     : context_(context),
       settings_(std::move(settings)),
@@ -111,7 +111,7 @@ void SinkDirection::WriteMetrics(std::string& out) const {
   metrics_.Write(out, limit_.in_flight(), limit_.max_observed(), gauges);
 }
 
-std::vector<runtime::Direction::ProducerGauge> SinkDirection::ProducerGauges() const {
+std::vector<direction::Direction::ProducerGauge> SinkDirection::ProducerGauges() const {
   const kafka::KafkaProducer* producer = metrics_producer_.load();
   if (producer == nullptr) return {};
   const kafka::KafkaProducer::Stats st = producer->stats();

@@ -1,4 +1,4 @@
-// The sink as a runtime::Direction: wires the pieces (in-flight limit, writer, field
+// The sink as a direction::Direction: wires the pieces (in-flight limit, writer, field
 // catalog, error path, lanes, consumer loop) and exposes them to the socket and /metrics.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include "in_flight_limit.h"
 #include "limited_client.h"
 #include "sink_metrics.h"
-#include "snowcar/runtime/direction.h"
+#include "snowcar/direction/direction.h"
 #include "snowcar/sink/sink.h"
 #include "snowcar/sink/sink_settings.h"
 #include "writer.h"
@@ -25,9 +25,9 @@ struct SinkRuntimeOptions {
   std::chrono::milliseconds revoke_wait{10000};
 };
 
-class SinkDirection final : public runtime::Direction {
+class SinkDirection final : public direction::Direction {
  public:
-  SinkDirection(const runtime::DirectionContext& context, SinkSettings settings,
+  SinkDirection(const direction::DirectionContext& context, SinkSettings settings,
                 SinkRuntimeOptions options, SinkSeams seams);
   ~SinkDirection() override;
 
@@ -42,7 +42,7 @@ class SinkDirection final : public runtime::Direction {
  private:
   std::shared_ptr<Lane> MakeLane(const kafka::TopicPartition& tp, LaneEvents events);
 
-  runtime::DirectionContext context_;
+  direction::DirectionContext context_;
   const SinkSettings settings_;
   const SinkRuntimeOptions options_;
   SinkSeams seams_;

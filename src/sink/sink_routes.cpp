@@ -4,7 +4,7 @@
 
 #include "sink_direction.h"
 #include "snowcar/api/router.h"
-#include "snowcar/state/state_store.h"
+#include "snowcar/api/routes.h"
 
 namespace snowcar::sink {
 namespace {
@@ -58,37 +58,12 @@ Status SinkDirection::RegisterRoutes(api::Router& router) {
         root["partitions"] = std::move(lanes);
         return api::Response::Json(200, root);
       }}));
+  // The state routes' lookup, answering with the correlation field the sink is configured with.
   return router.Add(
       api::Route{"GET", "/v1/sink/correlation/{table}/{field}/{value}",
                  "the sys_id the sink has cached for a correlation value (404: none)", false,
-                 [this](const api::Request& request) {
-                   const std::string& table = request.Capture("table");
-                   const std::string& field = request.Capture("field");
-                   const std::string& value = request.Capture("value");
-                   if (!IsValidTableName(table)) {
-                     return api::Response::Error(
-                         400, "not a table name: '" + table.substr(0, 100) + "'", request.path);
-                   }
-                   if (context_.store == nullptr) {
-                     return api::Response::Error(503, "the state store is not open", request.path);
-                   }
-                   auto sys_id = context_.store->GetCorrelation(table, field, value);
-                   if (!sys_id.ok())
-                     return api::Response::Error(500, sys_id.status().message(), request.path);
-                   if (!sys_id->has_value()) {
-                     return api::Response::Error(404,
-                                                 "no correlation cached for " + table + "." +
-                                                     field + " = '" + value.substr(0, 200) + "'",
-                                                 request.path);
-                   }
-                   boost::json::object root;
-                   root["table"] = table;
-                   root["field"] = field;
-                   root["value"] = value;
-                   root["sys_id"] = **sys_id;
-                   root["correlation_field"] = settings_.correlation_field;
-                   return api::Response::Json(200, root);
-                 }});
+                 api::CorrelationLookup(context_.store,
+                                        {{"correlation_field", settings_.correlation_field}})});
 }
 
 }  // namespace snowcar::sink

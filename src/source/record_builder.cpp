@@ -6,6 +6,7 @@
 #include <boost/json/serializer.hpp>
 #include <boost/json/value.hpp>
 
+#include "snowcar/common/json_escape.h"
 #include "snowcar/common/time.h"
 
 namespace snowcar::source {
@@ -21,43 +22,6 @@ void AppendJson(std::string& out, const T& v) {
   sr.reset(&v);
   char buf[4096];
   while (!sr.done()) out.append(sr.read(buf, sizeof(buf)));
-}
-
-// Appends `s` as a JSON string literal. Input comes from parsed JSON, so it is valid UTF-8;
-// only quotes, backslashes and control characters need escaping.
-void AppendJsonString(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  size_t run = 0;  // start of the pending unescaped run
-  for (size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s.substr(run, i - run));
-    run = i + 1;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 0xF];
-    }
-  }
-  out.append(s.substr(run));
-  out += '"';
 }
 
 bool IsCursorField(std::string_view name, const TableSettings& table) {

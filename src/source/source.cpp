@@ -11,8 +11,8 @@
 
 namespace snowcar::source {
 
-Result<std::unique_ptr<runtime::Direction>> MakeSource(const runtime::DirectionContext& context,
-                                                       const SourceSeams& seams) {
+Result<std::unique_ptr<direction::Direction>> MakeSource(const direction::DirectionContext& context,
+                                                         const SourceSeams& seams) {
   if (context.config == nullptr || context.io == nullptr || context.store == nullptr ||
       context.client == nullptr) {
     return Status::Internal("the source needs config, io_context, state store and client");
@@ -57,7 +57,7 @@ Result<std::unique_ptr<runtime::Direction>> MakeSource(const runtime::DirectionC
     SNOWCAR_LOG(kInfo, "source.group.static_membership",
                 {{"group_instance_id", membership.id}, {"origin", membership.origin}});
   }
-  return std::unique_ptr<runtime::Direction>(
+  return std::unique_ptr<direction::Direction>(
       std::make_unique<SourceDirection>(context, std::move(settings), std::move(producer),
                                         std::move(own), options, std::move(ownership)));
 }

@@ -6,7 +6,8 @@
 
 namespace snowcar::source {
 
-SourceDirection::SourceDirection(const runtime::DirectionContext& context, SourceSettings settings,
+SourceDirection::SourceDirection(const direction::DirectionContext& context,
+                                 SourceSettings settings,
                                  std::shared_ptr<kafka::RecordProducer> producer,
                                  std::shared_ptr<kafka::KafkaProducer> own_producer,
                                  const PollerOptions& options, OwnershipOptions ownership)
@@ -111,7 +112,7 @@ Status SourceDirection::BeforeStateReset(std::string_view table) {
   return Status::Ok();
 }
 
-std::vector<runtime::Direction::ProducerGauge> SourceDirection::ProducerGauges() const {
+std::vector<direction::Direction::ProducerGauge> SourceDirection::ProducerGauges() const {
   // own_producer_ is set in the constructor and never replaced, so reading it here is safe.
   if (!own_producer_) return {};
   const kafka::KafkaProducer::Stats st = own_producer_->stats();

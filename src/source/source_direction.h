@@ -1,4 +1,4 @@
-// The source as a runtime::Direction: one TablePoller per configured table on the shared
+// The source as a direction::Direction: one TablePoller per configured table on the shared
 // pool, the socket views (/v1/source/tables[/{alias}]), /metrics and the graceful stop.
 // With source.group.id set, a TableOwnership decides which tables this replica polls and
 // creates their pollers as the group assigns them (table_ownership.h).
@@ -9,19 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "snowcar/direction/direction.h"
 #include "snowcar/kafka/producer.h"
-#include "snowcar/runtime/direction.h"
 #include "snowcar/source/source_settings.h"
 #include "table_ownership.h"
 #include "table_poller.h"
 
 namespace snowcar::source {
 
-class SourceDirection final : public runtime::Direction {
+class SourceDirection final : public direction::Direction {
  public:
   // `own_producer` is the KafkaProducer behind `producer` when the direction built it (it is
   // closed at Stop); null when a test handed in its own.
-  SourceDirection(const runtime::DirectionContext& context, SourceSettings settings,
+  SourceDirection(const direction::DirectionContext& context, SourceSettings settings,
                   std::shared_ptr<kafka::RecordProducer> producer,
                   std::shared_ptr<kafka::KafkaProducer> own_producer, const PollerOptions& options,
                   OwnershipOptions ownership = {});
@@ -47,7 +47,7 @@ class SourceDirection final : public runtime::Direction {
  private:
   std::shared_ptr<TablePoller> MakePoller(const TableSettings& table);
 
-  runtime::DirectionContext context_;
+  direction::DirectionContext context_;
   SourceSettings settings_;
   std::shared_ptr<kafka::RecordProducer> producer_;
   std::shared_ptr<kafka::KafkaProducer> own_producer_;

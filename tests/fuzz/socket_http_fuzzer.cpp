@@ -73,7 +73,7 @@ bool IsStateChanging(const snowcar::api::Router& router, std::string_view target
 }
 
 void CheckAnswer(const Response& r, unsigned version) {
-  FUZZ_CHECK(snowcar::api::ReasonPhrase(r.status) != "Unknown", "a known status");
+  FUZZ_CHECK(snowcar::HttpReasonPhrase(r.status) != "Unknown", "a known status");
   if (r.content_type == "application/json") {
     boost::system::error_code ec;
     const auto body = boost::json::parse(r.body, ec);
@@ -89,7 +89,7 @@ void CheckAnswer(const Response& r, unsigned version) {
   http::response<http::string_body> res;
   res.version(version == 10 ? 10 : 11);
   res.result(static_cast<unsigned>(r.status));
-  res.reason(snowcar::api::ReasonPhrase(r.status));
+  res.reason(snowcar::HttpReasonPhrase(r.status));
   res.set(http::field::content_type, r.content_type);
   for (const auto& [k, v] : r.headers) res.set(k, v);
   res.body() = r.body;

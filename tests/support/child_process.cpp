@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,7 +10,9 @@
 #include <cstring>
 #include <map>
 
-extern char** environ;
+#include "snowcar/common/spawn.h"
+
+extern char** environ;  // BuildEnv copies it
 
 namespace snowcar::testsupport {
 namespace {
@@ -73,54 +74,17 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const std::string& bin
   }
   if (options.pipe_stdin && ::pipe2(in.fds, O_CLOEXEC) != 0) return Status::Internal(Errno("pipe"));
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (options.pipe_stdin) {
-    posix_spawn_file_actions_adddup2(&actions, in.fds[0], STDIN_FILENO);
-  } else {
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  }
-  posix_spawn_file_actions_adddup2(&actions, out.fds[1], STDOUT_FILENO);
-  if (options.capture_stderr) posix_spawn_file_actions_adddup2(&actions, err.fds[1], STDERR_FILENO);
-
-  std::vector<std::string> argv_store;
-  argv_store.push_back(binary);
-  argv_store.insert(argv_store.end(), options.args.begin(), options.args.end());
-  std::vector<char*> argv;
-  argv.reserve(argv_store.size() + 1);
-  for (auto& a : argv_store) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_store = BuildEnv(options);
-  std::vector<char*> envp;
-  envp.reserve(env_store.size() + 1);
-  for (auto& e : env_store) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  // The child starts with default dispositions and no blocked signals, whatever this test
-  // process did (it ignores SIGPIPE, see below; librdkafka threads block signals).
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  for (int s : {SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2}) {
-    sigaddset(&defaults, s);
-  }
-  sigset_t empty;
-  sigemptyset(&empty);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setsigmask(&attr, &empty);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-
-  pid_t pid = -1;
-  const bool search_path = binary.find('/') == std::string::npos;
-  const int rc =
-      search_path ? ::posix_spawnp(&pid, binary.c_str(), &actions, &attr, argv.data(), envp.data())
-                  : ::posix_spawn(&pid, binary.c_str(), &actions, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    return Status::FailedPrecondition("cannot start '" + binary + "': " + std::strerror(rc));
-  }
+  // The one spawn of the product (common/spawn.h): default signal actions and an empty mask
+  // in the child, whatever this test process did (it ignores SIGPIPE, see above; librdkafka
+  // threads block signals).
+  SpawnOptions spawn;
+  spawn.binary = binary;
+  spawn.args = options.args;
+  spawn.env = BuildEnv(options);
+  spawn.stdin_fd = options.pipe_stdin ? in.fds[0] : -1;
+  spawn.stdout_fd = out.fds[1];
+  spawn.stderr_fd = options.capture_stderr ? err.fds[1] : -1;
+  SNOWCAR_ASSIGN_OR_RETURN(const pid_t pid, snowcar::Spawn(spawn));
 
   std::unique_ptr<ChildProcess> child(new ChildProcess());
   child->pid_ = pid;

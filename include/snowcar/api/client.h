@@ -1,10 +1,13 @@
-// A small synchronous HTTP client for the state socket: the `snowcar state` CLI and tests.
+// A small synchronous HTTP client for the state socket: the `snowcar state` CLI, the demo and
+// tests. The same client speaks to an HTTP server on TCP (the admin listener, the emulator's
+// control endpoint), so the product has one HTTP client for its own servers.
 //
 // Blocking is fine here: it runs on the CLI's main thread or a test thread, never on the
 // runtime's pool.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,6 +45,11 @@ class Client {
                           std::string_view body = {}) const;
   Result<HttpResult> Send(const std::string& socket_path, std::string_view method,
                           std::string_view target, std::string_view body) const;
+  // The same over TCP to `host`:`port` (a name or an address; IPv6 without brackets). Errors
+  // name http://host:port: kUnavailable when it cannot be resolved or connected,
+  // kDeadlineExceeded on a timeout.
+  Result<HttpResult> SendTcp(const std::string& host, uint16_t port, std::string_view method,
+                             std::string_view target, std::string_view body) const;
 
  private:
   ClientOptions options_;

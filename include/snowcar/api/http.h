@@ -51,7 +51,4 @@ struct Response {
   std::string Header(std::string_view name) const;
 };
 
-// "Not Found" for 404 and so on; "Unknown" for codes the API never sends.
-std::string_view ReasonPhrase(int status);
-
 }  // namespace snowcar::api

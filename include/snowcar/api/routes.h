@@ -2,6 +2,7 @@
 // (/v1/source/..., /v1/sink/..., /metrics) to the same Router.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <functional>
 #include <string_view>
 
@@ -33,5 +34,12 @@ using BeforeReset = std::function<Status(std::string_view table)>;
 // commit prunes them as usual). A rewind needs a stored cursor (404 otherwise). `store` must
 // outlive the router.
 Status RegisterStateRoutes(Router& router, state::StateStore& store, BeforeReset before_reset = {});
+
+// The one correlation lookup, for routes of the form .../{table}/{field}/{value}: the sys_id
+// `store` has cached for the value, as {"table","field","value","sys_id"} plus the `extra`
+// fields. 404 names the value when none is cached, 400 a bad table name, 503 a store that is
+// not open (null) or a retriable store error. Serves /v1/state/correlation/... and the sink's
+// /v1/sink/correlation/.... `store`, when not null, must outlive the router.
+Handler CorrelationLookup(state::StateStore* store, boost::json::object extra = {});
 
 }  // namespace snowcar::api

@@ -17,4 +17,9 @@ std::string_view TrimSpace(std::string_view s);
 // byte becomes %XX with upper-case hex. Safe for a path segment or a query value.
 std::string PercentEncode(std::string_view text);
 
+// The reason phrase of an HTTP status ("Not Found" for 404), from Boost.Beast's table of the
+// registered codes; "Unknown" for any other number. The socket API and the emulator answer
+// with it.
+std::string_view HttpReasonPhrase(int status);
+
 }  // namespace snowcar

@@ -31,7 +31,7 @@
 #include "snowcar/api/unix_socket_server.h"
 #include "snowcar/common/status.h"
 #include "snowcar/config/config.h"
-#include "snowcar/runtime/direction.h"
+#include "snowcar/direction/direction.h"
 #include "snowcar/runtime/kafka_probe.h"
 #include "snowcar/runtime/thread_pool.h"
 #include "snowcar/state/state_store.h"
@@ -108,7 +108,9 @@ class Sidecar {
   state::StateStore* store() { return store_.get(); }
   const SidecarSettings& settings() const { return settings_; }
   // The running directions (source first), for tests.
-  const std::vector<std::unique_ptr<Direction>>& directions() const { return directions_; }
+  const std::vector<std::unique_ptr<direction::Direction>>& directions() const {
+    return directions_;
+  }
 
  private:
   Status StartDirections();
@@ -135,7 +137,7 @@ class Sidecar {
   // Owned by the client; whether the instance can be used at all (health, readiness, metrics).
   servicenow::InstanceReachability* instance_ = nullptr;
   std::function<servicenow::ClientStats()> client_stats_;  // for /metrics; empty: no client
-  std::vector<std::unique_ptr<Direction>> directions_;
+  std::vector<std::unique_ptr<direction::Direction>> directions_;
   struct Signals;
   std::unique_ptr<Signals> signals_;
 

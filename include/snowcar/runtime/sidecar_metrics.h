@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "snowcar/runtime/direction.h"
+#include "snowcar/direction/direction.h"
 
 namespace snowcar::state {
 class StateStore;
@@ -43,7 +43,9 @@ void WriteStateMetrics(std::string& out, const state::StateStore& store);
 void WriteServiceNowMetrics(std::string& out, const servicenow::ClientStats& stats);
 
 // snowcar_kafka_producer_queue_length{client="..."}: records produced but not yet
-// acknowledged, per producer (Direction::ProducerGauges). Nothing when `gauges` is empty.
-void WriteProducerGauges(std::string& out, const std::vector<Direction::ProducerGauge>& gauges);
+// acknowledged, per producer (direction::Direction::ProducerGauges). Nothing when `gauges` is
+// empty.
+void WriteProducerGauges(std::string& out,
+                         const std::vector<direction::Direction::ProducerGauge>& gauges);
 
 }  // namespace snowcar::runtime

@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "snowcar/common/status.h"
+#include "snowcar/direction/direction.h"
 #include "snowcar/kafka/producer.h"
-#include "snowcar/runtime/direction.h"
 
 namespace snowcar::sink {
 
@@ -19,7 +19,7 @@ struct SinkSeams {
 
 // Reads SinkSettings from context.config (InvalidArgument lists every problem) and builds
 // the direction. Nothing runs until Start().
-Result<std::unique_ptr<runtime::Direction>> MakeSink(const runtime::DirectionContext& context,
-                                                     SinkSeams seams = {});
+Result<std::unique_ptr<direction::Direction>> MakeSink(const direction::DirectionContext& context,
+                                                       SinkSeams seams = {});
 
 }  // namespace snowcar::sink

@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "snowcar/common/status.h"
+#include "snowcar/direction/direction.h"
 #include "snowcar/kafka/producer.h"
-#include "snowcar/runtime/direction.h"
 
 namespace snowcar::source {
 
@@ -19,7 +19,7 @@ struct SourceSeams {
 
 // Reads SourceSettings from context.config (InvalidArgument lists every problem) and builds
 // the direction. Nothing runs until Start().
-Result<std::unique_ptr<runtime::Direction>> MakeSource(const runtime::DirectionContext& context,
-                                                       const SourceSeams& seams = {});
+Result<std::unique_ptr<direction::Direction>> MakeSource(const direction::DirectionContext& context,
+                                                         const SourceSeams& seams = {});
 
 }  // namespace snowcar::source

@@ -6,6 +6,7 @@
 
 #include "json_test_util.h"
 #include "snowcar/api/routes.h"
+#include "snowcar/api/tcp_server.h"
 #include "socket_test_util.h"
 
 namespace snowcar::api {
@@ -76,6 +77,37 @@ TEST(Client, GetAndPostAgainstARealServer) {
   EXPECT_EQ(r->status, 405);
   EXPECT_EQ(r->Header("allow"), "GET");
   server.Stop();
+}
+
+TEST(Client, SpeaksTheSameOverTcp) {
+  IoThreads io;
+  auto router = std::make_shared<Router>();
+  Readiness readiness;
+  HealthRegistry health;
+  ASSERT_TRUE(RegisterCoreRoutes(*router, readiness, health).ok());
+  TcpServer server(io.io(), TcpServerOptions{.address = {"127.0.0.1", 0}}, router);
+  ASSERT_TRUE(server.Start().ok());
+
+  readiness.MarkReady();
+  auto r = Client().SendTcp("127.0.0.1", server.port(), "GET", "/v1/ready", {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(ParseJson(r->body).at("ready"), true);
+  r = Client().SendTcp("localhost", server.port(), "POST", "/v1/health", "{}");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->status, 405);
+  EXPECT_EQ(r->Header("allow"), "GET");
+
+  // Nothing listens once stopped: an error naming the address, not a hang.
+  const uint16_t port = server.port();
+  server.Stop();
+  ASSERT_TRUE(testing::WaitFor([&] { return server.open_connections() == 0; }));
+  r = Client().SendTcp("127.0.0.1", port, "GET", "/v1/ready", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(r.status().message().find("http://127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
+      << r.status().message();
 }
 
 TEST(Client, ManyConcurrentClientsAllGetAnswers) {

@@ -4,6 +4,7 @@
 
 #include "json_test_util.h"
 #include "snowcar/common/redact.h"
+#include "snowcar/common/text.h"
 
 namespace snowcar::api {
 namespace {
@@ -46,7 +47,7 @@ TEST(Response, TextAndHeaders) {
   r.headers.emplace_back("Allow", "POST");
   EXPECT_EQ(r.Header("ALLOW"), "POST");
   EXPECT_EQ(r.Header("missing"), "");
-  EXPECT_EQ(ReasonPhrase(413), "Payload Too Large");
+  EXPECT_EQ(HttpReasonPhrase(413), "Payload Too Large");
 }
 
 }  // namespace

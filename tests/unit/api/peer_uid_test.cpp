@@ -11,6 +11,7 @@
 #include "snowcar/api/client.h"
 #include "snowcar/api/unix_socket_server.h"
 #include "snowcar/common/log.h"
+#include "snowcar/common/text.h"
 #include "socket_test_util.h"
 
 namespace snowcar::api {
@@ -86,7 +87,7 @@ TEST_F(PeerUidTest, AListWithoutOwnUidRefusesWith403AndLogsTheUid) {
   auto r = PingWith({me + 1});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->status, 403) << r->body;
-  EXPECT_EQ(ReasonPhrase(403), "Forbidden");
+  EXPECT_EQ(HttpReasonPhrase(403), "Forbidden");
   EXPECT_NE(r->body.find("uid " + std::to_string(me)), std::string::npos) << r->body;
   EXPECT_EQ(r->body.find("pong"), std::string::npos) << "the handler must not run: " << r->body;
   const std::string lines = log.Text();

@@ -6,9 +6,9 @@
 
 #include <sstream>
 
+#include "cli/state_cli.h"
 #include "json_test_util.h"
 #include "snowcar/api/routes.h"
-#include "snowcar/api/state_cli.h"
 #include "socket_test_util.h"
 
 namespace snowcar::api {
@@ -73,12 +73,12 @@ class ResetCursorTest : public ::testing::Test {
     store_.reset();
     args.insert(args.begin(), {"--state-dir", state_dir_});
     std::ostringstream out, err;
-    StateCliEnv env;
+    cli::StateCliEnv env;
     env.getenv = [](const char*) { return std::nullopt; };
     env.open_store = [](const std::string& dir) {
       return state::StateStore::Open({.dir = dir, .create_if_missing = false});
     };
-    const int code = RunStateCli(args, out, err, env);
+    const int code = cli::RunStateCli(args, out, err, env);
     store_ = Open();
     return {code, out.str(), err.str()};
   }
@@ -282,11 +282,11 @@ TEST_F(ResetCursorTest, OverTheSocket) {
   UnixSocketServer server(io.io(), ServerOptions{.path = socket}, router);
   ASSERT_TRUE(server.Start().ok());
   std::ostringstream out, err;
-  StateCliEnv env;
+  cli::StateCliEnv env;
   env.getenv = [](const char*) { return std::nullopt; };
-  const int code =
-      RunStateCli({"--socket", socket, "reset-cursor", "incident", "--to", "2025-12-02 08:00:00"},
-                  out, err, env);
+  const int code = cli::RunStateCli(
+      {"--socket", socket, "reset-cursor", "incident", "--to", "2025-12-02 08:00:00"}, out, err,
+      env);
   EXPECT_EQ(code, 0) << err.str();
   EXPECT_THAT(out.str(), HasSubstr("rewound table incident to 2025-12-02 08:00:00"));
   EXPECT_EQ(StoredCursor(), (state::Cursor{kRewindTs, "", state::Phase::kBackfill}));

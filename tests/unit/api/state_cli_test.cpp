@@ -1,6 +1,6 @@
 // `snowcar state` run in-process against a real socket served by the real routes over a
 // fake store.
-#include "snowcar/api/state_cli.h"
+#include "cli/state_cli.h"
 
 #include <gtest/gtest.h>
 
@@ -49,10 +49,10 @@ class StateCliTest : public ::testing::Test {
       args.insert(args.begin(), "--socket");
     }
     std::ostringstream out, err;
-    StateCliEnv env;
+    cli::StateCliEnv env;
     env.getenv = [](const char*) { return std::nullopt; };
     env.open_store = open_store_;
-    const int code = RunStateCli(args, out, err, env);
+    const int code = cli::RunStateCli(args, out, err, env);
     return {code, out.str(), err.str()};
   }
 

@@ -22,5 +22,18 @@ TEST(EqualsIgnoreCaseTest, ComparesAsciiLettersWithoutCase) {
   EXPECT_FALSE(EqualsIgnoreCase("a", "b"));
 }
 
+// One table for the socket API and the emulator: the registered phrases, "Unknown" otherwise.
+TEST(HttpReasonPhraseTest, NamesRegisteredCodesOnly) {
+  EXPECT_EQ(HttpReasonPhrase(200), "OK");
+  EXPECT_EQ(HttpReasonPhrase(404), "Not Found");
+  EXPECT_EQ(HttpReasonPhrase(413), "Payload Too Large");
+  EXPECT_EQ(HttpReasonPhrase(429), "Too Many Requests");
+  EXPECT_EQ(HttpReasonPhrase(431), "Request Header Fields Too Large");
+  EXPECT_EQ(HttpReasonPhrase(503), "Service Unavailable");
+  EXPECT_EQ(HttpReasonPhrase(299), "Unknown");
+  EXPECT_EQ(HttpReasonPhrase(-1), "Unknown");
+  EXPECT_EQ(HttpReasonPhrase(70000), "Unknown");
+}
+
 }  // namespace
 }  // namespace snowcar

@@ -7,7 +7,7 @@
 #include "snowcar/api/readiness.h"
 #include "snowcar/api/router.h"
 #include "snowcar/config/config.h"
-#include "snowcar/runtime/direction.h"
+#include "snowcar/direction/direction.h"
 #include "snowcar/sink/sink.h"
 #include "snowcar/state/state_store.h"
 #include "support/fake_table_client.h"
@@ -32,7 +32,7 @@ class SinkDirectionTest : public ::testing::Test {
     auto store = state::StateStore::Open({.dir = dir_.File("state")});
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(store).value();
-    runtime::DirectionContext context;
+    direction::DirectionContext context;
     context.config = config_.get();
     context.io = &io_;
     context.store = store_.get();
@@ -51,7 +51,7 @@ class SinkDirectionTest : public ::testing::Test {
   api::Router router_;
   std::unique_ptr<config::Config> config_;
   std::unique_ptr<state::StateStore> store_;
-  std::unique_ptr<runtime::Direction> sink_;
+  std::unique_ptr<direction::Direction> sink_;
 };
 
 TEST_F(SinkDirectionTest, PartitionsViewBeforeStartHasNoLanes) {

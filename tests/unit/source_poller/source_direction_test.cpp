@@ -84,7 +84,7 @@ class SourceDirectionTest : public ::testing::Test {
     auto config = config::Config::FromMap(values);
     if (!config.ok()) return config.status();
     config_ = std::make_unique<config::Config>(std::move(config).value());
-    runtime::DirectionContext context;
+    direction::DirectionContext context;
     context.config = config_.get();
     context.io = &io_;
     context.store = store_.get();
@@ -114,7 +114,7 @@ class SourceDirectionTest : public ::testing::Test {
   api::Router router_;
   SimTable sim_;
   std::unique_ptr<config::Config> config_;
-  std::unique_ptr<runtime::Direction> direction_;
+  std::unique_ptr<direction::Direction> direction_;
 };
 
 TEST_F(SourceDirectionTest, RunsTablesAndShowsThemOnTheSocketAndInMetrics) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 
 struct TableProgress {
   std::string alias;
@@ -43,4 +43,4 @@ std::optional<std::string> CachedSysId(const std::string& socket, const std::str
 // Sum of every sample of one metric family in Prometheus text ("name{...} value" lines).
 int64_t SumMetric(const std::string& text, const std::string& name);
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

@@ -1,6 +1,6 @@
-// The demo's own Kafka clients, on plain librdkafka: a producer for the sink's commands and a
-// reader that takes a census of the source topics, so the restart check counts what Kafka
-// really holds instead of trusting the sidecar's counters.
+// The demo's Kafka side, on the product's kafka module: a producer for the sink's commands
+// (kafka::KafkaProducer) and a census of the source topics (kafka::ReadToEnd), so the restart
+// check counts what Kafka really holds instead of trusting the sidecar's counters.
 #pragma once
 
 #include <chrono>
@@ -10,12 +10,12 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "snowcar/common/status.h"
+#include "snowcar/kafka/record.h"
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 
 class CommandProducer {
  public:
@@ -33,11 +33,11 @@ class CommandProducer {
   std::unique_ptr<Impl> impl_;
 };
 
-using Partition = std::pair<std::string, int32_t>;  // topic, partition
+using kafka::TopicPartition;
 
 struct Census {
   // Per partition: the offset after the last record read (where a later census resumes).
-  std::map<Partition, int64_t> end_offsets;
+  std::map<TopicPartition, int64_t> end_offsets;
   std::map<std::string, int64_t> records_per_topic;
   // Every row version read, as "topic|sys_id|sys_mod_count", with how often it was seen.
   std::map<std::string, int64_t> versions;
@@ -48,7 +48,7 @@ struct Census {
 // end. Each record is one row version identified by its key (sys_id) and the value's
 // sys_mod_count.
 Result<Census> TakeCensus(const std::string& bootstrap, const std::vector<std::string>& topics,
-                          const std::map<Partition, int64_t>& from,
+                          const std::map<TopicPartition, int64_t>& from,
                           std::chrono::milliseconds timeout);
 
 struct RestartCount {
@@ -60,4 +60,4 @@ struct RestartCount {
 // `after` must be a census that resumed at `before.end_offsets`.
 RestartCount CompareCensus(const Census& before, const Census& after);
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

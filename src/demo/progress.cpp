@@ -1,4 +1,4 @@
-#include "cli/demo_progress.h"
+#include "demo/progress.h"
 
 #include <boost/json.hpp>
 #include <chrono>
@@ -8,7 +8,7 @@
 #include "snowcar/api/client.h"
 #include "snowcar/api/percent_encoding.h"
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 namespace {
 
 std::optional<boost::json::object> GetJson(const std::string& socket, const std::string& target) {
@@ -98,4 +98,4 @@ std::optional<std::string> CachedSysId(const std::string& socket, const std::str
   return id;
 }
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

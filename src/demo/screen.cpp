@@ -1,11 +1,11 @@
-#include "cli/demo_screen.h"
+#include "demo/screen.h"
 
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 
 bool Screen::StdoutIsTerminal() {
   if (::isatty(STDOUT_FILENO) == 0) return false;
@@ -38,4 +38,4 @@ void Screen::Progress(const std::vector<std::string>& lines) {
   std::fflush(out_);
 }
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

@@ -12,8 +12,9 @@
 // opened directly. The store's single-process lock makes this fail, naming the holder, while
 // a sidecar runs on that dir, so the two never write at once.
 //
-// Kept in the api library (cmd_state.cpp only forwards) so tests can run it in-process
-// against a real socket and check its output and exit code.
+// The client side of the socket API, so it lives with the CLI, not in the server module
+// (src/api): a library of its own (snowcar::state_cli; cmd_state.cpp only forwards) so tests
+// can run it in-process against a real socket and check its output and exit code.
 #pragma once
 
 #include <functional>
@@ -27,14 +28,14 @@
 #include "snowcar/common/status.h"
 #include "snowcar/state/state_store.h"
 
-namespace snowcar::api {
+namespace snowcar::cli {
 
 // What the CLI needs from its surroundings; tests inject their own.
 struct StateCliEnv {
   // Environment lookup; null means std::getenv.
   std::function<std::optional<std::string>(const char*)> getenv;
   // Opens an existing state store for --state-dir; null makes --state-dir a usage error.
-  // (The api library depends only on the store's interface; the binary passes
+  // (This library depends only on the store's interface; the binary passes
   // state::StateStore::Open.)
   std::function<Result<std::unique_ptr<state::StateStore>>(const std::string& dir)> open_store;
 };
@@ -47,15 +48,12 @@ int RunStateCli(const std::vector<std::string>& args, std::ostream& out, std::os
 
 // The socket path: --socket, else `socket.path` in the --config file, else
 // $SNOWCAR_SOCKET_PATH, else /var/run/snowcar/snowcar.sock. Arguments are those already
-// parsed; an empty string means "not given".
+// parsed; an empty string means "not given". The --config file is read with the config
+// module's .properties parser, but not validated as a whole: the CLI only needs socket.path,
+// so a file the sidecar would refuse for another key still names its socket. A malformed
+// line is an error only when socket.path is not found among the well-formed ones.
 Result<std::string> ResolveSocketPath(
     const std::string& socket_flag, const std::string& config_file,
     const std::function<std::optional<std::string>(const char*)>& getenv);
 
-// The value of `key` in a Java-style .properties file (key=value, key: value or key value;
-// '#' and '!' comments; backslash continuations), or nullopt when the key is absent. Only
-// what the CLI needs: it does not validate the rest of the file.
-Result<std::optional<std::string>> FindPropertyInFile(const std::string& file,
-                                                      std::string_view key);
-
-}  // namespace snowcar::api
+}  // namespace snowcar::cli

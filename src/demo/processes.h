@@ -13,7 +13,7 @@
 
 #include "snowcar/common/status.h"
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 
 struct SpawnSpec {
   std::string name;               // for messages: "emulator", "broker", "sidecar"
@@ -73,4 +73,4 @@ Result<std::string> WaitFirstLine(ProcessGroup& group, pid_t pid, const std::str
 // The last `lines` lines of a file ("" when unreadable), to explain a child's failure.
 std::string Tail(const std::string& path, int lines);
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

@@ -1,13 +1,13 @@
-#include "cli/demo_options.h"
+#include "demo/options.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <string_view>
 
-#include "cli/demo_config.h"
+#include "demo/config.h"
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 
 const char kUsage[] =
     "usage: snowcar demo [--seconds N] [--keep] [--tables t1,t2,...] [--rows N] [--rate N]\n"
@@ -96,4 +96,4 @@ Result<Options> ParseOptions(int argc, char** argv) {
   return o;
 }
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

@@ -5,8 +5,9 @@
 // DirectionContext. A direction adds its socket routes, starts, reports metrics and stops
 // gracefully; everything else about it is its own business.
 //
-// Header-only on purpose: src/source and src/sink implement it without linking the runtime,
-// and the runtime (sidecar.cpp) links them.
+// A module of its own below source/ and sink/ (which implement it) and the runtime (which
+// owns the directions), so no arrow points up: header-only, with only forward declarations of
+// the shared pieces it hands out.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -35,7 +36,7 @@ class Router;
 class HealthRegistry;
 }  // namespace snowcar::api
 
-namespace snowcar::runtime {
+namespace snowcar::direction {
 
 // Everything a direction borrows from the process. Every pointer outlives the direction.
 struct DirectionContext {
@@ -92,4 +93,4 @@ class Direction {
   virtual std::vector<ProducerGauge> ProducerGauges() const { return {}; }
 };
 
-}  // namespace snowcar::runtime
+}  // namespace snowcar::direction

@@ -7,7 +7,7 @@
 
 #include "snowcar/common/status.h"
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 
 // Topic names the demo and its sidecar agree on.
 inline constexpr char kCommandTopic[] = "snow.commands";
@@ -28,4 +28,4 @@ struct SidecarSetup {
 std::string SidecarProperties(const SidecarSetup& setup);
 Status WriteFile(const std::string& path, const std::string& text);
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

@@ -1,9 +1,9 @@
-#include "cli/demo_stop.h"
+#include "demo/stop.h"
 
 #include <cerrno>
 #include <ctime>
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 
 StopSignal::StopSignal() {
   sigemptyset(&set_);
@@ -40,4 +40,4 @@ const char* StopSignal::name() const {
   return "";
 }
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 
 class Screen {
  public:
@@ -32,4 +32,4 @@ class Screen {
   std::vector<std::string> block_;  // what is on screen below the events (redraw mode)
 };
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

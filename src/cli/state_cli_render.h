@@ -5,14 +5,14 @@
 #include <ostream>
 #include <string>
 
-namespace snowcar::api::internal {
+namespace snowcar::cli::internal {
 
 // Writes the answer to `command` (the CLI word: "cursors", "dedup", ...). Unknown shapes are
 // printed as JSON, so a newer server never makes the CLI fail.
 void RenderHuman(const std::string& command, const boost::json::value& body, std::ostream& out);
 
-}  // namespace snowcar::api::internal
+}  // namespace snowcar::cli::internal
 
-namespace snowcar::api {
+namespace snowcar::cli {
 using internal::RenderHuman;
 }

@@ -1,9 +1,8 @@
-#include "cli/demo_processes.h"
+#include "demo/processes.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,8 +13,9 @@
 #include <thread>
 
 #include "snowcar/common/file_read.h"
+#include "snowcar/common/spawn.h"
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -23,12 +23,6 @@ using namespace std::chrono_literals;
 
 // Short polls: a child's exit or a file's first line is seen within this.
 constexpr auto kPollStep = 20ms;
-
-std::string Describe(int status) {
-  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return std::string("signal ") + std::to_string(WTERMSIG(status));
-  return "status " + std::to_string(status);
-}
 
 }  // namespace
 
@@ -51,38 +45,15 @@ ProcessGroup::~ProcessGroup() {
 }
 
 Result<pid_t> ProcessGroup::Fork(const std::vector<std::string>& args, int out_fd, int err_fd) {
-  // Everything the child needs is prepared before fork: between fork and exec only
-  // async-signal-safe calls are allowed (the demo runs librdkafka threads).
-  std::vector<std::string> storage;
-  storage.push_back(binary_);
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  argv.reserve(storage.size() + 1);
-  for (auto& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  const pid_t parent = ::getpid();
-  const pid_t group = pgid_;
-
-  const pid_t pid = ::fork();
-  if (pid < 0) return Status::Internal(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::setpgid(0, group);
-    // The demo may die without stopping us (kill -9): then we get SIGTERM and stop too.
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) ::_exit(127);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
-    ::dup2(out_fd, STDOUT_FILENO);
-    ::dup2(err_fd, STDERR_FILENO);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  // Also from the parent, so the group exists before anyone relies on it (no race with the
-  // child's own setpgid).
-  ::setpgid(pid, group);
+  SpawnOptions options;
+  options.binary = binary_;
+  options.args = args;
+  options.stdout_fd = out_fd;
+  options.stderr_fd = err_fd;
+  options.process_group = pgid_;  // 0 until the first child, which then leads the group
+  // The demo may die without stopping its children (kill -9): then they get SIGTERM too.
+  options.terminate_with_parent = true;
+  SNOWCAR_ASSIGN_OR_RETURN(const pid_t pid, snowcar::Spawn(options));
   if (pgid_ == 0) pgid_ = pid;
   children_.push_back(Child{pid});
   return pid;
@@ -133,7 +104,7 @@ bool ProcessGroup::Running(pid_t pid) {
 std::string ProcessGroup::ExitText(pid_t pid) const {
   const Child* c = Find(pid);
   if (c == nullptr) return "unknown";
-  return c->reaped ? Describe(c->status) : "running";
+  return c->reaped ? DescribeWaitStatus(c->status) : "running";
 }
 
 Status ProcessGroup::Stop(pid_t pid, std::chrono::milliseconds grace) {
@@ -151,7 +122,7 @@ Status ProcessGroup::Stop(pid_t pid, std::chrono::milliseconds grace) {
   const Child* c = Find(pid);
   if (c == nullptr) return Status::NotFound("no such child " + std::to_string(pid));
   if (!WIFEXITED(c->status) || WEXITSTATUS(c->status) != 0) {
-    return Status::Internal("ended with " + Describe(c->status));
+    return Status::Internal("ended with " + DescribeWaitStatus(c->status));
   }
   return Status::Ok();
 }
@@ -230,4 +201,4 @@ std::string Tail(const std::string& path, int lines) {
   return out.str();
 }
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

@@ -6,7 +6,7 @@
 
 #include "snowcar/common/status.h"
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 
 extern const char kUsage[];
 
@@ -22,4 +22,4 @@ struct Options {
 // argv[0] is "demo". Every refusal names the option and what is allowed.
 Result<Options> ParseOptions(int argc, char** argv);
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

@@ -1,10 +1,10 @@
-#include "state_cli_render.h"
+#include "cli/state_cli_render.h"
 
 #include <algorithm>
 #include <boost/json/serialize.hpp>
 #include <vector>
 
-namespace snowcar::api::internal {
+namespace snowcar::cli::internal {
 namespace {
 
 namespace json = boost::json;
@@ -124,4 +124,4 @@ void RenderHuman(const std::string& command, const json::value& body, std::ostre
   }
 }
 
-}  // namespace snowcar::api::internal
+}  // namespace snowcar::cli::internal

@@ -1,4 +1,4 @@
-#include "snowcar/api/state_cli.h"
+#include "cli/state_cli.h"
 
 #include <algorithm>
 #include <boost/json/object.hpp>
@@ -7,14 +7,17 @@
 #include <boost/json/value.hpp>
 #include <cstdlib>
 
+#include "cli/state_cli_render.h"
 #include "snowcar/api/client.h"
-#include "snowcar/api/percent_encoding.h"
 #include "snowcar/api/router.h"
 #include "snowcar/api/routes.h"
-#include "state_cli_render.h"
+#include "snowcar/common/text.h"
 
-namespace snowcar::api {
+namespace snowcar::cli {
 namespace {
+
+using api::Client;
+using api::HttpResult;
 
 constexpr const char* kUsage =
     "usage: snowcar state [--socket PATH | --config FILE | --state-dir DIR] [--json] COMMAND\n"
@@ -87,9 +90,9 @@ Result<HttpResult> Fetch(const std::string& method, const std::string& target,
   }
   source = "state dir " + state_dir;
   SNOWCAR_ASSIGN_OR_RETURN(std::unique_ptr<state::StateStore> store, env.open_store(state_dir));
-  Router router;
-  SNOWCAR_RETURN_IF_ERROR(RegisterStateRoutes(router, *store));
-  const Response response = router.Handle(method, target, body);
+  api::Router router;
+  SNOWCAR_RETURN_IF_ERROR(api::RegisterStateRoutes(router, *store));
+  const api::Response response = router.Handle(method, target, body);
   HttpResult result;
   result.status = response.status;
   result.content_type = response.content_type;
@@ -228,4 +231,4 @@ int RunStateCli(const std::vector<std::string>& args, std::ostream& out, std::os
   return 0;
 }
 
-}  // namespace snowcar::api
+}  // namespace snowcar::cli

@@ -7,7 +7,7 @@
 
 #include <chrono>
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 
 class StopSignal {
  public:
@@ -25,4 +25,4 @@ class StopSignal {
   int signal_ = 0;
 };
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo

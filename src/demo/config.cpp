@@ -1,9 +1,9 @@
-#include "cli/demo_config.h"
+#include "demo/config.h"
 
 #include <fstream>
 #include <sstream>
 
-namespace snowcar::cli::demo {
+namespace snowcar::demo {
 
 std::string SidecarProperties(const SidecarSetup& s) {
   std::ostringstream out;
@@ -48,4 +48,4 @@ Status WriteFile(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
-}  // namespace snowcar::cli::demo
+}  // namespace snowcar::demo
