@@ -77,6 +77,13 @@ bool Config::IsSet(std::string_view key) const {
   return explicit_.count(Canonical(key)) != 0;
 }
 
+const std::string& Config::ValueFile(std::string_view key) const {
+  static const std::string kNone;
+  SpecFor(key, {});
+  const auto it = value_files_.find(Canonical(key));
+  return it == value_files_.end() ? kNone : it->second;
+}
+
 std::map<std::string, std::string> Config::WithPrefix(std::string_view prefix) const {
   std::map<std::string, std::string> out;
   for (auto it = values_.lower_bound(prefix); it != values_.end(); ++it) {

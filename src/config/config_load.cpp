@@ -169,6 +169,7 @@ class ConfigLoader {
     RawValue path;
   };
   std::map<std::string, ValueFile> value_files_;  // key whose value the file holds -> entry
+  std::map<std::string, std::string> read_from_;  // key -> the file its value was read from
   std::set<std::string, std::less<>> rejected_;   // keys whose value failed its check
   std::vector<std::string> errors_;
   std::vector<std::string> notes_;
@@ -279,6 +280,7 @@ void ConfigLoader::ReadValueFiles() {
     std::string origin = "file " + path;
     origin += " via " + file_key;
     candidates_[key] = RawValue{std::move(content).value(), std::move(origin)};
+    read_from_[key] = path;
   }
 }
 
@@ -319,6 +321,9 @@ void ConfigLoader::CheckValues(Config& config) {
     }
     config.values_[key] = std::move(normalized).value();
     config.explicit_.insert(key);
+    if (const auto it = read_from_.find(key); it != read_from_.end()) {
+      config.value_files_[key] = it->second;
+    }
   }
 }
 
@@ -408,6 +413,24 @@ Result<Config> Config::Load(const LoadRequest& request) {
   ConfigLoader loader;
   SNOWCAR_RETURN_IF_ERROR(Prepare(loader, request));
   return loader.Finish();
+}
+
+Result<std::string> ReadValueFromFile(std::string_view key, const std::string& path) {
+  const OptionSpec* spec = FindOption(key);
+  if (spec == nullptr) return Status::InvalidArgument("unknown key '" + std::string(key) + "'");
+  auto content = ReadValueFile(path);
+  if (!content.ok()) {
+    return Status(content.status().code(),
+                  std::string(key) + ".file: " + content.status().message());
+  }
+  if (IsSecretKey(*spec, key)) redact::RegisterSecret(*content);
+  auto normalized = NormalizeValue(*spec, *content);
+  if (!normalized.ok()) {
+    // NormalizeValue's messages never repeat the value.
+    return Status::InvalidArgument(std::string(key) + ": the value in file " + path + " " +
+                                   normalized.status().message());
+  }
+  return normalized;
 }
 
 Result<Config> Config::FromMap(const std::map<std::string, std::string>& values) {

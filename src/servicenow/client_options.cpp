@@ -61,6 +61,10 @@ Result<ClientOptions> ClientOptionsFromConfig(const config::Config& c) {
   o.client_id = c.GetString("snow.oauth.client.id");
   o.client_secret = c.GetString("snow.oauth.client.secret");
   o.scope = c.GetString("snow.oauth.scope");
+  for (const char* key : {"snow.auth.username", "snow.auth.password", "snow.oauth.client.id",
+                          "snow.oauth.client.secret"}) {
+    if (const std::string& file = c.ValueFile(key); !file.empty()) o.credential_files[key] = file;
+  }
   o.connect_timeout_ms = c.GetInt("snow.http.connect.timeout.ms");
   o.request_timeout_ms = c.GetInt("snow.http.request.timeout.ms");
   o.proxy_url = c.GetString("snow.http.proxy.url");

@@ -19,6 +19,7 @@
 #include "snowcar/common/log.h"
 #include "snowcar/common/redact.h"
 #include "snowcar/servicenow/adaptive_limit.h"
+#include "snowcar/servicenow/credential_files.h"
 #include "token_source.h"
 
 namespace snowcar::servicenow {
@@ -80,7 +81,8 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
         jitter(seams.jitter ? std::move(seams.jitter) : DefaultJitter()),
         loop(std::make_shared<MultiLoop>(strand, options.max_concurrent_requests + 1)),
         limit(options.max_concurrent_requests, options.adaptive_throttling),
-        tokens(options, *clock,
+        credentials(CredentialsOf(options), options.credential_files),
+        tokens(options, credentials, *clock,
                [this](const TransferSpec& spec, auto done) {
                  auto t = NewTransfer(spec, options);
                  if (!t.ok()) {
@@ -102,6 +104,7 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
         [weak](const std::string& target, std::function<void(bool)> done) {
           auto self = weak.lock();
           if (!self) return done(false);
+          self->RereadIfRefused();
           auto call = std::make_shared<Call>();
           call->request.method = Method::kGet;
           call->request.target = target;
@@ -119,6 +122,20 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
     reachability.OnUnreachable(reason);
     if (gate) gate->Close(reason, target);
   }
+  // The instance refused the credentials for good (a final 401, or the token endpoint): the
+  // gate is closed, and the next probe reads the credential files first.
+  void CredentialsRefused(const std::string& reason, const std::string& target) {
+    credentials_refused = true;
+    InstanceUnusable("credentials refused: " + reason, target);
+  }
+  // Before a probe: when the credentials were refused since the last one, a Secret corrected
+  // in place may be in the files now. Read at most once per probe, i.e. at the gate's growing
+  // pace, however many calls were refused.
+  void RereadIfRefused() {
+    if (!credentials_refused || !credentials.HasFiles()) return;
+    credentials_refused = false;
+    if (credentials.Reread()) tokens.Reset();
+  }
 
   boost::asio::io_context& io;
   Strand strand;
@@ -127,7 +144,9 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
   JitterSource jitter;
   std::shared_ptr<MultiLoop> loop;
   AdaptiveLimit limit;
+  CredentialFiles credentials;  // what every attempt sends; re-read after a refusal
   TokenSource tokens;
+  bool credentials_refused = false;  // since the last probe
 
   InstanceReachability reachability;         // fed by every answer and every final verdict
   std::shared_ptr<InstanceGate> gate;        // likewise; lanes and pollers wait at it
@@ -175,8 +194,7 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
       }
       ++call->attempts;
       if (token.status().code() == StatusCode::kPermissionDenied) {
-        self->InstanceUnusable("credentials refused: " + redact::Mask(token.status().message()),
-                               call->request.target);
+        self->CredentialsRefused(redact::Mask(token.status().message()), call->request.target);
         self->Fail(call, OutcomeClass::kUnauthorized, token.status().message(),
                    /*instance_unreachable=*/true);
       } else if (token.status().code() == StatusCode::kCancelled || self->stopped) {
@@ -220,6 +238,11 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
       spec.headers.push_back(std::move(line));
     }
     spec.basic_auth = options.auth_type == AuthType::kBasic;
+    if (spec.basic_auth) {
+      Credentials current = credentials.Current();
+      spec.username = std::move(current.username);
+      spec.password = std::move(current.password);
+    }
     spec.bearer = call->token;
     auto transfer = NewTransfer(spec, options);
     ++call->attempts;
@@ -346,9 +369,11 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
       }
     }
     if (v.instance_unreachable && !stopped) {
-      InstanceUnusable((v.klass == OutcomeClass::kUnauthorized ? "credentials refused: " : "") +
-                           redact::Mask(v.message),
-                       call->request.target);
+      if (v.klass == OutcomeClass::kUnauthorized) {
+        CredentialsRefused(redact::Mask(v.message), call->request.target);
+      } else {
+        InstanceUnusable(redact::Mask(v.message), call->request.target);
+      }
     }
     CallResult result;
     result.klass = v.klass;
@@ -482,8 +507,13 @@ InstanceReachability& CurlTableClient::reachability() { return impl_->reachabili
 InstanceGate* CurlTableClient::gate() { return impl_->gate.get(); }
 
 ClientStats CurlTableClient::stats() const {
-  std::lock_guard lock(impl_->stats_mu);
-  return impl_->stats;
+  ClientStats stats;
+  {
+    std::lock_guard lock(impl_->stats_mu);
+    stats = impl_->stats;
+  }
+  stats.credential_rereads = impl_->credentials.rereads();
+  return stats;
 }
 
 }  // namespace snowcar::servicenow

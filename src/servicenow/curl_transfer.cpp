@@ -125,8 +125,8 @@ Result<std::unique_ptr<Transfer>> NewTransfer(const TransferSpec& spec, const Cl
 
   if (spec.basic_auth) {
     curl_easy_setopt(e, CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC));
-    curl_easy_setopt(e, CURLOPT_USERNAME, o.username.c_str());
-    curl_easy_setopt(e, CURLOPT_PASSWORD, o.password.c_str());
+    curl_easy_setopt(e, CURLOPT_USERNAME, spec.username.c_str());
+    curl_easy_setopt(e, CURLOPT_PASSWORD, spec.password.c_str());
   }
 
   if (!o.tls_verify) {

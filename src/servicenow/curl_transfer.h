@@ -21,8 +21,10 @@ struct TransferSpec {
   std::string body;
   std::string content_type;          // sent when body is not empty
   std::vector<std::string> headers;  // "Name: value"
-  bool basic_auth = false;           // send snow.auth.username/password
-  std::string bearer;                // Authorization: Bearer <token> when not empty
+  bool basic_auth = false;           // send username/password below
+  std::string username;              // basic_auth: the credentials in use (credential_files.h)
+  std::string password;
+  std::string bearer;  // Authorization: Bearer <token> when not empty
 };
 
 struct Transfer {

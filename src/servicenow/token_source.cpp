@@ -8,8 +8,9 @@
 
 namespace snowcar::servicenow {
 
-TokenSource::TokenSource(const ClientOptions& options, const Clock& clock, SendRaw send)
-    : options_(options), clock_(clock), send_(std::move(send)) {}
+TokenSource::TokenSource(const ClientOptions& options, const CredentialFiles& credentials,
+                         const Clock& clock, SendRaw send)
+    : options_(options), credentials_(credentials), clock_(clock), send_(std::move(send)) {}
 
 void TokenSource::Get(TokenCallback cb) {
   if (!access_.empty() && clock_.NowMillis() < refresh_at_ms_) {
@@ -26,6 +27,12 @@ void TokenSource::Invalidate(const std::string& token) {
   if (token == access_) access_.clear();
 }
 
+void TokenSource::Reset() {
+  access_.clear();
+  refresh_.clear();
+  refresh_at_ms_ = 0;
+}
+
 void TokenSource::FailAll(const Status& status) {
   auto waiters = std::move(waiters_);
   waiters_.clear();
@@ -36,7 +43,8 @@ void TokenSource::Fetch(bool with_refresh) {
   TransferSpec spec;
   spec.method = Method::kPost;
   spec.url = options_.EffectiveTokenUrl();
-  spec.body = with_refresh ? RefreshGrantForm(options_, refresh_) : PrimaryGrantForm(options_);
+  const ClientOptions current = WithCredentials(options_, credentials_.Current());
+  spec.body = with_refresh ? RefreshGrantForm(current, refresh_) : PrimaryGrantForm(current);
   spec.content_type = "application/x-www-form-urlencoded";
   ++requests_;
   SNOWCAR_LOG(kDebug, "snow.oauth.request",

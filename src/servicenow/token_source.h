@@ -13,6 +13,7 @@
 #include "snowcar/common/status.h"
 #include "snowcar/common/time.h"
 #include "snowcar/servicenow/client_options.h"
+#include "snowcar/servicenow/credential_files.h"
 
 namespace snowcar::servicenow {
 
@@ -26,7 +27,9 @@ class TokenSource {
   using SendRaw =
       std::function<void(const TransferSpec&, std::function<void(Transfer&, CURLcode)>)>;
 
-  TokenSource(const ClientOptions& options, const Clock& clock, SendRaw send);
+  // Each token request sends the credentials `credentials` holds at that moment.
+  TokenSource(const ClientOptions& options, const CredentialFiles& credentials, const Clock& clock,
+              SendRaw send);
 
   // Calls `cb` with a live access token: at once when one is cached, else after the (single)
   // token request in flight ends. PermissionDenied when the endpoint refused the
@@ -34,6 +37,9 @@ class TokenSource {
   void Get(TokenCallback cb);
   // The instance rejected `token` (401): forget it unless a newer one replaced it already.
   void Invalidate(const std::string& token);
+  // The credentials changed: forget the cached access and refresh tokens, so the next Get
+  // starts over with the primary grant. A request in flight is left to finish.
+  void Reset();
   // Fails every waiter with `status` (shutdown).
   void FailAll(const Status& status);
 
@@ -44,6 +50,7 @@ class TokenSource {
   void Finish(const Result<std::string>& token);
 
   const ClientOptions& options_;
+  const CredentialFiles& credentials_;
   const Clock& clock_;
   SendRaw send_;
   std::string access_;

@@ -75,6 +75,11 @@ class Config {
   std::vector<std::string> GetList(std::string_view key) const;
   // True when the key was given explicitly (file, environment, --set or <key>.file).
   bool IsSet(std::string_view key) const;
+  // The file `key`'s value was read from (its `<key>.file`, or that of a key it is another
+  // name for), as given; "" when the value came another way or the file was not read
+  // (`--no-secrets`). A long-running component reads it again with ReadValueFromFile when a
+  // mounted Secret may have been rotated in place.
+  const std::string& ValueFile(std::string_view key) const;
   // Every key starting with `prefix` that has a value, with the prefix stripped; e.g.
   // WithPrefix("kafka.") is the librdkafka configuration.
   std::map<std::string, std::string> WithPrefix(std::string_view prefix) const;
@@ -96,9 +101,16 @@ class Config {
   // pattern-family members given.
   std::map<std::string, std::string, std::less<>> values_;
   std::set<std::string, std::less<>> explicit_;
+  std::map<std::string, std::string, std::less<>> value_files_;  // key -> path it was read from
   std::vector<std::string> notes_;
   std::vector<std::string> warnings_;
 };
+
+// Reads `key`'s value from `path` the way loading reads `<key>.file`: bounded by
+// kSecretFileLimit, trailing line breaks dropped, then checked and normalised as `key`'s
+// value. A secret key's value is registered with redact:: before anything could show it.
+// Errors name the key and the file, never the value.
+Result<std::string> ReadValueFromFile(std::string_view key, const std::string& path);
 
 struct LoadReport {
   std::string problems;  // Load's message listing every problem; "" when the values are valid

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "snowcar/common/status.h"
@@ -31,6 +32,10 @@ struct ClientOptions {
   std::string client_id;                                 // snow.oauth.client.id
   std::string client_secret;                             // snow.oauth.client.secret (secret)
   std::string scope;                                     // snow.oauth.scope
+  // The credential keys above whose value was read from a `<key>.file` (a mounted Secret):
+  // key -> file. The client reads them again when the instance refuses the credentials
+  // (credential_files.h), so a Secret corrected in place needs no restart.
+  std::map<std::string, std::string> credential_files;
 
   int64_t connect_timeout_ms = 10000;      // snow.http.connect.timeout.ms
   int64_t request_timeout_ms = 60000;      // snow.http.request.timeout.ms

@@ -37,11 +37,13 @@ struct ClientSeams {
 struct ClientStats {
   int64_t attempts = 0;        // HTTP attempts to the Table API (token requests excluded)
   int64_t token_requests = 0;  // requests to the token endpoint
-  int64_t retries = 0;         // attempts after the first
-  int in_flight = 0;           // Table API transfers now running
-  int max_in_flight = 0;       // highest in_flight seen
-  int limit = 0;               // the adaptive concurrency limit now
-  int queued = 0;              // calls waiting for a permit
+  // Times the credential files were read again after the instance refused the credentials.
+  int64_t credential_rereads = 0;
+  int64_t retries = 0;    // attempts after the first
+  int in_flight = 0;      // Table API transfers now running
+  int max_in_flight = 0;  // highest in_flight seen
+  int limit = 0;          // the adaptive concurrency limit now
+  int queued = 0;         // calls waiting for a permit
   // How attempts ended (each attempt once; stopped transfers not counted):
   int64_t answered_ok = 0;  // an answer classed OK
   int64_t throttled = 0;    // 429 or a throttling answer

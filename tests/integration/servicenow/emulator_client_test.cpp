@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <fstream>
 
 #include "client_harness.h"
 #include "snowcar/emulator/data_gen.h"
 #include "snowcar/emulator/emulator_server.h"
+#include "support/temp_dir.h"
+#include "support/wait.h"
 
 namespace snowcar::servicenow::testing {
 namespace {
@@ -246,6 +249,68 @@ TEST_F(EmulatorClientTest, RefusedCredentialsAreFatal) {
   for (const auto& e : server_.journal().All()) {
     EXPECT_TRUE(e.target.starts_with("/oauth_token.do")) << "no table call without a token";
   }
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::trunc) << text;
+}
+
+// A password refused for good closes the gate; while the file still holds the wrong one, the
+// gate's probes read it once each (not in a loop); once the file holds the right one, the next
+// probe uses it and the gate opens with no new client.
+TEST_F(EmulatorClientTest, CorrectedPasswordFileReopensTheGate) {
+  using namespace std::chrono_literals;
+  testsupport::TempDir dir("credentials");
+  const std::string file = dir.File("password");
+  WriteFile(file, "wrong-password-77\n");
+  ClientOptions o = Basic();
+  o.password = "wrong-password-77";
+  o.credential_files = {{"snow.auth.password", file}};
+  o.retry.initial_backoff_ms = 20;
+  o.retry.max_backoff_ms = 100;
+  auto client = MakeClient(io_.io(), o);
+
+  CallResult refused =
+      SendAndWait(*client, io_.io(), Get("/api/now/table/incident?sysparm_limit=1"));
+  EXPECT_EQ(refused.klass, OutcomeClass::kUnauthorized);
+  ASSERT_TRUE(testsupport::WaitFor([&] { return client->gate()->Read().probes >= 3; }, 10s));
+  const int64_t rereads = client->stats().credential_rereads;  // read before the probes
+  const int64_t probes = client->gate()->Read().probes;
+  EXPECT_GE(rereads, 2);
+  EXPECT_LE(rereads, probes) << "at most one read of the file per probe";
+  EXPECT_FALSE(client->gate()->IsOpen());
+
+  WriteFile(file, std::string(emulator::kDefaultPassword) + "\n");
+  ASSERT_TRUE(testsupport::WaitFor([&] { return client->gate()->IsOpen(); }, 10s));
+  CallResult ok = SendAndWait(*client, io_.io(), Get("/api/now/table/incident?sysparm_limit=1"));
+  EXPECT_TRUE(ok.ok()) << ok.message;
+  EXPECT_EQ(server_.journal().All().back().user, emulator::kDefaultUser);
+}
+
+// The same for OAuth: the token endpoint refuses the client secret in the file; the corrected
+// secret is sent with the next probe's token request.
+TEST_F(EmulatorClientTest, CorrectedClientSecretFileReopensTheGate) {
+  using namespace std::chrono_literals;
+  testsupport::TempDir dir("credentials");
+  const std::string file = dir.File("client-secret");
+  WriteFile(file, "wrong-secret-77\n");
+  ClientOptions o = OAuth(GrantType::kClientCredentials);
+  o.client_secret = "wrong-secret-77";
+  o.credential_files = {{"snow.oauth.client.secret", file}};
+  o.retry.initial_backoff_ms = 20;
+  o.retry.max_backoff_ms = 100;
+  auto client = MakeClient(io_.io(), o);
+
+  CallResult refused =
+      SendAndWait(*client, io_.io(), Get("/api/now/table/incident?sysparm_limit=1"));
+  EXPECT_EQ(refused.klass, OutcomeClass::kUnauthorized);
+  ASSERT_TRUE(testsupport::WaitFor([&] { return client->stats().credential_rereads >= 2; }, 10s));
+  EXPECT_FALSE(client->gate()->IsOpen());
+
+  WriteFile(file, std::string(emulator::kDefaultClientSecret) + "\n");
+  ASSERT_TRUE(testsupport::WaitFor([&] { return client->gate()->IsOpen(); }, 10s));
+  CallResult ok = SendAndWait(*client, io_.io(), Get("/api/now/table/incident?sysparm_limit=1"));
+  EXPECT_TRUE(ok.ok()) << ok.message;
 }
 
 }  // namespace

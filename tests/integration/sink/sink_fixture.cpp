@@ -83,6 +83,14 @@ SinkProcess SinkIntegrationTest::StartSink(const std::string& topic, const std::
       "snow.retry.max.backoff.ms=200",
       "shutdown.timeout.ms=5000",
   };
+  // A `<key>.file` in `sets` (a password kept in a file) replaces the default `<key>`: the
+  // configuration refuses a key given both ways.
+  for (const auto& s : sets) {
+    const std::string key = s.substr(0, s.find('='));
+    if (!key.ends_with(".file")) continue;
+    const std::string stem = key.substr(0, key.size() - 5) + "=";
+    std::erase_if(all, [&](const std::string& d) { return d.starts_with(stem); });
+  }
   all.insert(all.end(), sets.begin(), sets.end());
   for (const auto& s : all) {
     opts.args.push_back("--set");

@@ -41,8 +41,8 @@ class SinkIntegrationTest : public testsupport::SharedBrokerTest<SinkIntegration
   std::string NewGroup() const;
 
   // Starts `snowcar run` consuming `topic` in `group`; `sets` adds or overrides keys
-  // ("key=value"). `state_name` picks the state dir (reuse it to restart "the same" sink).
-  // Waits until the socket answers /v1/ready.
+  // ("key=value"; a "key.file=path" replaces a default "key"). `state_name` picks the state dir
+  // (reuse it to restart "the same" sink). Waits until the socket answers /v1/ready.
   SinkProcess StartSink(const std::string& topic, const std::string& group,
                         const std::vector<std::string>& sets = {},
                         const std::string& state_name = "sink");

@@ -310,6 +310,38 @@ TEST_F(ConfigLoadTest, SecretFromFileWithTrailingNewlineStripped) {
   EXPECT_EQ(redact::Mask("pw is s3cret-from-file"), "pw is [redacted]");
 }
 
+// Where each value came from is kept, so a rotated Secret can be read again while running;
+// reading again follows the same rules as loading (line break dropped, value checked,
+// registered with the redactor, bounded).
+TEST_F(ConfigLoadTest, ValueFileNamesTheFileAndReadsItAgain) {
+  const std::string secret = dir_.Write("pw", "first-password\n");
+  const std::string user = dir_.Write("user", "svc-user\n");
+  auto cfg = Config::FromMap({{"snow.url", "https://x"},
+                              {"servicenow.username.file", user},
+                              {"snow.auth.password.file", secret}});
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->ValueFile("snow.auth.password"), secret);
+  EXPECT_EQ(cfg->ValueFile("snow.auth.username"), user);  // given by its Confluent name
+  EXPECT_EQ(cfg->ValueFile("snow.url"), "");
+
+  dir_.Write("pw", "rotated-password\r\n");
+  auto again = ReadValueFromFile("snow.auth.password", secret);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(*again, "rotated-password");
+  EXPECT_EQ(redact::Mask("now rotated-password"), "now [redacted]");
+
+  const std::string missing = dir_.Path("absent");
+  EXPECT_THAT(ReadValueFromFile("snow.auth.password", missing).status().message(),
+              HasSubstr("snow.auth.password.file: cannot read secret file '" + missing + "'"));
+  EXPECT_THAT(ReadValueFromFile("snow.auth.password", "/dev/zero").status().message(),
+              HasSubstr("more than 1 MiB"));
+  const std::string bad = dir_.Write("port", "not-a-number\n");
+  const auto refused = ReadValueFromFile("snow.http.connect.timeout.ms", bad);
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("snow.http.connect.timeout.ms: the value in file"));
+  EXPECT_THAT(refused.status().message(), Not(HasSubstr("not-a-number")));
+}
+
 TEST_F(ConfigLoadTest, SecretFileForKafkaFamilyMember) {
   const std::string secret = dir_.Write("kpw", "kafka-pass\r\n");
   auto cfg = Config::FromMap(Shell({{"kafka.sasl.password.file", secret}}));

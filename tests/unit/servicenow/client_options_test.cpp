@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <map>
+
 #include "snowcar/common/redact.h"
 #include "snowcar/config/config.h"
 
@@ -30,6 +34,24 @@ TEST(ClientOptionsTest, DefaultsFromConfig) {
   EXPECT_TRUE(o->tls_verify);
   EXPECT_EQ(o->EffectiveTokenUrl(), "https://acme.service-now.com/oauth_token.do");
   EXPECT_EQ(redact::Mask("x pw-abcdef y").find("pw-abcdef"), std::string::npos);
+}
+
+// Credentials read from a `<key>.file` are passed on with their file, so the client can read
+// a rotated Secret again; values given directly are not.
+TEST(ClientOptionsTest, CredentialFilesNameWhereTheCredentialsCameFrom) {
+  const std::string path = testing::TempDir() + "client-options-secret";
+  std::ofstream(path, std::ios::trunc) << "csecret-from-file\n";
+  auto config = config::Config::FromMap({{"snow.url", "https://acme.service-now.com"},
+                                         {"snow.auth.type", "oauth2"},
+                                         {"snow.oauth.client.id", "cid"},
+                                         {"snow.oauth.client.secret.file", path}});
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  auto o = ClientOptionsFromConfig(*config);
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->client_secret, "csecret-from-file");
+  EXPECT_EQ(o->credential_files,
+            (std::map<std::string, std::string>{{"snow.oauth.client.secret", path}}));
+  std::remove(path.c_str());
 }
 
 TEST(ClientOptionsTest, OAuthAndOverrides) {
