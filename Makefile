@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # snowcar: the two commands a newcomer needs are `make demo` and `make test`.
 # Both install the Debian packages first (scripts/install-deps, idempotent).
 

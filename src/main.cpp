@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // snowcar: ServiceNow <-> Kafka sidecar. This file only dispatches to a subcommand.
 #include <csignal>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DedupWindowImpl: the in-memory front of one table's dedup index.
 //
 // Why not std::unordered_set<std::string>: a source sweep checks every row it reads, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Our own lock on the state dir, taken before RocksDB is opened.
 //
 // RocksDB's LOCK file already stops a second writer, but its error ("lock hold by current

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "state/key_codec.h"
 
 namespace snowcar::state::codec {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Byte layouts of the keys and values the state store writes. One place, so the layout that
 // docs/state-store.md describes and the code agree, and so tests can check both directions.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one place where a rocksdb::Status becomes a snowcar::Status. The code decides what the
 // caller does next: kUnavailable (retry the commit later), kResourceExhausted (disk full),
 // kPermissionDenied / kDataLoss / kFailedPrecondition (stop and tell the operator).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks on the state dir itself, before the lock and RocksDB see it: that it is a
 // directory (creating it when allowed), and whether it already holds a database.
 #pragma once

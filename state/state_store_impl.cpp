@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "state/state_store_impl.h"
 
 #include <rocksdb/cache.h>

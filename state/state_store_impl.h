@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // StateStoreImpl: the RocksDB-backed StateStore (see include/snowcar/state/state_store.h).
 //
 // Thread safety: RocksDB's DB is safe for concurrent use and this class keeps no mutable

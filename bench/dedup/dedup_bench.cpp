@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Dedup index throughput: snowcar's DedupWindow against the seed's design, on one key stream.
 //
 // The stream looks like a source sweep: one table, `YYYY-MM-DD HH:MM:SS` advancing by one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator core on the source poller's hot path: parse a keyset query, List a page from
 // the (sys_updated_on, sys_id) index, render it as Table API JSON. Rows/s = items_per_second.
 //

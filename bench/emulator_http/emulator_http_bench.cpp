@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How fast the emulator serves a source poller: keyset pages of 1000 rows x 20 fields from a
 // 100 000-row incident table, fetched over one keep-alive HTTP connection (libcurl), the
 // way the sidecar's source reads. Reports rows/s as items_per_second.

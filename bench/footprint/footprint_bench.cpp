@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Footprint of one sidecar (design.md section 9: RSS <= 64 MiB with 10 tables and full
 // windows; start to ready <= 200 ms). Starts the broker and an emulator with --tables tables
 // of --rows rows each, then the sidecar polling all of them while the emulator's writer keeps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sink end to end (issue #5, design section 9): PATCH commands consumed by `snowcar run` and
 // applied to the emulator, which answers every write after a fixed 20 ms. With threads=2 and
 // snow.sink.max.in.flight=64 over 64 partitions the ceiling is max.in.flight / latency =

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Restart-to-first-write after kill -9 of a sink (issue #15, point 2). A sink-only sidecar
 // joins its consumer group and applies one command; it is then killed with SIGKILL, four
 // commands (one per partition) are produced while it is down, and the same sidecar (same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers the end-to-end benches share: starting the emulator, the broker and the sidecar as
 // real processes, and reading a process's CPU time and peak memory from /proc.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Source end to end, measured side by side in one run (issue #4, design section 9):
 //
 //   floor    a bare loop in this process: Boost.JSON parses the same pages the emulator

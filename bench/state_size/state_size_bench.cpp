@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How much state a table and a sink take, per entry, measured on the real store: the figures
 // behind docs/production.md's sizing of the state volume and of memory.
 //

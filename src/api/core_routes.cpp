@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GET /v1/health and GET /v1/ready.
 #include <boost/json/object.hpp>
 

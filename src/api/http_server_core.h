@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTTP/1.1 connection handling shared by the Unix socket server and the TCP admin
 // listener: accept loop, connection cap, per-connection sessions, size limits and timeouts.
 //

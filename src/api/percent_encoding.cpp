@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "snowcar/api/percent_encoding.h"
 
 namespace snowcar::api {

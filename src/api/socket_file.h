@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The filesystem side of a Unix socket path: what is there, and making room for a new one.
 // Shared by the server (before bind) and the client (to explain a failed connect).
 #pragma once

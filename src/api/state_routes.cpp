@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The raw state views (/v1/state/...) and the cursor reset, over the StateStore interface.
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>

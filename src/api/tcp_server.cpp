@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "snowcar/api/tcp_server.h"
 
 #include <boost/asio/ip/tcp.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A thin TCP front before each broker of the mock cluster, so that the embedded broker
 // answers the Admin API's CreateTopics, which librdkafka 2.0.2's mock does not implement.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The mock cluster lives inside an rd_kafka_t handle of its own (a producer with no bootstrap
 // servers, so it never talks to anything). We create the cluster explicitly with
 // rd_kafka_mock_cluster_new rather than setting `test.mock.num.brokers` on that handle: the

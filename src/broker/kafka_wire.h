@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The few pieces of the Kafka wire protocol the admin front (admin_front.h) needs: reading a
 // request's header, rewriting three kinds of answers of the mock, and answering CreateTopics.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `snowcar broker`: serves an embedded Kafka cluster (librdkafka's mock) until
 // SIGTERM/SIGINT/SIGHUP.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `snowcar config check|print|docs`: validate, show and document configuration without
 // starting anything.
 #include <boost/json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The configuration check shared by `snowcar config check` and `snowcar run`, so the two can
 // never disagree about what is valid.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // snowcar demo: the embedded default end to end (`make demo`). The demo is its own module
 // (src/demo); this file only forwards to it.
 #include "cli/commands.h"

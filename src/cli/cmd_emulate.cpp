@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // snowcar emulate: serves the in-repo ServiceNow Table API emulator until SIGTERM/SIGINT.
 //
 // The first line on stdout is the base URL (flushed), so scripts and tests can start it with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // snowcar run --config FILE [--set key=value]...
 #include <cstdio>
 #include <cstring>

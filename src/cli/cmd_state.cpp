@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // snowcar state ...: query a running sidecar over its Unix socket, or (--state-dir) read a
 // stopped one's state store directly. The logic lives in its own library (cli/state_cli.h)
 // so tests can run it in-process; this file only supplies the real environment and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Entry points of the `snowcar` subcommands. main.cpp only dispatches; each command lives in
 // its own file and returns the process exit code (0 ok, 1 runtime failure, 2 usage error).
 #pragma once

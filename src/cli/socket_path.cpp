@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where `snowcar state` finds the socket. The --config file is read with the one .properties
 // parser (config/properties.cpp), keeping only what the CLI needs from it: socket.path.
 #include "cli/state_cli.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `snowcar state ...`: the command-line face of the socket API.
 //
 //   snowcar state [--socket PATH | --config FILE | --state-dir DIR] [--json] COMMAND

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Human-readable output of `snowcar state`: aligned tables and key: value lines.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "snowcar/common/text.h"
 
 // Before Beast's status.hpp, which uses std::ostream without including it (Boost 1.81).

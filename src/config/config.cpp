@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Config getters: typed reads of the values ConfigLoader validated.
 #include "snowcar/config/config.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Config::Load and Config::FromMap: merge the layers, check each value, fill defaults, then
 // run the cross-field checks; collect every problem before answering.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rewriting the keys of Confluent's ServiceNow connectors onto snowcar's, so that their
 // properties files run unchanged (the keys are declared in option_table_confluent.cpp).
 //

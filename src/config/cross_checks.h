@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The second loading pass: rules that span several keys (RocksDB's ValidateOptions idea).
 // Runs after every value passed its own type check and defaults were filled in.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Renders docs/configuration.md from the option table (`snowcar config docs`).
 #include <algorithm>
 #include <string>

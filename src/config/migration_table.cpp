@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Renders the migration section of docs/configuration.md (see migration_table.h).
 //
 // The key list is written down here, once, because the option table cannot tell a key the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The migration section of docs/configuration.md: every key of the reference Kafka Connect
 // connectors and what snowcar does with it, for someone bringing an existing properties file.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // THE option table. One entry per key (or key family); see include/snowcar/config/options.h.
 // Groups appear in docs/configuration.md in the order they are first used here.
 #include <string>

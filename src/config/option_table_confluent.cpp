@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The keys of Confluent's ServiceNow source and sink connectors, so their properties files run
 // unchanged. Keys that only change name are aliases; the others are rewritten onto snowcar's
 // keys by src/config/confluent_keys.cpp, which also says how.

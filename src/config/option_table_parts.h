@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The option table is assembled from parts so each direction declares its own keys in its
 // own file (option_table.cpp keeps the core, sidecar, Kafka and Connect entries).
 #pragma once

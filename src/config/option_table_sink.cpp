@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sink's keys in the option table; see include/snowcar/config/options.h. The names and
 // defaults follow the reference sink connector so its properties files load unchanged; rules
 // that span several keys are checked by sink::SinkSettings::FromConfig.

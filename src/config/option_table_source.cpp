@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source's keys in the option table; see include/snowcar/config/options.h.
 //
 // Per-table keys are families (`snow.table.<alias>.name`, ...). The loader accepts any

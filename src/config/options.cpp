@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lookups over the option table (the table itself is in option_table.cpp).
 #include "snowcar/config/options.h"
 

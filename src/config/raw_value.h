@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A configuration value as given, before any check (shared by the loader's steps).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Extra per-value checks referenced by entries of the option table (OptionSpec::check).
 // Each returns "" when the value is fine, otherwise what is wrong.
 #pragma once

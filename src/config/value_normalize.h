@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Type checking and normalisation of one raw value against its option table entry.
 #pragma once
 

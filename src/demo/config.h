@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sidecar configuration the demo runs: both directions against its own emulator and
 // broker, in the style of docs/examples/source-and-sink.properties.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // snowcar demo: the embedded default end to end, in one command (`make demo`).
 //
 // Starts the emulator (a few tables and its live writer), the embedded broker and one sidecar

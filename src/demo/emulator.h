@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Talks to the emulator's control endpoint (/_emulator/...) over plain HTTP, with the
 // product's own client (api::Client::SendTcp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "demo/kafka.h"
 
 #include <boost/asio/thread_pool.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The demo's Kafka side, on the product's kafka module: a producer for the sink's commands
 // (kafka::KafkaProducer) and a census of the source topics (kafka::ReadToEnd), so the restart
 // check counts what Kafka really holds instead of trusting the sidecar's counters.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The child processes of `snowcar demo`: every one is the demo's own executable with another
 // subcommand (emulate, broker, run, state), and all of them share ONE process group that is
 // not the demo's. Ctrl-C in a terminal therefore reaches only the demo, which stops the

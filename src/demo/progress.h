@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the demo shows every second, read from the sidecar's socket like any operator would:
 // /v1/source/tables for the per-table counters and /metrics for the sink's totals.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Terminal output of `snowcar demo`. Events (a step started, a command's output) scroll like
 // a log; the progress block below them is redrawn in place on a terminal, and printed as
 // plain lines every tick when stdout is a pipe or a file (CI logs, tests).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ctrl-C for `snowcar demo`: SIGINT, SIGTERM and SIGHUP are blocked and collected with
 // sigtimedwait, so the demo notices them only between its steps (never halfway through a line or
 // inside librdkafka) and can then stop its children in order and clean up.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "emulator/auth_check.h"
 
 #include "emulator/base64.h"

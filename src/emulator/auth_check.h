@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Who is calling: Basic credentials or an OAuth bearer token, checked on every Table API
 // and Batch API request.
 #pragma once

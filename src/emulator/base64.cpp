@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The coding itself is Boost's (Serialization's dataflow iterators, header-only); what is left
 // here is what clients send that strict base64 does not allow: optional padding, whitespace,
 // the URL-safe alphabet.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Standard base64 (RFC 4648, with padding): Basic auth and Batch API bodies.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // POST /api/now/v1/batch: several Table API requests in one call, run one after another.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The control endpoint: /_emulator/... (no auth), the knobs of docs/testbed.md over HTTP.
 #pragma once
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The emulator's data core (query, tables, rendering, data generation), owned by emucore.
 # src/emulator/CMakeLists.txt includes this file and adds the list to snowcar_emulator.
 set(SNOWCAR_EMULATOR_CORE_SOURCES

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deterministic, realistic rows for the emulator's tables.
 #include "snowcar/emulator/data_gen.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seed files: {"<table>":[{row},...],...} loaded into a TableStore.
 #include <boost/json.hpp>
 #include <charconv>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "snowcar/emulator/emulator_server.h"
 
 #include "emulator/http_listener.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Answers and body changes for injected faults (see snowcar/emulator/faults.h).
 #pragma once
 

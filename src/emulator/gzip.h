@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gzip for answers, when the emulator is asked to compress like an instance does
 // (Content-Encoding: gzip when the client sends Accept-Encoding: gzip).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator's HTTP/1.1 listener (Boost.Beast over Asio, N threads, keep-alive).
 //
 // Each connection reads a request, asks the handler for a Response (computed synchronously

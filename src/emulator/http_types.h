@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator's view of one HTTP exchange, independent of Beast: routes build a Response
 // from a Request, and the listener decides how (and whether) the bytes go out.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // POST /oauth_token.do: password, client_credentials and refresh_token grants, form body only.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Link header of a list page, by the rule real instances follow (fixtures 01, 05, 07):
 //  - absolute URLs built on the request's own URL, every parameter echoed as received
 //    (unknown ones too), sysparm_offset removed and appended last with the new value;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Binding an EncodedQuery to a schema, and evaluating it against rows.
 #include <algorithm>
 #include <charconv>

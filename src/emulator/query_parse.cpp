@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Encoded query text → EncodedQuery. Lenient like an instance, but every ignored part is
 // reported with a reason.
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Building the emulator's answers: headers an instance sends, and the documented error shape
 // {"error":{"message":...,"detail":...},"status":"failure"} (message before detail, as 2026
 // instances order it).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "emulator/router.h"
 
 #include "emulator/auth_check.h"

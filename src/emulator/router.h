@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator's front door: control endpoint, faults, latency, auth, then the API routes,
 // and a journal entry for every non-control request.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rows → Table API JSON, appended to a std::string without building a JSON DOM.
 #include "snowcar/emulator/row_render.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Request-side helpers: sysparm_display_value and JSON request bodies.
 #include <boost/json.hpp>
 #include <charconv>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the emulator's routes share: the tables, the knobs and the options.
 #pragma once
 

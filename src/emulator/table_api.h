@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Table API routes: /api/now/[v1/|v2/]table/{table}[/{sys_id}].
 //
 // Also used by the Batch API for each item, with the batch's authenticated user.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TableStore: tables, write semantics, and the List planner (index range or scan + sort).
 #include "snowcar/emulator/table_store.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The audit trail of deletions: what an instance writes to sys_audit and sys_audit_delete
 // when a row is deleted, and the undelete that restores a row from sys_audit_delete.
 //

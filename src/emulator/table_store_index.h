@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ordered (sys_updated_on, sys_id) index of one table, with O(log n) ranks.
 //
 // A sorted sequence cut into leaves of at most kMaxLeaf entries, plus the running count of

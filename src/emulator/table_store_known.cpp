@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The schemas of the tables the emulator knows, modelled on a real instance's columns (a
 // subset: the fields clients and tests use, with their kinds, choices and defaults).
 #include <map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TableStore::List: plans a query onto the (sys_updated_on, sys_id) index when it can, and
 // falls back to scan + stable sort otherwise. Both paths give the same rows in the same order
 // (tests compare them on random keyset queries).

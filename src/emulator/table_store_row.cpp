@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Row: one buffer of offsets and characters; sys_id helpers.
 #include <cstring>
 #include <random>

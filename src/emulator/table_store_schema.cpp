@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TableSchema: system fields, name lookup, projection.
 #include "snowcar/emulator/table_store_schema.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The inside of one TableStore table (private to src/emulator). Guarded by `mu`.
 #pragma once
 

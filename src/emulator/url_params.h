@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Query strings and form bodies, kept both raw and decoded.
 //
 // The raw form matters: an instance echoes the request's parameters in its Link URLs exactly

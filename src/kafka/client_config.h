@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turning the user's `kafka.*` properties into a librdkafka configuration, shared by the
 // producer and the consumer.
 //

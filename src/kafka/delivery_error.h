@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One place that decides what a librdkafka error code means to snowcar: retry later
 // (kUnavailable), the producer was closed (kCancelled), or a permanent failure the caller must
 // route to an error path (another code).

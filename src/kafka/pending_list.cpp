@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "pending_list.h"
 
 namespace snowcar::kafka::internal {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The producer's book of records that have no delivery report yet, in Produce() order.
 //
 // An intrusive doubly linked list: adding and removing a record costs no allocation and no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "snowcar/kafka/producer.h"
 
 #include <librdkafka/rdkafka.h>

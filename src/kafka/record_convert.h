@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conversions between snowcar's plain record values and librdkafka's C structures.
 #pragma once
 

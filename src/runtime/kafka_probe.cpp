@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "snowcar/runtime/kafka_probe.h"
 
 #include "snowcar/api/readiness.h"

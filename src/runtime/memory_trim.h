@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Gives memory freed after a burst (a backfill, a large page) back to the operating system.
 //
 // glibc keeps freed heap memory in its arenas, so a sidecar that parsed ten 5000-row pages at

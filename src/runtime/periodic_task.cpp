@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "periodic_task.h"
 
 #include <boost/asio/steady_timer.hpp>

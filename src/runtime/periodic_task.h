@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs an action on the pool every `interval` until stopped.
 //
 // The sidecar uses it to re-evaluate readiness (so `sidecar.ready` is logged when /v1/ready

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "snowcar/runtime/sidecar.h"
 
 #include <boost/asio/signal_set.hpp>

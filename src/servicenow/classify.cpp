@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one table from (libcurl code, HTTP status, body) to (class, retry?). Every rule is
 // written out in docs/servicenow-client.md; change both together.
 #include "snowcar/servicenow/classify.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "curl_multi_loop.h"
 
 #include <unistd.h>

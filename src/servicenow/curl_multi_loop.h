@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libcurl's multi interface driven by boost::asio: curl names the sockets to watch and the
 // time to wake it; asio waits for both without holding a thread.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CurlTableClient: logical calls, the permit queue, retries and auth on top of MultiLoop.
 //
 // Threading: Send() may run anywhere; it posts to strand_. Everything else in Impl runs on

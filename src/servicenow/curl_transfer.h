@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One libcurl easy handle set up for one attempt, with the buffers its callbacks fill.
 // Internal to the client; lives on the client's strand.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "snowcar/servicenow/http_message.h"
 
 #include <cctype>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The decision table (final verdict x purpose -> action), the failure catalogue that shows
 // it, and the rendering of docs/outcomes.md. See outcome_table.h.
 #include "snowcar/servicenow/outcome_table.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "snowcar/servicenow/response_headers.h"
 
 #include <curl/curl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "snowcar/servicenow/table_response.h"
 
 #include <boost/json/parse.hpp>

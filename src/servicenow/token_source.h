@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OAuth 2 access tokens for the client: fetched lazily, shared by every call, refreshed
 // ahead of expiry, one token request at a time however many calls wait (single-flight).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "call_failure.h"
 
 #include "snowcar/common/redact.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turning the client's final outcome of one call into the sink's error class. Whether the
 // record is held or fails is the decision table's (servicenow/outcome_table.h): hold is
 // RETRIES_EXHAUSTED, pause is INSTANCE_UNAVAILABLE (the two a lane retries), and a record

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DecodeCommand: the steps of command_parts.h in the order reference-behaviour section 3
 // gives them, and the unknown-field policy applied once the table's columns are known.
 #include "snowcar/sink/command.h"

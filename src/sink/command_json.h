@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small JSON tree for command records, kept apart from boost::json::value for one reason:
 // numbers keep their exact text. A command may carry an id such as 123456789012345678901234,
 // which no double holds; the Table API takes every value as a string, so the sink renders

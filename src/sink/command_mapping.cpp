@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The body of a write: a record value (a JSON object) turned into column -> string.
 #include <map>
 #include <set>

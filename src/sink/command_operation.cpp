@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The operation: from the operation header when present, else by snow.sink.operation.mode.
 #include "command_parts.h"
 #include "command_text.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The steps of DecodeCommand (include/snowcar/sink/command.h), one per file so each rule of
 // reference-behaviour section 3 can be read and tested on its own. Every function returns
 // InvalidArgument with a message naming the header, field or value that is wrong.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Routing: which table a command record writes to.
 #include "command_parts.h"
 #include "command_text.h"

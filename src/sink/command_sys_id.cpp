@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The target row's sys_id: up to three sources, reconciled by snow.sink.sys.id.precedence.
 #include <optional>
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text helpers of the sink core: quoting untrusted record text into error messages, and the
 // field names the sink never writes.
 #pragma once

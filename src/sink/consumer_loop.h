@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sink's consumer thread: a dedicated std::thread (never a pool thread: Poll blocks) that
 // owns the KafkaConsumer, hands each record to its partition's lane, and is the only place
 // that touches the consumer (librdkafka's consumer API is single-threaded here).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The sink's running parts (consumer loop, lanes, writer, field catalog, direction, views).
 set(SNOWCAR_SINK_DIRECTION_SOURCES
   call_failure.cpp

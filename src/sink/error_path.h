@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What happens after a record is applied or fails for good: the records for the DLQ and the
 // reporter topics, produced and ACKNOWLEDGED before the lane may store the record's offset,
 // then behavior.on.api.errors for a failure.

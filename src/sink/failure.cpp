@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The records of the error path. Everything taken from an answer or a message is masked
 // here, whatever the caller did, because these records leave the process.
 #include "snowcar/sink/failure.h"

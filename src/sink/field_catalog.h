@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The columns a table accepts, for the unknown-field policy: every sys_dictionary element of
 // the table and of its super-classes (incident extends task, so `short_description`, defined
 // on task, is an incident column). The chain comes from sys_db_object.super_class.

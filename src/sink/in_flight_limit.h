@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sink's global bound on requests in flight to the instance (snow.sink.max.in.flight).
 //
 // Each lane sends one request at a time, so lanes alone would put as many requests in flight

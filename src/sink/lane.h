@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One lane per assigned partition: records applied strictly one at a time, in offset order,
 // on the lane's own strand of the shared pool.
 //

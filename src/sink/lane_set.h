@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lanes of the partitions this member holds, by partition. Changed only on the consumer
 // thread (assign / revoke / lose); read from any thread (socket views, metrics).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The TableClient as the sink uses it: every request first takes a permit from the global
 // InFlightLimit and gives it back when its final answer arrives, so the lanes, the writer's
 // lookups and the field catalog together never exceed snow.sink.max.in.flight.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MakeSink: settings from the config, then the direction (src/sink/sink_direction.h).
 #include "snowcar/sink/sink.h"
 

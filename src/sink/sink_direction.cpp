@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sink_direction.h"
 
 #include "snowcar/api/readiness.h"

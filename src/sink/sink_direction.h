@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sink as a direction::Direction: wires the pieces (in-flight limit, writer, field
 // catalog, error path, lanes, consumer loop) and exposes them to the socket and /metrics.
 #pragma once

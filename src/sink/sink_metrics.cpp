@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sink_metrics.h"
 
 #include "snowcar/api/metric_names.h"

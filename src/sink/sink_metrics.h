@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sink's counters, as Prometheus text for /metrics. Counters are atomics bumped from the
 // lanes' strands; WriteMetrics reads them from socket handlers.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sink's socket views: /v1/sink/partitions (one entry per lane) and
 // /v1/sink/correlation/{table}/{field}/{value} (the correlation cache as the sink uses it).
 #include <boost/json.hpp>

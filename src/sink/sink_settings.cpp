@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SinkSettings::FromConfig: the sink keys as values, plus the rules that span several keys.
 // Single values were already checked by the config loader against the option table
 // (src/config/option_table_sink.cpp); what is left here are combinations.

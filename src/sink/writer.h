@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One command -> the REST calls that apply it (reference behaviour section 3).
 //
 //   CREATE        POST /api/now/table/<t> (the command's sys_id in the body when it has one)

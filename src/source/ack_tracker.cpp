@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "snowcar/source/ack_tracker.h"
 
 namespace snowcar::source {

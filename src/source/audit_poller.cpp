@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TablePoller's hooks for deletes from the audit trail (audit_stream.h): the deletes stream is
 // a TablePoller reading sys_audit, attached to its table's row poller, started and stopped
 // with it. Kept apart from table_poller.cpp so the row path reads as before.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deletes from the audit trail: the deletes stream's settings, its ordering gate and its
 // records (audit_stream.h).
 #include "audit_stream.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deletes from the audit trail (snow.table.<alias>.deletes=audit, docs/semantics.md "Deletes").
 //
 // A table with deletes=audit gets a second TablePoller, its deletes stream, that reads the

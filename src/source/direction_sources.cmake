@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The source's running parts (pollers, probe, direction, socket views, metrics).
 set(SNOWCAR_SOURCE_DIRECTION_SOURCES
   poll_plan.cpp

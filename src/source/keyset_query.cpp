@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Keyset queries, page targets and the cursor identity: string building only.
 #include "snowcar/source/keyset_query.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turning the plan's next step into the request target the poller sends: the keyset query
 // shapes come from keyset_query.h; this adds the sys_id upper bound a hidden-row bisection
 // needs, and the count form of a request (limit 1, X-Total-Count asked for).

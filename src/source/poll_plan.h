@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The keyset state machine of one table's poller (reference-behaviour section 2), free of
 // I/O so every transition is unit-testable: it says which query comes next and learns what
 // each page, or the count that confirms an empty page, showed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One row -> one Kafka record. The value is written straight into one string: the common
 // case (schemaless, display_value=false or all, no envelope) is a single serialisation of
 // the row as parsed, with no intermediate JSON tree.

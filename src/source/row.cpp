@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading a row's cursor fields: raw strings, or {"display_value","value"} objects when the
 // page was asked for with sysparm_display_value=all.
 #include "snowcar/source/row.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source as a direction::Direction: one TablePoller per configured table on the shared
 // pool, the socket views (/v1/source/tables[/{alias}]), /metrics and the graceful stop.
 // With source.group.id set, a TableOwnership decides which tables this replica polls and

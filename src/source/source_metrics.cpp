@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source's Prometheus exposition: one sample per table, labelled table="<alias>".
 #include <string>
 

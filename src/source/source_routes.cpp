@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source's socket views: GET /v1/source/tables and /v1/source/tables/{alias}.
 #include <boost/json.hpp>
 

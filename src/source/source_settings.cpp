@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SourceSettings::FromConfig: the source's keys as values, with the checks that need several
 // keys at once (which aliases exist, what each one requires). Single values were already
 // checked by the config loader (src/config/value_checks.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "startup_probe.h"
 
 #include <boost/json.hpp>

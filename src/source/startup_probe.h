@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The startup probe (snow.source.startup.probe): one cheap request per table before its
 // first poll, so a wrong table name, missing rights or a bad query fail that table at once
 // with a message saying what to fix, rather than as a cryptic error on the first page.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Kafka side of source scale-out that is not the group itself: checking (and, where the
 // cluster allows, creating) the coordination and changelog topics, and reading a table's
 // latest snapshot back from its changelog partition before the table's first poll.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Source scale-out: replicas with the same `source.group.id` divide the configured tables
 // through a Kafka consumer group on the coordination topic `<group>.tables` (one partition
 // per table, table_ownership_map.h), and carry each table's state across replicas in the

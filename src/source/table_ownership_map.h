@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Source scale-out: which partition of the coordination topic stands for which table, and the
 // names of the two internal topics a source group uses (docs/scale-out.md).
 //

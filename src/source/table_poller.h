@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One table's poller: the keyset plan (poll_plan.h) driven on its own strand of the shared
 // io_context. It reads pages through the TableClient, produces each new row version through
 // the RecordProducer, records acknowledged versions in the table's DedupWindow, and commits

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A table's source state as one changelog record: the committed cursor and the dedup entries
 // the store kept with it (docs/scale-out.md, "What moves with a table").
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one table's poller shows the outside world (socket, /metrics, health): counters as
 // atomics bumped on the poller's strand and read from socket handlers on other threads, and
 // a small mutex-guarded record of state, phase, cursor and the last error.

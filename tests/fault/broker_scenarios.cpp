@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kafka misbehaving under a running source: the broker down and back, slow answers, and
 // Produce requests failing. The writer keeps the instance busy during each fault; after it
 // the driver waits for every row version to be in the topic.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state store's disk misbehaving: state.dir on a small tmpfs that fills up or turns
 // read-only under a running source, and a state.dir whose RocksDB files were damaged while
 // the sidecar was down.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fault_driver: runs snowcar's fault scenarios against real processes (snowcar emulate,
 // snowcar broker, snowcar run) and prints one table per scenario. Exits 1 when anything was
 // lost, a duplicate bound was passed or another check failed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real processes a fault scenario drives: `snowcar emulate` (steered through its
 // /_emulator control endpoint), `snowcar broker --control-stdin` (faults typed on its stdin)
 // and `snowcar run` (the sidecar, queried on its Unix socket, killed or stopped on purpose).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One line of a scenario's table, and printing the table.
 #pragma once
 

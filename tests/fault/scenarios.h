@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fault scenarios. Each runs real processes, injects its faults and returns its table's
 // rows; a row's verdict says whether nothing was lost and the duplicate bound held.
 #pragma once

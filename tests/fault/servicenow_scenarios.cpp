@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ServiceNow misbehaving under a running source (the emulator's fault rules): each fault
 // fires on every list request of the table for a while, the source must show the cause on its
 // socket (/v1/source/tables last_error) while it lasts, and once the fault is gone every row

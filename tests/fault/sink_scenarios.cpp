@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sink crashes: kill -9 and SIGTERM at random points while commands stream in. Every round
 // restarts the sink on the same state dir (its correlation cache survives) from the offsets
 // the previous process committed. The mock broker makes a new member of a group whose member

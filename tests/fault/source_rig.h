@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A source under test: `snowcar emulate` with a backlog of incident rows and a writer, a
 // `snowcar broker` with the table's topic, and the sidecar polling one table into it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Source crashes: kill -9 and SIGTERM at random moments while the instance keeps writing.
 #include <signal.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator's encoded-query parser (ParseEncodedQuery) and its evaluation. Input: a query
 // as it arrives in sysparm_query (already URL-decoded).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the fuzz targets share: a check that stops the run with a message libFuzzer records
 // next to the crashing input, and a splitter for multi-part inputs.
 #pragma once

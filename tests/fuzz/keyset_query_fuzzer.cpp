@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source's keyset queries, read back by the emulator's query parser. Input, parts split
 // by "--" lines: base query (as configured), the sys_id to drain after, a timestamp.
 //

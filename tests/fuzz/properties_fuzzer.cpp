@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The .properties reader (ParseProperties / ParsePropertiesCollecting) and its escape
 // functions. Input: properties text.
 //

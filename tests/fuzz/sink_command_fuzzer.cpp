@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sink record decoding (DecodeCommand, ApplyUnknownFieldPolicy). Input, parts split by "--"
 // lines: settings selector (a line of letters, see Settings below), key, value, headers
 // ("name: value" per line; a name alone is a null header). A key or value of exactly

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state socket's HTTP handling: raw bytes from a client, parsed the way the servers'
 // sessions parse them (src/api/http_server_core.h: Beast's request_parser with the default
 // header and body limits, several requests per connection, ErrorForReadFailure's answers), answered

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ParseTableResponse on hostile answers. Input: an HTTP answer head and body as text,
 //   "<status>\n<Name>: <value>\n...\n\n<body>"
 // (no status line reads as 200). The same body is parsed with the headers given, with none,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Renders the kustomize base and the example overlay and checks the objects.
 
 usage: check_manifests.py SNOWCAR_BINARY REPO_ROOT

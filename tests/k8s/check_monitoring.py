@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks the monitoring pieces in k8s/monitoring/.
 
 usage: check_monitoring.py REPO_ROOT            check

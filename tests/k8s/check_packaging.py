@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Packaging checks: the Dockerfile's runtime packages, and the install rules.
 
 usage: check_packaging.py dockerfile SNOWCAR_BINARY REPO_ROOT

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A GoogleTest fixture that runs an in-process embedded Kafka broker for each test.
 //
 //   class MyTest : public snowcar::testsupport::EmbeddedBrokerTest {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a program (usually the built `snowcar` binary) as a real child process for black-box
 // tests: arguments and environment in, stdout lines out, signals and exit status back.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A RecordProducer for unit tests: keeps every record, and acknowledges it at once (the
 // default), later on the test's command, or with an injected error.
 //

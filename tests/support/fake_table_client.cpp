@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "support/fake_table_client.h"
 
 #include <boost/asio/post.hpp>

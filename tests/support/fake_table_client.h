@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A TableClient for unit tests: a handler decides each call's CallResult; every request is
 // recorded. Completions are posted to the caller's executor, as the real client does.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small librdkafka producer and consumer wrappers for tests: produce messages with keys,
 // headers and timestamps and see each delivery report; consume with a consumer group,
 // poll style (rd_kafka_consumer_poll, never the batch APIs that misbehave around rebalances in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "support/temp_dir.h"
 
 #include <cstdio>

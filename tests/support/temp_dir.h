@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fresh directory under $TMPDIR (or /tmp) that is deleted with everything in it when the
 // object goes away, so tests never share or leak on-disk state.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Waiting on a condition with a deadline: the only way tests wait for something to happen.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small synchronous HTTP client for the state socket: the `snowcar state` CLI, the demo and
 // tests. The same client speaks to an HTTP server on TCP (the admin listener, the emulator's
 // control endpoint), so the product has one HTTP client for its own servers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The request and response values the socket API's handlers see.
 //
 // They are plain data, free of Beast and Asio types, so a handler can be called and tested

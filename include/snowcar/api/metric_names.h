@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Names of the metric families the sidecar's own modules share, so the writer, the tests and
 // the reference in docs/operations.md refer to one spelling. The dashboard and the alerting
 // rules in k8s/monitoring are checked against a running sidecar's /metrics

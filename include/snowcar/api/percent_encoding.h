@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Percent-encoding of path segments and query values (RFC 3986).
 //
 // Table names, field names and correlation values travel inside the path, so a value that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writing the Prometheus text exposition format that /metrics answers with. The source and
 // the sink each append their families through these, so the format lives in one place.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What /v1/health and /v1/ready report. The runtime fills these; the socket only reads them.
 //
 // Both are thread-safe: components report from their own strands while socket handlers read.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The socket API's handler table.
 //
 // Every endpoint is one Route: method, path pattern, help text, whether it changes state, and

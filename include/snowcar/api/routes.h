@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built-in routes of the socket API. Other modules add their own live views
 // (/v1/source/..., /v1/sink/..., /metrics) to the same Router.
 #pragma once

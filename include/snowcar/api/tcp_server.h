@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The optional TCP listener (`admin.listen=HOST:PORT`) for Prometheus scraping and
 // Kubernetes HTTP probes.
 //

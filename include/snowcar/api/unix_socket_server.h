@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state socket: HTTP/1.1 over a Unix domain socket, answered by a Router.
 //
 // The server owns no threads. It runs on the caller's io_context (the runtime's one pool);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kafka protocol request types, for targeting injected errors and delays at one kind of request.
 //
 // The numbers are the wire protocol's ApiKey values; only the ones our tests aim at are named.

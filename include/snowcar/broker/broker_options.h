@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What an embedded Kafka broker starts with: how many brokers, which topics exist up front.
 //
 // Topics are created before Start() returns so a test never races a client's auto-creation

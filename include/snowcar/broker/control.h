@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A line-oriented control channel for a running embedded broker, so a test driver in another
 // process can inject faults into `snowcar broker` (its stdin, with --control-stdin).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An in-process Kafka cluster for tests, the demo and benchmarks: librdkafka's mock cluster.
 //
 // It speaks the Kafka wire protocol on 127.0.0.1 (one ephemeral port per broker), so any client

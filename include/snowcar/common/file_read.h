@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading files with a size limit. Every file snowcar reads goes through here, so a path that
 // points at /dev/zero, a FIFO fed forever or a mistaken multi-gigabyte file ends in an error
 // naming the file and the limit instead of exhausting memory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A latency histogram as Prometheus reads one: fixed upper bounds in seconds, a count per
 // bucket, the total count and the sum. Plain data, copyable: the owner guards it with the
 // lock that already guards its other counters, and /metrics writes a copy

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one JSON string escaper: the log lines, the source's records and the emulator's rows
 // write JSON text straight into a string, without a JSON tree, and all escape it here.
 #pragma once

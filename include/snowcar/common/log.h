@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Structured logging: one line per event on stderr, JSON (default) or plain text.
 //
 //   SNOWCAR_LOG(kInfo, "socket.listening", {{"path", path}});

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Keeping secrets out of logs, error messages and socket answers.
 //
 // Two mechanisms, both applied by the logger and by the socket's error path:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Starting a child process: the one fork/exec of the product and its tests (the demo's
 // children, the test suite's black-box runs of the `snowcar` binary).
 #pragma once

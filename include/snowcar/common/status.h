@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Status and Result<T>: the one result type used at every module edge.
 //
 // Errors cross module and thread boundaries as values, never as exceptions. A Status carries

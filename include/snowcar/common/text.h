@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small text helpers shared by the HTTP code of the socket API, the ServiceNow client and
 // the emulator.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ServiceNow date-times ("YYYY-MM-DD HH:MM:SS", whole seconds, UTC) and a clock seam.
 #pragma once
 

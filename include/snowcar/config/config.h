@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The validated configuration of one snowcar process.
 //
 // Where values come from, later layers winning: the properties file, then `SNOWCAR_*`

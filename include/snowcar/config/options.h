@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The option table: every configuration key snowcar accepts, declared once.
 //
 // Validation, environment mapping, `snowcar config print` and docs/configuration.md are all

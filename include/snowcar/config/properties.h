@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading Java `.properties` text, the format Kafka and Kafka Connect users already write.
 //
 // Follows java.util.Properties#load: `key=value`, `key: value` and `key value` separators;

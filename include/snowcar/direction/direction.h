@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A direction of data flow (the source or the sink) as the sidecar process sees it.
 //
 // The sidecar owns the shared pieces (thread pool, state store, the one ServiceNow client per

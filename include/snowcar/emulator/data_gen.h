@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test and demo data for the emulator: generated rows and JSON seed files.
 //
 // Generated rows are deterministic for a seed, and shaped like a real instance's: numbered

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator's controllable clock.
 //
 // Every timestamp the emulator stamps (sys_created_on, sys_updated_on), every OAuth token

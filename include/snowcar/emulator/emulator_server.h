@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ServiceNow Table API emulator: an HTTP/1.1 server on 127.0.0.1 (Boost.Beast).
 //
 //   EmulatorServer server;                      // default options: port 0, 2 threads

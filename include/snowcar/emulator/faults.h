@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fault injection for the emulator: what can go wrong between a client and an instance.
 //
 // Each fault is a rule: a kind, a scope (HTTP method and/or path prefix; empty = any) and a

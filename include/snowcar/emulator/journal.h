@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A record of every Table API, OAuth and Batch request the emulator received.
 //
 // Tests assert on traffic (how many pages a poller fetched, which auth it used, whether it

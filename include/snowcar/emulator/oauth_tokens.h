@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OAuth 2 tokens issued by the emulator's /oauth_token.do.
 //
 // Tokens are random 86-character URL-safe strings, like an instance's. Expiry is read from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ServiceNow encoded queries (sysparm_query): parsing, and evaluation against rows.
 //
 // Grammar, as the instance reads it:

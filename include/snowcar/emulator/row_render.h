@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rows as the Table API's JSON, and request bodies into fields.
 //
 // Rendering appends to a std::string with a hand-written writer (no JSON DOM per row): the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator's tables: thread-safe, in memory, with the write semantics of the Table API.
 //
 // Readers run in parallel (one std::shared_mutex per table); a write holds its table alone.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Table schemas and immutable rows of the ServiceNow emulator.
 //
 // A schema says, per field, how values compare (strings, integers, date-times), how they are

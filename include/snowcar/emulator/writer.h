@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A background writer: the other users of the instance.
 //
 // While a poller reads pages, real instances keep changing: rows are created and updated,

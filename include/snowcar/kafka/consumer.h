@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A poll-style Kafka consumer for the sink: a high-level (group) consumer with manual offset
 // storage, pause/resume and rebalance callbacks, over librdkafka's C API.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Producing to Kafka from the shared thread pool without ever blocking a pool thread.
 //
 // RecordProducer is the interface the source and the sink (DLQ, reporter topics) use; tests

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kafka records as plain values, free of librdkafka types, so the source, the sink and their
 // tests build and inspect records without a broker.
 #pragma once

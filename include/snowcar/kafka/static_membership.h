@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Static group membership (KIP-345): which `group.instance.id` this replica's group consumers
 // (the sink's and the source's table group) use.
 //

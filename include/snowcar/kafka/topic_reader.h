@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading what some topics hold right now, without joining a consumer group: the partitions are
 // assigned, not subscribed, so there is no group join to wait for and nothing is committed.
 // For counting what reached Kafka (`snowcar demo` checks a restart's duplicates with it), not

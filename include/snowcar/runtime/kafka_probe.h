@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Is Kafka reachable? A metadata request through librdkafka, repeated in the background.
 //
 // /v1/ready waits for the first answer, so a pod is not marked ready while its sidecar

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sidecar process: what `snowcar run` starts.
 //
 // Start-up order:

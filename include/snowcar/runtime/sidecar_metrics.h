@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The process-wide families of /metrics, beside what each direction writes: the build, the
 // process (memory, CPU, open files), the state store (RocksDB's own estimates) and Kafka
 // reachability. All go through api/prometheus.h, the one exposition writer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one thread pool: a boost::asio::io_context run by N threads.
 //
 // Source pollers, sink lanes and the state socket all post work here; each of them owns a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-instance concurrency limit under adaptive throttling.
 //
 // A 429 halves the limit (never below 1); 50 successes in a row give one permit back, up to

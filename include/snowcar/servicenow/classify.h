@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // THE place that turns what happened to one attempt into what to do next.
 //
 // Transport results (libcurl codes), HTTP statuses and body shapes are all decided here, so

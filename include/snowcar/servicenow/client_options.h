@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Everything the ServiceNow client is told by configuration, as a value.
 //
 // FromConfig reads the `snow.*` core keys (names in src/config/option_table.cpp); tests build

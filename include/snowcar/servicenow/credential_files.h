@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The credentials the client sends, and the files they were read from.
 //
 // A Kubernetes Secret mounted as files is updated in place when the Secret changes, so a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The production TableClient: one libcurl multi handle driven by a boost::asio io_context.
 //
 // libcurl's multi interface is not thread-safe, so everything touching it runs on one strand

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTTP request and answer the ServiceNow client exchanges, free of any transport.
 //
 // Kept as plain values so parsing and classification can be tested on recorded answers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One gate per instance, so that an instance that cannot be used pauses everything at once.
 //
 // When a call ends because of the instance itself (no connection, TLS, an unresolvable

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether the ServiceNow instance can be used at all, as the shared client sees it.
 //
 // One per client, so one per instance. The client feeds it: every HTTP answer from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OAuth 2 token endpoint's wire format (ServiceNow /oauth_token.do): form-encoded
 // requests and JSON answers. Pure functions; the client's token source sends them.
 #pragma once

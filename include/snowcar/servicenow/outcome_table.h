@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // THE table that says what a failed call leads to, for every operation the source and the sink
 // send. classify.h decides each attempt (retry it or not); once the client's retries are over,
 // the final verdict and the operation it was for are looked up here, and the sink's writer and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parsers for the answer headers the client and its callers act on.
 //
 // Each returns nullopt for a header that is absent or unreadable: a missing hint is never an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // When to try a call again, and how long to wait first. Pure arithmetic, no timers: the
 // client arms an asio timer with the answer.
 #pragma once

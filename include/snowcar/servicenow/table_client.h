@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interface the source and the sink use to talk to the ServiceNow Table API.
 //
 // One logical call = Send(request): the client adds auth, retries what is safe to retry

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading one Table API answer: what the body says, independent of what to do about it.
 //
 // ParseTableResponse never throws and never aborts on hostile bytes; whatever it cannot read

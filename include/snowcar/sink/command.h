@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turning one consumed Kafka record into a command for the Table API (reference-behaviour
 // section 3): routing, sys_id, operation, and the field mapping. Pure functions: no I/O.
 //

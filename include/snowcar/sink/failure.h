@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What happens to a record that could not be applied: its error class, and the records the
 // error path produces for it (DLQ, reporter topics). Building them is pure; producing them is
 // the lane's job.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sink direction: a consumer-group member that applies command records to the Table API
 // through one ordered lane per assigned partition, committing only completed offsets.
 // docs/sink.md explains the command format, policies and guarantees.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What configuration tells the sink, as values (reference-behaviour sections 1 and 3; the
 // option table entries live in src/config/option_table_sink.cpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which prefix of a table's emitted rows Kafka has acknowledged (Kafka Connect's
 // SubmittedRecords, for one table).
 //

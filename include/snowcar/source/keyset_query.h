@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The keyset queries the source sends (reference-behaviour section 2), and the cursor
 // identity they belong to. Pure functions: no I/O.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turning one ServiceNow row into the Kafka record the source produces (design section 5).
 //
 //   key        sys_id

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading the cursor fields out of one row of a page, and checking the row against the
 // cursor. Pure functions over Boost.JSON values.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source direction: one poller per table on the shared pool, producing every observed
 // row version to the table's topic, at least once, in (timestamp, sys_id) order.
 // docs/source.md explains the polling; docs/semantics.md the guarantees.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What configuration tells the source, as values: the global `snow.source.*` keys and one
 // TableSettings per alias in `snow.tables` (reference-behaviour section 1; the option table
 // entries live in src/config/option_table_source.cpp).

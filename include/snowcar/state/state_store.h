@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state store: everything snowcar must remember across restarts, in one RocksDB database
 // under `state.dir`.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `snowcar broker` as a user meets it: a real process printing its bootstrap address, kcat
 // producing and consuming through it, a clean exit on SIGTERM/SIGINT, clear usage errors.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `snowcar demo` end to end: it starts the emulator, the broker and a sidecar in one process
 // group, shows rows flowing for every table and commands applied, runs `snowcar state`,
 // restarts the sidecar without re-emitting anything, and leaves no process or file behind,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Black-box: the built `snowcar emulate` binary, driven with the curl CLI.
 #include <gtest/gtest.h>
 #include <poll.h>

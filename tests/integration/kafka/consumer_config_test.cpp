@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KafkaConsumer::Create: what it requires, refuses, forces and defaults.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared bits of the consumer tests: options for a test consumer on the mock broker and a
 // poll loop that collects records until a condition holds.
 #pragma once

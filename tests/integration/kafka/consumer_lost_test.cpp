@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KafkaConsumer when the group coordinator goes away longer than the session timeout: the
 // member's partitions are lost, not revoked, and what it stored is not committed.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KafkaConsumer against the embedded broker: records with headers, manual offset storage,
 // pause/resume, rebalances with a second member, Wake.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The partition Kafka's Java producer picks for a keyed record: murmur2 of the key bytes
 // (seed 0x9747b28c), made positive by masking the sign bit, modulo the partition count.
 // Written from the algorithm's description so the tests check placement independently of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "partition_reader.h"
 
 #include <librdkafka/rdkafka.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads a topic back from the beginning with a plain assigned consumer (no group), so the
 // producer tests check what the broker holds without paying the mock's ~3 s group join.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KafkaProducer::Create: which properties it refuses, forces or defaults, and that secrets
 // never leak into its errors or its logs.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KafkaProducer against the embedded broker: what arrives, where, in which order, and where
 // the delivery callbacks run.
 #include <gtest/gtest.h>

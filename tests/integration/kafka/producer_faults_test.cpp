@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KafkaProducer when things go wrong: the broker goes away, the producer closes with records
 // still pending, Flush runs out of time.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Collects the delivery reports of numbered records for the producer tests: how often each
 // callback ran, on which strand, and with what report.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small io_context run by two threads: the shape of snowcar's pool, without linking the
 // runtime module (which pulls in the source and sink).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kafka::ReadToEnd against the embedded broker: every record up to the end each partition had,
 // resuming where an earlier read ended, and a clear error without bootstrap.servers.
 #include "snowcar/kafka/topic_reader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Source scale-out with real processes: three `snowcar run` replicas with one source.group.id
 // share ten emulator tables while the instance keeps writing. Each table is polled by exactly
 // one replica at a time, every final row version reaches Kafka, and the tables move when a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two sink replicas in one consumer group: replica A applies a create and is killed (kill -9)
 // before it commits the offset; replica B, which shares the group, is given the partition and
 // reads the command again. B has no correlation cache entry (that lives on A's disk), so the

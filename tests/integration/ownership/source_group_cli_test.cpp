@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The path a user follows to try source scale-out: `snowcar emulate`, `snowcar broker` and
 // `snowcar run` with source.group.id, three processes, no topic created by hand. The sidecar
 // creates the group's coordination and changelog topics through the Admin API, exactly as it

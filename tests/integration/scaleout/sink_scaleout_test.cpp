@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scale-out of the sink (docs/scale-out.md): two `snowcar run` sidecars with the same
 // kafka.group.id share a 4-partition command topic. Both get partitions, both apply commands,
 // every command is applied exactly once, and when one replica is stopped (SIGTERM, as a pod

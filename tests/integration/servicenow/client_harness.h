@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the client's integration tests share: an io_context run by two threads (the pool's
 // stand-in), a way to send and wait for the answer with a deadline, and default options.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client against a scripted server over real TCP on 127.0.0.1: retries, waits,
 // ambiguity, size cap, request ids, concurrency, connection reuse, shutdown.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client against the in-process ServiceNow emulator over real TCP: CRUD, faults the
 // emulator injects (429 with Retry-After, 5xx, drops, cancelled queries) and OAuth.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A scripted HTTP/1.1 server on 127.0.0.1 for the client's tests: every answer comes from a
 // handler the test writes, and every request is recorded with its headers and arrival time.
 // It can also do what a real instance or proxy sometimes does: answer late, close the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Drives auth and error paths at trace level against a hostile server that echoes every
 // credential it gets back into its error messages, then searches everything the client
 // printed or returned for the password, the client secret, base64 credentials and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // admin.listen: the optional TCP listener serves /metrics, /v1/health and /v1/ready and
 // nothing else; it is off by default; a non-loopback address needs an explicit key.
 #include <gtest/gtest.h>

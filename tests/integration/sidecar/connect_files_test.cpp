@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Properties files written for Kafka Connect ServiceNow connectors run unchanged: Confluent's
 // ServiceNow Source and Sink connectors' files and the reference sink connector's file pass
 // `snowcar config check`, and `snowcar run` on them moves rows against the emulator and the

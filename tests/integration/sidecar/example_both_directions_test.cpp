@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shipped example (docs/examples/source-and-sink.properties) runs both directions in one
 // process: rows of the emulator's table reach their topic, a command on the command topic
 // becomes a row, the socket shows both views, and SIGTERM stops it cleanly. Only the

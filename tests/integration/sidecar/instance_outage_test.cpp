@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real `snowcar run` against a ServiceNow instance that cannot be reached: snow.url points
 // at a closed loopback port. /v1/health turns not ok (the `servicenow` component, the affected
 // direction and the overall status) within one retry cycle and says why; /v1/ready names the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `snowcar run` writes on stderr: one JSON object per line by default, plain text with
 // log.format=text, nothing below log.level, and the TLS warning whenever verification is off.
 #include <gtest/gtest.h>

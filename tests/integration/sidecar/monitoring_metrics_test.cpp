@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Grafana dashboard and the alerting rules in k8s/monitoring/ only work if every metric
 // they name is one a sidecar really exports. This runs the real binary with both directions
 // (the shipped example) against the emulator and the embedded broker, lets a row reach Kafka

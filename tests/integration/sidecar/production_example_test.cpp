@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docs/examples/production.properties is the file docs/production.md walks through: it must
 // stay what the guide says it is (OAuth client credentials, SASL_SSL with SCRAM-SHA-512 and a
 // CA file, source incident + change_request, sink to incident with correlation_lookup) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /v1/ready and /v1/health of a sidecar running directions: not ready while Kafka does not
 // answer (saying so), ready with every component reported once the broker and the emulator
 // are there, and the Kafka and state families on /metrics. `sidecar.ready` is logged when

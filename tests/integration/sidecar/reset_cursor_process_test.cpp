@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Black-box: `snowcar state reset-cursor` through a running sidecar's socket and offline
 // on its state dir, with the real binary and a real RocksDB store.
 #include <gtest/gtest.h>

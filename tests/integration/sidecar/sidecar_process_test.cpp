@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Black-box tests of `snowcar run`: the real binary, a real Unix socket, real signals.
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the observability tests of `snowcar run`: start the real binary on the shell-only
 // example with overrides, ask its Unix socket, and fetch over TCP with curl.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What each signal does to the real binary (docs/operations.md, "Signals"): SIGHUP stops
 // `snowcar run` as cleanly as SIGTERM, SIGUSR1/SIGUSR2 are logged and ignored, SIGPIPE is
 // ignored, and a log pipe whose reader went away (`snowcar run ... 2>&1 | head -1`) does not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // socket.allowed.uids through `snowcar run`: the listed uid is served, any other gets 403
 // (so `snowcar state` exits 1) and the refusal is logged with the uid; a malformed list is a
 // configuration error naming the key.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Static group membership (kafka.group.instance.id, KIP-345) from the outside: the real
 // binary, both directions and a source group, against the emulator and the embedded broker.
 // What is checked is what reaches librdkafka: the group.instance.id each group consumer's

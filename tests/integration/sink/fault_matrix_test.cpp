@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The outcome matrix (docs/outcomes.md) proven on the wire: each failure row is made by the
 // emulator's fault knobs (or a URL nothing usable answers at) and met by the real libcurl
 // TableClient over a real socket, the real writer, lanes and error path, and a real Kafka

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Poison records (issue #7, bad input): records that cannot become a valid command, mixed
 // with good commands in one partition. Each poison record must reach the DLQ with a reason
 // naming what is wrong; the good ones after it are applied in order (the lane never blocks);

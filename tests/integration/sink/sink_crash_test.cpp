@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // (d) kill -9 at random points during a stream of commands, round after round: at the end the
 // table equals what applying every command once, in order, gives; creates under
 // correlation_lookup leave no duplicate row.

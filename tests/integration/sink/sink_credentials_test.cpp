@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A password kept in a mounted Secret file (`snow.auth.password.file`) and corrected in place
 // while the sidecar runs: the real `snowcar run` process, the emulator over HTTP. While the
 // file holds a wrong password the instance refuses every request, the lane waits at the

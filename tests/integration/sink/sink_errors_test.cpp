@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // (e) A 503 storm never advances committed offsets; fail / log / ignore with a DLQ give the
 // documented committed offsets and DLQ contents.
 #include <algorithm>

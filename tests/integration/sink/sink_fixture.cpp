@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sink_fixture.h"
 
 #include <librdkafka/rdkafka.h>

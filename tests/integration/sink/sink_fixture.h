@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sink's integration fixture: an in-process emulator (fresh per test), the suite's
 // embedded broker, and `snowcar run` children with the sink enabled, queried over their
 // Unix sockets.

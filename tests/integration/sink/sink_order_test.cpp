@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // (a) Ordering and concurrency: per-partition order holds while lanes overlap, and requests in
 // flight never exceed snow.sink.max.in.flight, also while the instance answers 429.
 #include <algorithm>

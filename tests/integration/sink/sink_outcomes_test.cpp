@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lost answers on writes against the emulator's apply_then_drop fault (the request takes
 // effect, the connection closes with no answer), under behavior.on.api.errors=log with a DLQ:
 // where a record error would be dead-lettered and its offset committed. The fixture runs the

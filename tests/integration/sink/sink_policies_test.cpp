@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // (b) operations and not-found policies, (c) ambiguous creates under each policy, with the
 // emulator's apply-then-drop fault (the POST creates its row, the answer never comes).
 #include <algorithm>

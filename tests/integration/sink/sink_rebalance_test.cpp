@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // (f) A second sidecar joining the group mid-stream: per-partition order holds and nothing is
 // lost (every command applied; each row ends at its last value).
 #include <sstream>

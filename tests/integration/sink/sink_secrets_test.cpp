@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Secrets never leave the sink: at log level trace, with Basic auth and with OAuth (password
 // grant, so a refresh token exists too), commands that succeed, fail into the DLQ and the
 // error reporter, and meet a revoked token. Then every place the sink writes to is searched

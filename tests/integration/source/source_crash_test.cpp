@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kill -9 at random moments while the instance keeps writing: every row version that exists
 // at the end reached Kafka, and duplicates stay within the bound docs/semantics.md states.
 #include <gmock/gmock.h>

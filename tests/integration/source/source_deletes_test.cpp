@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deletes from the audit trail (snow.table.<alias>.deletes=audit) with the real sidecar: rows
 // are created, updated, deleted and undeleted while it runs, with graceful restarts and
 // kill -9 in between. Per key the topic must end with what the instance holds (the DELETE and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source under faults: the instance misbehaving, credentials refused, Kafka away; and
 // secrets never showing anywhere while it happens.
 #include <gmock/gmock.h>

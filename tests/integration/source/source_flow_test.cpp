@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source end to end: emulator -> `snowcar run` -> embedded Kafka, read back with kcat.
 #include <gmock/gmock.h>
 

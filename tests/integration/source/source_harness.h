@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the source's black-box tests share: an in-process emulator, the suite's embedded
 // broker, the real `snowcar run` binary as a child process, its socket, and reading a topic
 // back with kcat (no consumer group: the mock's group join costs seconds).

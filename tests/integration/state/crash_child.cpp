@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Crash child: commits second after second to a state store as fast as it can, printing
 // "committed N" after each commit returned, until it is killed.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the crash child writes, shared by the child and the test that kills it: second N
 // holds kRowsPerSecond rows, committed together with cursor (kBaseTs + N, last row's id).
 // Given the cursor a run left behind, the dedup entries on disk are fully determined.

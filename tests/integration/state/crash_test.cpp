@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kill -9 in the middle of commits, many times over, and check after each kill that the store
 // holds a cursor with every dedup entry it covers and nothing it does not.
 #include <fcntl.h>

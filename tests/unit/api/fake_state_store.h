@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An in-memory StateStore for the api tests: just the calls the socket routes make, plus a
 // switch that makes every call fail (to test the error path).
 #pragma once

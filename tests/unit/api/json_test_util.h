@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parsing answers in tests: a failed parse fails the test instead of throwing.
 #pragma once
 

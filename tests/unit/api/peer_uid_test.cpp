@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // socket.allowed.uids: the Unix socket serves only peers whose uid (from SO_PEERCRED, not
 // from anything the client says) is on the list, and logs the uid of each one it refuses.
 #include <fcntl.h>

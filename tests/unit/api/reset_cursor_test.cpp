@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cursor reset and rewind (POST /v1/state/cursors/{table}/reset, `snowcar state
 // reset-cursor`) on a real RocksDB store: in-process through the router, offline through
 // --state-dir, and over a real Unix socket.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where `snowcar state` looks for the socket: --socket, socket.path in --config (read with the
 // config module's .properties parser), $SNOWCAR_SOCKET_PATH, the default.
 #include <gtest/gtest.h>

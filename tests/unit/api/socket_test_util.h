@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for the tests that talk to a real Unix socket: a temp dir, a server running on its
 // own io_context threads, and a raw client for sending bytes no HTTP library would send.
 #pragma once

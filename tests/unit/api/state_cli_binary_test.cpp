@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real `snowcar` binary's `state` subcommand: exit codes are what a Kubernetes exec
 // probe sees, so they are checked on the process, not only in-process.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `snowcar state` run in-process against a real socket served by the real routes over a
 // fake store.
 #include "cli/state_cli.h"

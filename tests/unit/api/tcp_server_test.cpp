@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The TCP admin listener: address parsing and the loopback rule, the reduced router, and a
 // real listener on 127.0.0.1 port 0.
 #include "snowcar/api/tcp_server.h"

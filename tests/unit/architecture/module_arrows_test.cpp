@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The module arrows only point down: every #include "..." in src/, state/ and include/ names a
 // file of its own module or of a module on a lower row of the layer table in docs/README.md
 // (the one place the order is written; this test reads it from there).

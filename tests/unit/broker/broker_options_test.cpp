@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "snowcar/broker/broker_options.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The hooks that act on cluster layout (partition leaders, coordinators, metadata errors,
 // dropped connections), seen from real clients on a three-broker cluster.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Offsets committed by a group member are kept by the cluster: a new member of the same group
 // resumes after them, a member of another group starts from the beginning.
 #include <gtest/gtest.h>

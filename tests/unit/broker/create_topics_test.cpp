@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The embedded broker answering CreateTopics (create_topics_on_request): the Admin API of a
 // real librdkafka client creates topics with the layout it asked for, refuses what Apache
 // Kafka refuses, and everything else still works through the relay. Without the option the

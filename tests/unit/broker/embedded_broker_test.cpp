@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Starting and stopping the embedded cluster, creating topics, argument checks of the hooks.
 #include "snowcar/broker/embedded_broker.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fault hooks do what they claim, seen from a real librdkafka client: a broker that goes
 // away and comes back, injected Produce errors (retriable and not), slow responses.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Round trip through the embedded cluster with the settings snowcar's source uses (idempotent,
 // acks=all) and a poll-style consumer group: everything a record carries comes back intact.
 #include <gtest/gtest.h>

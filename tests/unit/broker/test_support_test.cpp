@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shared test helpers in tests/support behave as their headers say; other engineers'
 // tests build on them.
 #include <gtest/gtest.h>

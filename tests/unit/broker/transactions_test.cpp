@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Transactions against the mock: commit and abort work from the producer's side; what a
 // read_committed consumer sees is pinned down here, including the librdkafka 2.0.2 mock's
 // known gaps (it neither filters aborted records nor holds back open transactions), so a

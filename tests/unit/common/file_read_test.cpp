@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bounded file reads: the limit holds for files, devices and /proc alike, and every error
 // names the file, its role and (when too large) the limit.
 #include "snowcar/common/file_read.h"

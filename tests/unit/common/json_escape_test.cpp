@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one JSON string escaper: what it escapes, what it leaves alone, and that Boost.JSON
 // reads back exactly the text that went in, across the 8-byte fast path's boundaries.
 #include "snowcar/common/json_escape.h"

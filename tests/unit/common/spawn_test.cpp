@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one fork/exec: arguments, environment and streams reach the child, a binary that cannot
 // run is an error naming it (no child left behind), a new process group, and default signal
 // actions in the child whatever the parent set.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `snowcar config ...` driven in-process through ConfigMain, output captured from fds 1 and 2.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

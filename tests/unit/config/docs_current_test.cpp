@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docs/configuration.md must be exactly what the option table renders.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

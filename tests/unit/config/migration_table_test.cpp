@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The migration table in docs/configuration.md: every reference connector key is one the
 // option table accepts, and each row's status follows the table.
 #include "config/migration_table.h"

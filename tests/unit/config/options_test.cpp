@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "snowcar/config/options.h"
 
 #include <gmock/gmock.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // redact::Mask (src/common/redact.cpp): the config module registers every secret it reads,
 // so these are the guarantees it relies on.
 #include "snowcar/common/redact.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Generated data and seed files.
 #include "snowcar/emulator/data_gen.h"
 

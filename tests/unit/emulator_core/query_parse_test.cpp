@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Encoded query parsing: operators, ^OR precedence, ^NQ, ORDERBY chains, ignored parts.
 #include <gtest/gtest.h>
 

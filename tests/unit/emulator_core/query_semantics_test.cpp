@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Query semantics against an independent, deliberately simple reference evaluator, on
 // generated data, for every operator, ^OR precedence, ^NQ and ORDERBY chains.
 #include <gtest/gtest.h>

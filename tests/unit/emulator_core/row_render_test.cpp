@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rendering rows as Table API JSON (shapes checked against real responses) and reading
 // request bodies.
 #include "snowcar/emulator/row_render.h"

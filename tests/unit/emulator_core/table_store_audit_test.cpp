@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The audit trail of deletions: sys_audit and sys_audit_delete rows, the Table Cleaner, undelete,
 // and keyset queries on sys_audit served from its by-tablename index.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Concurrent readers and writers: pages stay ordered and the index stays exact.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TableStore::List: the keyset index path against scan + sort, paging, projection, ACL.
 #include <gtest/gtest.h>
 

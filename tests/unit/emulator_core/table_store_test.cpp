@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TableStore write semantics: inserts, updates, deletes, timestamps from the injected clock.
 #include "snowcar/emulator/table_store.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A settable clock for the emulator core tests.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Basic auth, OAuth's three grants, expiry by the emulator clock, and the 401 shapes.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator's base64 (Basic auth, Batch API bodies): RFC 4648 with padding out, and in
 // what clients send: padding optional, whitespace skipped, the URL-safe alphabet accepted,
 // anything else refused.

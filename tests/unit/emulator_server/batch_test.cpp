@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Batch API: items run in order, base64 bodies, unserviced items.
 #include <gtest/gtest.h>
 

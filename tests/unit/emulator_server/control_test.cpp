@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The control endpoint (/_emulator/...), the journal and table snapshots.
 #include <gtest/gtest.h>
 

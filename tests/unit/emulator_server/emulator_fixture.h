@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A started in-process emulator on port 0 with an incident table of known size.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every fault knob, seen from a real HTTP client.
 #include <gtest/gtest.h>
 

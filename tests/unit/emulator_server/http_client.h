@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small blocking libcurl client for the emulator's tests: one request, all headers and the
 // body, and the transfer error code (so a dropped connection is visible as such).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Link and X-Total-Count headers, against the documented rule and fixture 01.
 #include "emulator/pagination.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every Table API verb over HTTP: status, body shape, Location, and the documented errors.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

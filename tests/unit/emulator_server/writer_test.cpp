@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The background writer: rows appear, many in one second, late-visible rows.
 #include <gtest/gtest.h>
 

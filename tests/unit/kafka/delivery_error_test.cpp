@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "kafka/delivery_error.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "snowcar/kafka/static_membership.h"
 
 #include <gtest/gtest.h>

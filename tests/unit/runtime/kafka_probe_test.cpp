@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Kafka reachability probe behind /v1/ready and the "kafka" health component, against
 // the embedded broker: reachable, then taken down (health turns, readiness latch stays), then
 // back; and a bootstrap nobody listens on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // log.format=text as `snowcar run` applies it: one line per event, whatever a field holds.
 // (Here rather than in tests/unit/common because it pins the runtime's text format.)
 #include <gtest/gtest.h>

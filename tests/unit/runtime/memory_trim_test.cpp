@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MemoryTrimmer: it keeps running on the pool until stopped, and Stop leaves no pending work
 // behind (the sidecar drains its pool after stopping it).
 #include "../../../src/runtime/memory_trim.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The process-wide /metrics families and the admin.listen loopback rule.
 #include "snowcar/runtime/sidecar_metrics.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The classification table of reference-behaviour §4, row by row.
 #include "snowcar/servicenow/classify.h"
 

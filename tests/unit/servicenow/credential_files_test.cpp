@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CredentialFiles: reading a rotated Secret again. What changes becomes current and is
 // registered with the redactor; what cannot be read keeps the value in use; the log names the
 // key and the file, never the value.

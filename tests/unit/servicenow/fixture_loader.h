@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads the recorded ServiceNow answers in shared/fixtures/servicenow into HttpResponses.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every recorded answer in shared/fixtures/servicenow is parsed and classified here. The
 // expectation table must name every file: a new fixture without an expectation fails.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The instance's gate: waiters wait while it is closed, one probe at a time goes out after a
 // growing wait, and the first answer lets every waiter go at once.
 #include "snowcar/servicenow/instance_gate.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The decision table: what its cells say for the failures the error model singles out, and
 // docs/outcomes.md being exactly its rendering.
 #include "snowcar/servicenow/outcome_table.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command JSON tree: exact number text, compact output, and refusals of hostile input.
 #include "sink/command_json.h"
 

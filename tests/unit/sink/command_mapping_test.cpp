@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Mapping: rename, allow/deny lists, reserved names, null and nested policies, value
 // rendering, correlation values, and the unknown-field policy. Bodies are compared as exact
 // JSON text (member order included).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Operation resolution: the header vocabulary, each mode, UPSERT with and without a sys_id,
 // and the rules on sys_id and null values.
 #include <gmock/gmock.h>

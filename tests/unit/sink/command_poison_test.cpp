@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Poison records: each hostile input ends in a clear InvalidArgument, never a crash, a hang or
 // a message that carries raw control bytes.
 #include <gmock/gmock.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Routing: fixed table, topic map, and the table header with its checks.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sys_id: each source (plain key, JSON key field, value field, header), normalisation, and the
 // precedence rules when sources disagree.
 #include <gmock/gmock.h>

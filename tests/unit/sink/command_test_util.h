@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small builders shared by the sink core tests.
 #pragma once
 

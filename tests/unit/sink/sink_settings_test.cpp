@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SinkSettings::FromConfig: defaults of every sink key, and each bad combination with a message
 // naming the keys involved.
 #include "snowcar/sink/sink_settings.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The field catalog: sys_db_object super-class chain, then sys_dictionary, cached.
 #include "sink/field_catalog.h"
 

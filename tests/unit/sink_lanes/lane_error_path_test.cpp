@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The error path as a lane runs it: DLQ and reporter records, acknowledged before the offset
 // is reported done, then behavior.on.api.errors.
 #include <gtest/gtest.h>

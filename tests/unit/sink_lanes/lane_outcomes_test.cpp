@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Failures whose outcome depends on what earlier tries of the same record did: lost answers
 // on writes, across the writer's and the lane's own retries, and an error path that runs
 // again after a failed produce. Each runs under behavior.on.api.errors=log with a DLQ, where

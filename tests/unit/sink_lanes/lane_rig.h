@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A lane test rig: the lane's collaborators wired as the direction wires them, with a fake
 // client (FakeTableClient or HoldingClient), a FakeProducer and recorded lane events.
 #pragma once

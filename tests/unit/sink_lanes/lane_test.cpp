@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lanes: order within a partition, one request at a time, concurrency across lanes capped by
 // the in-flight limit, retries of the same record, queue-driven pause.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every sink cell of the outcome matrix (docs/outcomes.md), driven through the real writer,
 // lane and error path under behavior.on.api.errors = fail, log and ignore. Each failure of the
 // catalogue is classified by the real classifier (what the client hands back once its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The direction's socket routes and /metrics before it starts (no broker needed).
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sink_lanes_util.h"
 
 #include <boost/asio/post.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared pieces of the sink lane tests: a running pool, a TableClient that holds answers
 // until the test releases them, record and answer builders.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The writer: one command -> the REST calls, for every operation and policy.
 #include "sink/writer.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AckTracker: the committable cursor is the end of the contiguous acknowledged prefix.
 #include "snowcar/source/ack_tracker.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rows out of the recorded ServiceNow answers in tests/fixtures/servicenow/.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The keyset queries run against the emulator's query engine and table store (no HTTP):
 // a sweep that follows the reference's rules with these exact query strings reads every
 // matching row once, in (timestamp, sys_id) order, even when one second holds several pages

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BuildRecord: key, headers, timestamp, and the value in each mode.
 #include "snowcar/source/record_builder.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ReadRowKey on recorded rows and on hand-made bad ones; IsAfter's ordering.
 #include "snowcar/source/row.h"
 

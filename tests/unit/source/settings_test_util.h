@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A valid minimal configuration with the source on, to which each test adds or removes keys.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source's entries in the option table: every key of the reference, its default, its
 // bounds, and the per-value checks the config loader runs.
 #include <gmock/gmock.h>

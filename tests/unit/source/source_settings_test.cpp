@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SourceSettings::FromConfig: values, defaults and the checks spanning several keys.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

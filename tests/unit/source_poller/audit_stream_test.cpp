@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deletes from the audit trail: the deletes stream's settings and query, its ordering gate and
 // the records an audit entry becomes.
 #include "source/audit_stream.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The keyset state machine alone: query sequences, HI, start point, overlap rewinds,
 // hidden-row (ACL) handling, over a simulated table.
 #include "source/poll_plan.h"

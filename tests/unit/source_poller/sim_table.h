@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A simulated ServiceNow table for the poller's unit tests: rows (ts, sys_id, mod count), an
 // ACL stand-in that hides rows after the limit is applied (as an instance does), and an
 // evaluator for the two keyset query shapes, both as PlannedQuery values (plan tests) and

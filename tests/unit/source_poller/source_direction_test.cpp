@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The source as a Direction: built from configuration, its socket routes, /metrics, the
 // readiness gate and the graceful stop; with fakes for the Table API and Kafka.
 #include "source/source_direction.h"

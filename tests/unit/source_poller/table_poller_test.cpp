@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One table's poller on a small thread pool, with a fake Table API (a simulated table behind
 // FakeTableClient), a fake producer and a real state store in a temp dir.
 #include "source/table_poller.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Dedup entries are keyed like the cursor, by (instance, table alias): pointing snow.url at
 // another instance (a clone) starts with no cursor and no dedup entries, and a state dir
 // written by schema version 1 (entries keyed by alias only) is migrated on open without

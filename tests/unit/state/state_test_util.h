@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the state store tests: a temp dir that cleans up after itself and
 // small builders for identities and sys_ids.
 #pragma once
