@@ -226,11 +226,23 @@ struct Cell {
   std::unique_ptr<sink::ErrorPath> error_path;
   std::shared_ptr<sink::Lane> lane;
 
+  // What the lane reported. Its events run under the lane's lock and take `mu`: hold `mu`
+  // only to copy these (Read), never while calling into the lane.
   std::mutex mu;
   std::vector<int64_t> completed;
   int failed = 0;
   // Whether the write was in the emulator at the moment the lane reported the offset done.
   std::optional<bool> applied_when_done;
+
+  struct Reported {
+    std::vector<int64_t> completed;
+    int failed = 0;
+    std::optional<bool> applied_when_done;
+  };
+  Reported Read() {
+    std::lock_guard lock(mu);
+    return {completed, failed, applied_when_done};
+  }
 };
 
 std::string_view BehaviorName(sink::ApiErrorBehavior b) {
@@ -511,10 +523,12 @@ TEST_P(FaultMatrix, EverySinkCellOfTheRowEndsAsTheTableSays) {
   // Each cell reaches its end: done, failed, or held (two lane retries; one with a 1 s
   // Retry-After to honour, or when paused: it then waits at the instance's gate).
   const int64_t held_after = failure.retry_after.empty() ? 2 : 1;
+  // The lane's snapshot is taken before the cell's lock, never under it (see Cell::mu): the
+  // other order deadlocks this thread with a lane reporting its end in between.
   const auto settled = [&](Cell& c) {
-    std::lock_guard lock(c.mu);
     const sink::LaneStatus lane = c.lane->Snapshot();
-    return !c.completed.empty() || c.failed > 0 || lane.retries >= held_after ||
+    const Cell::Reported r = c.Read();
+    return !r.completed.empty() || r.failed > 0 || lane.retries >= held_after ||
            (lane.retries >= 1 && lane.last_error_class == "INSTANCE_UNAVAILABLE");
   };
   for (auto& c : cells_) {
@@ -527,11 +541,11 @@ TEST_P(FaultMatrix, EverySinkCellOfTheRowEndsAsTheTableSays) {
   for (auto& c : cells_) {
     SCOPED_TRACE(c->name + " (table says " + std::string(servicenow::ActionName(c->action)) + ")");
     const sink::LaneStatus status = c->lane->Snapshot();
-    std::lock_guard lock(c->mu);
+    const Cell::Reported r = c->Read();  // not held while calling into the lane
     End seen = End::kHold;
-    if (c->failed > 0) {
+    if (r.failed > 0) {
       seen = End::kRecordError;
-    } else if (!c->completed.empty()) {
+    } else if (!r.completed.empty()) {
       // A record error under log/ignore completes too: the DLQ tells them apart (below).
       seen = c->expected == End::kRecordError ? End::kRecordError : End::kSuccess;
     } else if (status.last_error_class == "INSTANCE_UNAVAILABLE") {
@@ -541,23 +555,23 @@ TEST_P(FaultMatrix, EverySinkCellOfTheRowEndsAsTheTableSays) {
         << "lane: " << status.last_error_class << " " << status.last_error;
     switch (c->expected) {
       case End::kSuccess:
-        EXPECT_EQ(c->completed, std::vector<int64_t>{1});
-        EXPECT_EQ(c->applied_when_done, std::optional<bool>(true))
+        EXPECT_EQ(r.completed, std::vector<int64_t>{1});
+        EXPECT_EQ(r.applied_when_done, std::optional<bool>(true))
             << "an offset reported done over a write the instance does not hold";
         break;
       case End::kRecordError:
         if (c->behavior == sink::ApiErrorBehavior::kFail) {
-          EXPECT_TRUE(c->completed.empty()) << "fail: no offset moves";
-          EXPECT_EQ(c->failed, 1);
+          EXPECT_TRUE(r.completed.empty()) << "fail: no offset moves";
+          EXPECT_EQ(r.failed, 1);
           EXPECT_EQ(status.state, sink::LaneState::kFailed);
         } else {
-          EXPECT_EQ(c->completed, std::vector<int64_t>{1});
+          EXPECT_EQ(r.completed, std::vector<int64_t>{1});
         }
         break;
       case End::kHold:
       case End::kPause:
-        EXPECT_TRUE(c->completed.empty()) << "no offset moves while held";
-        EXPECT_EQ(c->failed, 0);
+        EXPECT_TRUE(r.completed.empty()) << "no offset moves while held";
+        EXPECT_EQ(r.failed, 0);
         if (c->expected == End::kHold) {
           EXPECT_TRUE(status.last_error_class == "RETRIES_EXHAUSTED" ||
                       status.last_error_class == "PRODUCE")
@@ -604,9 +618,9 @@ TEST_P(FaultMatrix, EverySinkCellOfTheRowEndsAsTheTableSays) {
         },
         20s))
         << "does not resume: " << c->lane->Snapshot().last_error;
-    std::lock_guard lock(c->mu);
-    EXPECT_EQ(c->completed, std::vector<int64_t>{1});
-    EXPECT_EQ(c->applied_when_done, std::optional<bool>(true))
+    const Cell::Reported r = c->Read();
+    EXPECT_EQ(r.completed, std::vector<int64_t>{1});
+    EXPECT_EQ(r.applied_when_done, std::optional<bool>(true))
         << "an offset reported done over a write the instance does not hold";
   }
 
