@@ -47,7 +47,9 @@ enum class LaneState {
 };
 std::string_view LaneStateName(LaneState state);
 
-// Thread-safe callbacks; each must be cheap and must not call back into the lane.
+// Thread-safe callbacks; each must be cheap and must not call back into the lane. They run
+// under the lane's own lock (so nothing is reported after Abandon() returns): a handler must
+// not take a lock that anyone holds while calling into the lane, or the two deadlock.
 struct LaneEvents {
   // The record at `next_offset - 1` is done: store `next_offset`.
   std::function<void(const void* lane, const kafka::TopicPartition&, int64_t next_offset)>
