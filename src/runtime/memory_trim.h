@@ -9,26 +9,25 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <chrono>
-#include <memory>
+
+#include "periodic_task.h"
 
 namespace snowcar::runtime {
 
 class MemoryTrimmer {
  public:
   MemoryTrimmer(boost::asio::io_context& io, std::chrono::milliseconds interval);
-  ~MemoryTrimmer();
+  ~MemoryTrimmer() = default;
   MemoryTrimmer(const MemoryTrimmer&) = delete;
   MemoryTrimmer& operator=(const MemoryTrimmer&) = delete;
 
-  void Start();
+  void Start() { task_.Start(); }
   // Cancels the pending wait, so the pool can drain; call before stopping the pool.
-  void Stop();
+  void Stop() { task_.Stop(); }
 
  private:
-  struct State;
-  std::shared_ptr<State> state_;
+  PeriodicTask task_;  // the timer, its stop and its zero-interval "off" live there
 };
 
 }  // namespace snowcar::runtime
