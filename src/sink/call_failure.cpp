@@ -85,4 +85,16 @@ Failure MakeFailure(ErrorClass klass, const std::string& message) {
   return f;
 }
 
+servicenow::CallPurpose CreatePurposeFor(AmbiguousCreateBehavior behavior) {
+  switch (behavior) {
+    case AmbiguousCreateBehavior::kRetry:
+      return servicenow::CallPurpose::kCreateRetry;
+    case AmbiguousCreateBehavior::kFailAmbiguous:
+      return servicenow::CallPurpose::kCreateFailAmbiguous;
+    case AmbiguousCreateBehavior::kCorrelationLookup:
+      return servicenow::CallPurpose::kCreateCorrelation;
+  }
+  return servicenow::CallPurpose::kCreateFailAmbiguous;
+}
+
 }  // namespace snowcar::sink

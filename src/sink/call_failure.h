@@ -11,6 +11,7 @@
 #include "snowcar/servicenow/outcome_table.h"
 #include "snowcar/servicenow/table_client.h"
 #include "snowcar/sink/failure.h"
+#include "snowcar/sink/sink_settings.h"
 
 namespace snowcar::sink {
 
@@ -22,6 +23,10 @@ Failure FailureFromCall(const servicenow::CallResult& result, std::string_view w
 // As above, with the table consulted for `purpose`.
 Failure FailureFromCall(const servicenow::CallResult& result, std::string_view what,
                         servicenow::CallPurpose purpose);
+
+// The decision table's column for a POST under `behavior`
+// (snow.sink.create.ambiguous.behavior).
+servicenow::CallPurpose CreatePurposeFor(AmbiguousCreateBehavior behavior);
 
 // A failure that did not come from a call (e.g. a lookup that matched two rows).
 Failure MakeFailure(ErrorClass klass, const std::string& message);

@@ -102,15 +102,7 @@ servicenow::CallPurpose PurposeOf(const std::optional<Command>& command,
   if (!command) return CallPurpose::kPatch;  // never written: any write column reads alike
   switch (command->operation) {
     case Operation::kCreate:
-      switch (settings.ambiguous_create) {
-        case AmbiguousCreateBehavior::kRetry:
-          return CallPurpose::kCreateRetry;
-        case AmbiguousCreateBehavior::kFailAmbiguous:
-          return CallPurpose::kCreateFailAmbiguous;
-        case AmbiguousCreateBehavior::kCorrelationLookup:
-          return CallPurpose::kCreateCorrelation;
-      }
-      return CallPurpose::kCreateFailAmbiguous;
+      return CreatePurposeFor(settings.ambiguous_create);
     case Operation::kPatch:
       return CallPurpose::kPatch;
     case Operation::kPut:

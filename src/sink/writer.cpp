@@ -119,17 +119,7 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
   }
 
   // The column of the decision table a POST of this command is in.
-  CallPurpose CreatePurpose() const {
-    switch (settings().ambiguous_create) {
-      case AmbiguousCreateBehavior::kRetry:
-        return CallPurpose::kCreateRetry;
-      case AmbiguousCreateBehavior::kFailAmbiguous:
-        return CallPurpose::kCreateFailAmbiguous;
-      case AmbiguousCreateBehavior::kCorrelationLookup:
-        return CallPurpose::kCreateCorrelation;
-    }
-    return CallPurpose::kCreateFailAmbiguous;
-  }
+  CallPurpose CreatePurpose() const { return CreatePurposeFor(settings().ambiguous_create); }
 
   bool Correlating() const {
     return settings().ambiguous_create == AmbiguousCreateBehavior::kCorrelationLookup &&
