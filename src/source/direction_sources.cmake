@@ -5,6 +5,8 @@ set(SNOWCAR_SOURCE_DIRECTION_SOURCES
   page_request.cpp
   startup_probe.cpp
   table_poller.cpp
+  table_poller_probe.cpp
+  table_poller_produce.cpp
   source_direction.cpp
   source_routes.cpp
   source_metrics.cpp

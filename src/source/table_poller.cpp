@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "page_request.h"
+#include "poller_detail.h"
 #include "snowcar/api/readiness.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
@@ -19,11 +20,10 @@
 #include "startup_probe.h"
 
 namespace snowcar::source {
-namespace {
 
-// How often a failing state commit is tried again (OnCommitFailed). A full disk is freed by a
-// person or a cleanup job, not in milliseconds; a second keeps the log and the disk quiet.
-constexpr std::chrono::milliseconds kCommitRetry{1000};
+using namespace poller_detail;  // the helpers the poller's files share
+
+namespace {
 
 PlanSettings PlanSettingsFor(const SourceSettings& source, const TableSettings& table) {
   PlanSettings p;
@@ -33,28 +33,6 @@ PlanSettings PlanSettingsFor(const SourceSettings& source, const TableSettings& 
   p.limit = table.batch_size;
   p.poll_interval_ms = table.poll_interval_ms;
   return p;
-}
-
-int64_t NowMs() { return SystemClock::Instance().NowMillis(); }
-
-bool SortsAfter(const state::Cursor& a, const state::Cursor& b) {
-  return a.ts > b.ts || (a.ts == b.ts && a.sys_id > b.sys_id);
-}
-
-// What a failed read of this table leads to: the decision table's GET page column.
-servicenow::Action Decision(const servicenow::CallResult& result) {
-  return servicenow::Decide(result, servicenow::CallPurpose::kGetPage);
-}
-
-// Why the instance as a whole cannot be used (a pause): nothing about this table is wrong,
-// so it waits and tries again by itself, naming the cause.
-std::string PauseCause(const servicenow::CallResult& result) {
-  if (result.klass == servicenow::OutcomeClass::kUnauthorized) {
-    return "the credentials were refused (HTTP 401 after a fresh login; check "
-           "snow.auth.username / snow.auth.password or the OAuth settings); waiting for the "
-           "instance to accept them";
-  }
-  return "could not reach the instance";
 }
 
 }  // namespace
@@ -124,82 +102,6 @@ void TablePoller::Begin() {
 }
 
 void TablePoller::MarkStarted() { started_.store(true); }
-
-// ---- startup probe ---------------------------------------------------------------------
-
-void TablePoller::SendProbe() {
-  servicenow::HttpRequest request;
-  request.target = ProbeTarget(*deps_.table);
-  status_.SetLastRequestAt(NowMs());
-  deps_.client->Send(
-      std::move(request), strand_,
-      [self = shared_from_this()](const servicenow::CallResult& result) { self->OnProbe(result); });
-  http_busy_ = true;
-}
-
-void TablePoller::OnProbe(const servicenow::CallResult& result) {
-  http_busy_ = false;
-  if (stopping_ || failed_) {
-    if (stopping_) FinishStop();
-    return;
-  }
-  if (!result.ok() && Decision(result) == servicenow::Action::kPauseInstance) {
-    BackOff(
-        Label() + ": the startup probe " + PauseCause(result) + ": " + result.ToStatus().message(),
-        /*retry_probe=*/true, result.response.retry_after_ms, /*pause=*/true);
-    return;
-  }
-  Status verdict = InterpretProbe(*deps_.table, result);
-  if (verdict.code() == StatusCode::kUnavailable) {
-    BackOff(verdict.message(), /*retry_probe=*/true, result.response.retry_after_ms);
-    return;
-  }
-  if (!verdict.ok()) {
-    Fail(verdict.message());
-    return;
-  }
-  consecutive_failures_ = 0;
-  SNOWCAR_LOG(kInfo, "source.probe_ok",
-              {{"table", deps_.table->alias},
-               {"rows_seen", static_cast<int64_t>(result.response.rows.size())}});
-  CheckTimeZone();
-  MarkStarted();
-  status_.SetState(TableState::kRunning);
-  status_.SetLastError("");
-  ReportHealth();
-  Pump();
-}
-
-void TablePoller::CheckTimeZone() {
-  if (deps_.options.username.empty() || deps_.once == nullptr) return;
-  if (deps_.once->time_zone_checked.exchange(true)) return;
-  if (deps_.options.username.find_first_of("^\r\n") != std::string::npos) {
-    // A '^' would change the meaning of the encoded query; never send such a value.
-    SNOWCAR_LOG(kInfo, "source.time_zone_unknown",
-                {{"why", "the user name holds a character that cannot go into a query"}});
-    return;
-  }
-  servicenow::HttpRequest request;
-  request.target = TimeZoneTarget(deps_.options.username);
-  const std::string user = deps_.options.username;
-  deps_.client->Send(std::move(request), strand_, [user](const servicenow::CallResult& result) {
-    if (!result.ok()) {
-      SNOWCAR_LOG(kInfo, "source.time_zone_unknown",
-                  {{"user", user}, {"error", result.ToStatus().message()}});
-      return;
-    }
-    auto zone = TimeZoneFrom(result);
-    if (zone && !IsUtcZone(*zone)) {
-      SNOWCAR_LOG(kWarn, "source.user_time_zone_not_utc",
-                  {{"user", user},
-                   {"time_zone", *zone},
-                   {"why",
-                    "the instance renders sys_updated_on in the user's zone; the source "
-                    "assumes UTC and will stop tables whose rows come out of order. "
-                    "Set the integration user's time zone to UTC"}});
-    }
-  });
-}
 
 // ---- the poll loop ---------------------------------------------------------------------
 
@@ -414,127 +316,6 @@ void TablePoller::AfterPage() {
   Pump();
 }
 
-void TablePoller::AcceptPage(boost::json::array rows) {
-  // Every row is checked and the plan moves over the whole page before any of it is
-  // produced, so the next page can be requested at once (Pump). The queued keys view into
-  // the page's rows, which stay in place (deque elements do not move) until produced.
-  QueuedPage& page = queued_pages_.emplace_back();
-  page.rows = std::move(rows);
-  page.extracted_at = NowMs();
-  page.accepted.reserve(page.rows.size());
-  for (size_t i = 0; i < page.rows.size(); ++i) {
-    const boost::json::object* row = page.rows[i].if_object();
-    Result<RowKey> key = row != nullptr
-                             ? ReadRowKey(*row, *deps_.table)
-                             : Result<RowKey>(Status::InvalidArgument(
-                                   Label() + ": a row of the page is not a JSON object"));
-    if (!key.ok()) {
-      if (deps_.source->bad_row == BadRowBehavior::kFail) {
-        Fail(key.status().message());
-        return;
-      }
-      status_.rows_skipped.fetch_add(1);
-      SNOWCAR_LOG(kWarn, "source.bad_row_skipped",
-                  {{"table", deps_.table->alias}, {"error", key.status().message()}});
-      continue;
-    }
-    if (Status s = plan_.Accept(key->ts, key->sys_id); !s.ok()) {
-      Fail(Label() + " (" + deps_.table->name + "): " + s.message());
-      return;
-    }
-    page.accepted.push_back(QueuedRow{i, *key, plan_.phase()});
-  }
-  if (Status s = plan_.OnPage(page.rows.size()); !s.ok()) {
-    Fail(Label() + ": " + s.message());
-    return;
-  }
-}
-
-size_t TablePoller::ProduceWindow() const {
-  return static_cast<size_t>(std::max(1, deps_.table->batch_size));
-}
-
-void TablePoller::ProduceQueued() {
-  // The sliding window: rows produced but not yet durable in RocksDB (in flight, or
-  // acknowledged with their dedup entries still pending) never exceed one page's worth. Those
-  // are exactly the rows a kill -9 can re-emit, so the crash bound stays one page per table
-  // (docs/semantics.md), while the pipeline never drains at a page boundary.
-  const size_t window = ProduceWindow();
-  while (!queued_pages_.empty() && !stopping_ && !failed_ && !produce_failed_ && window_) {
-    QueuedPage& page = queued_pages_.front();
-    while (page.next < page.accepted.size() && in_flight_ + window_->pending() < window) {
-      QueuedRow& q = page.accepted[page.next++];
-      state::Cursor position{q.key.ts, std::string(q.key.sys_id), q.phase};
-      if (window_->Contains(q.key.ts, q.key.sys_id, q.key.mod_count)) {
-        status_.duplicates_suppressed.fetch_add(1);
-        tracker_.Ack(tracker_.Add(std::move(position)));
-      } else {
-        const boost::json::object& row = page.rows[q.index].get_object();
-        std::vector<kafka::OutRecord> records = RecordsFor(row, q.key, page.extracted_at);
-        state::DedupKey dedup{q.key.ts, std::string(q.key.sys_id), q.key.mod_count};
-        const AckTracker::Ticket ticket = tracker_.Add(std::move(position));
-        ++in_flight_;
-        ProduceRecords(std::move(records), ticket, std::move(dedup));
-      }
-      // The record holds its own copy now: give the parsed row's memory back early.
-      page.rows[q.index].emplace_null();
-    }
-    if (page.next < page.accepted.size()) break;  // the window is full: OnDelivery resumes
-    queued_pages_.pop_front();
-    Pump();  // room for the next page
-  }
-  MaybeCommit(false);
-}
-
-void TablePoller::OnDelivery(uint64_t generation, AckTracker::Ticket ticket,
-                             const state::DedupKey& key, const kafka::DeliveryReport& report) {
-  if (in_flight_ > 0) --in_flight_;
-  if (report.status.ok()) {
-    // Only now is the row in Kafka: from here on a re-read of it is a duplicate.
-    if (window_) window_->Insert(key);
-    status_.rows_emitted.fetch_add(1);
-    if (generation == generation_) tracker_.Ack(ticket);
-  } else {
-    if (generation == generation_) tracker_.Fail(ticket);
-    // The decision table's Kafka produce failure row (docs/outcomes.md).
-    const servicenow::Action action =
-        servicenow::DecideProduceFailure(servicenow::CallPurpose::kGetPage);
-    if (action == servicenow::Action::kStopTable && !stopping_ && !failed_) {
-      Fail(Label() + ": Kafka delivery failed: " + report.status.message());
-    } else if (!produce_failed_ && !stopping_ && !failed_) {
-      // kHold: back off and re-read from the committed cursor (RecoverFromProduceFailure).
-      produce_failed_ = true;
-      status_.retries.fetch_add(1);
-      status_.SetLastError(Label() + ": Kafka delivery failed: " + report.status.message());
-      SNOWCAR_LOG(kWarn, "source.produce_failed",
-                  {{"table", deps_.table->alias}, {"error", report.status.message()}});
-    }
-  }
-  if (window_) MaybeCommit(false);
-  if (stopping_) {
-    if (in_flight_ == 0) FinishStop();
-    return;
-  }
-  ProduceQueued();
-  PublishWatermark();
-  Pump();
-}
-
-void TablePoller::RecoverFromProduceFailure() {
-  MaybeCommit(true);      // the prefix acknowledged before the failed row
-  queued_pages_.clear();  // re-read after the back-off, from the committed cursor
-  tracker_.Reset();
-  ++generation_;
-  produce_failed_ = false;
-  finished_hi_ = RowWatermark::kNone;  // that sweep's rows are not all in Kafka
-  cursor_dirty_ = false;
-  committable_ = committed_;
-  plan_.Restore(committed_);  // rows acknowledged after it are in the window: suppressed
-  rewind_pending_ = false;
-  idle_wait_ = false;
-  BackOff(status_.Read().last_error, /*retry_probe=*/false);
-}
-
 void TablePoller::BackOff(std::string why, bool retry_probe, std::optional<int64_t> at_least_ms,
                           bool pause) {
   ++consecutive_failures_;
@@ -580,70 +361,6 @@ void TablePoller::BackOff(std::string why, bool retry_probe, std::optional<int64
       self->timer_.cancel();
     });
   }
-}
-
-void TablePoller::MaybeCommit(bool force) {
-  if (!window_) return;
-  if (auto prefix = tracker_.TakeCommittable()) {
-    // After a rewind the re-read rows stand before the cursor already committed: the
-    // cursor never moves back.
-    if (SortsAfter(*prefix, committable_)) {
-      committable_ = std::move(*prefix);
-      cursor_dirty_ = true;
-    }
-  }
-  if (!cursor_dirty_ && window_->pending() == 0) return;
-  const auto now = std::chrono::steady_clock::now();
-  // Commit well before the produce window fills, so ProduceQueued never waits for a commit.
-  const size_t every =
-      std::min(deps_.options.commit_every_rows, std::max<size_t>(1, ProduceWindow() / 4));
-  if (!force && in_flight_ > 0 && window_->pending() < every &&
-      now - last_commit_ < std::chrono::milliseconds(deps_.options.commit_interval_ms)) {
-    return;
-  }
-  state::Cursor cursor = committable_;
-  cursor.phase = plan_.phase();
-  if (Status s = deps_.store->Commit(identity_, cursor, *window_); !s.ok()) {
-    OnCommitFailed(s);
-    return;  // the entries stay pending; the next commit retries
-  }
-  if (!commit_error_.empty()) {
-    SNOWCAR_LOG(kInfo, "source.commit_resumed", {{"table", deps_.table->alias}});
-    commit_error_.clear();
-  }
-  committed_ = cursor;
-  cursor_dirty_ = false;
-  last_commit_ = now;
-  status_.commits.fetch_add(1);
-  status_.SetCursor(committed_);
-}
-
-// A failed commit (a full state.dir, a disk error) leaves the cursor and the dedup entries of
-// the acknowledged rows pending in memory. Producing goes on until the window holds batch.size rows
-// that are not durable, then the table waits: the kill -9 bound stays one page. Nothing else
-// would call MaybeCommit once the produce window is full and every report is in, so a timer
-// retries until a commit goes through, then produce and fetch resume.
-void TablePoller::OnCommitFailed(const Status& status) {
-  if (status.message() != commit_error_) {
-    SNOWCAR_LOG(kWarn, "source.commit_failed",
-                {{"table", deps_.table->alias},
-                 {"pending_rows", static_cast<int64_t>(window_->pending())},
-                 {"error", status.message()}});
-  }
-  commit_error_ = status.message();
-  status_.SetLastError(Label() + ": state commit failed, retrying every " +
-                       std::to_string(kCommitRetry.count()) + " ms: " + status.message());
-  if (commit_retry_armed_ || stopping_ || failed_) return;
-  commit_retry_armed_ = true;
-  commit_retry_.expires_after(kCommitRetry);
-  commit_retry_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-    self->commit_retry_armed_ = false;
-    if (ec || self->stopping_ || self->failed_) return;
-    self->MaybeCommit(true);
-    if (!self->commit_error_.empty()) return;  // failed again: re-armed
-    self->ProduceQueued();
-    self->Pump();
-  });
 }
 
 void TablePoller::Fail(std::string message) {
