@@ -10,7 +10,6 @@
 namespace snowcar::state {
 
 using detail::CheckTable;
-using detail::Quote;
 
 // ---- correlation ----------------------------------------------------------------------------
 
