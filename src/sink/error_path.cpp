@@ -99,35 +99,42 @@ void ErrorPath::OnFailure(const kafka::InRecord& record, const std::optional<Com
   auto finish = [record_topic = record.topic, partition = record.partition, offset = record.offset,
                  failure, behavior, dlq, done = std::move(done)](const Status& produced) {
     if (!produced.ok()) return done(ErrorVerdict::kRetryProduce, produced);
+    // What each behaviour logs, and whether the partition stops at the record or moves past it.
+    log::Level level = log::Level::kDebug;
+    std::string_view event = "sink.record.failed_ignored";
+    ErrorVerdict verdict = ErrorVerdict::kComplete;
     switch (behavior) {
       case ApiErrorBehavior::kFail:
-        SNOWCAR_LOG(kError, "sink.record.failed",
-                    {{"topic", record_topic},
-                     {"partition", partition},
-                     {"offset", offset},
-                     {"class", ErrorClassName(failure.klass)},
-                     {"http_status", failure.http_status},
-                     {"dlq", dlq},
-                     {"error", failure.message}});
-        return done(ErrorVerdict::kStop, Status::Ok());
+        level = log::Level::kError;
+        event = "sink.record.failed";
+        verdict = ErrorVerdict::kStop;
+        break;
       case ApiErrorBehavior::kLog:
-        SNOWCAR_LOG(kWarn, "sink.record.failed_skipped",
-                    {{"topic", record_topic},
-                     {"partition", partition},
-                     {"offset", offset},
-                     {"class", ErrorClassName(failure.klass)},
-                     {"http_status", failure.http_status},
-                     {"dlq", dlq},
-                     {"error", failure.message}});
-        return done(ErrorVerdict::kComplete, Status::Ok());
+        level = log::Level::kWarn;
+        event = "sink.record.failed_skipped";
+        break;
       case ApiErrorBehavior::kIgnore:
-        SNOWCAR_LOG(kDebug, "sink.record.failed_ignored",
-                    {{"topic", record_topic},
-                     {"partition", partition},
-                     {"offset", offset},
-                     {"class", ErrorClassName(failure.klass)}});
-        return done(ErrorVerdict::kComplete, Status::Ok());
+        break;
     }
+    if (!log::Enabled(level)) return done(verdict, Status::Ok());
+    if (behavior == ApiErrorBehavior::kIgnore) {
+      // Ignored failures are expected by whoever chose `ignore`: where, and which class.
+      log::Write(level, event,
+                 {{"topic", record_topic},
+                  {"partition", partition},
+                  {"offset", offset},
+                  {"class", ErrorClassName(failure.klass)}});
+    } else {
+      log::Write(level, event,
+                 {{"topic", record_topic},
+                  {"partition", partition},
+                  {"offset", offset},
+                  {"class", ErrorClassName(failure.klass)},
+                  {"http_status", failure.http_status},
+                  {"dlq", dlq},
+                  {"error", failure.message}});
+    }
+    return done(verdict, Status::Ok());
   };
   std::optional<kafka::TopicPartition> dlq_of;
   if (send_dlq) dlq_of = kafka::TopicPartition{record.topic, record.partition};
