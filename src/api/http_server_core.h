@@ -28,7 +28,6 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +37,7 @@
 #include "snowcar/api/http.h"
 #include "snowcar/api/router.h"
 #include "snowcar/common/log.h"
+#include "snowcar/common/mutex.h"
 #include "snowcar/common/text.h"
 
 namespace snowcar::api::internal {
@@ -144,7 +144,7 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
     });
     std::vector<std::shared_ptr<HttpSession<Protocol>>> open;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       for (auto& [id, entry] : sessions_) {
         if (auto s = entry.session.lock()) open.push_back(std::move(s));
       }
@@ -155,7 +155,7 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
   bool stopped() const { return stopped_.load(); }
 
   size_t open_connections() const {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     return sessions_.size();
   }
 
@@ -180,7 +180,7 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
   }
 
   void Forget(uint64_t id) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto it = sessions_.find(id);
     if (it == sessions_.end()) return;
     if (it->second.kind == SlotKind::kRegular) {
@@ -195,7 +195,7 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
   // A spare connection got its request (or its answer): it no longer waits for one, so it is
   // not a candidate to be pushed out.
   void SpareAnswered(uint64_t id) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     waiting_spares_.erase(std::remove(waiting_spares_.begin(), waiting_spares_.end(), id),
                           waiting_spares_.end());
   }
@@ -230,7 +230,7 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
     std::shared_ptr<HttpSession<Protocol>> pushed_out;
     SlotKind kind = SlotKind::kRegular;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       kind = regular_ < limits_.max_connections ? SlotKind::kRegular : SlotKind::kSpare;
       const uint64_t id = next_id_++;
       session = std::make_shared<HttpSession<Protocol>>(std::move(socket), this->shared_from_this(),
@@ -282,11 +282,11 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
   std::atomic<std::chrono::steady_clock::rep> next_limit_log_{0};
   std::atomic<int64_t> spare_since_log_{0};
 
-  mutable std::mutex mu_;
-  uint64_t next_id_ = 0;                          // guarded by mu_
-  size_t regular_ = 0;                            // guarded by mu_
-  std::vector<uint64_t> waiting_spares_;          // guarded by mu_; oldest first
-  std::unordered_map<uint64_t, Entry> sessions_;  // guarded by mu_
+  mutable Mutex mu_;
+  uint64_t next_id_ SNOWCAR_GUARDED_BY(mu_) = 0;
+  size_t regular_ SNOWCAR_GUARDED_BY(mu_) = 0;
+  std::vector<uint64_t> waiting_spares_ SNOWCAR_GUARDED_BY(mu_);  // oldest first
+  std::unordered_map<uint64_t, Entry> sessions_ SNOWCAR_GUARDED_BY(mu_);
 };
 
 // One connection. Every member function runs on the connection's strand (the socket's

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "snowcar/api/readiness.h"
 
+#include "snowcar/common/mutex.h"
+
 namespace snowcar::api {
 
 Readiness::Readiness() : reason_("starting up") {}
 
 void Readiness::SetNotReady(std::string reason) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     ready_ = false;
     reason_ = reason.empty() ? "starting up" : std::move(reason);
   }
@@ -16,7 +18,7 @@ void Readiness::SetNotReady(std::string reason) {
 
 void Readiness::MarkReady() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     ready_ = true;
     reason_.clear();
   }
@@ -24,19 +26,19 @@ void Readiness::MarkReady() {
 }
 
 void Readiness::SetListener(std::function<void(bool ready, const std::string& reason)> listener) {
-  std::lock_guard lock(observe_mu_);
+  MutexLock lock(observe_mu_);
   listener_ = std::move(listener);
 }
 
 void Readiness::SetGate(std::function<std::string()> gate) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   gate_ = std::move(gate);
 }
 
 std::string Readiness::Evaluate() const {
   std::function<std::string()> gate;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (!ready_) return reason_;
     gate = gate_;
   }
@@ -44,7 +46,7 @@ std::string Readiness::Evaluate() const {
 }
 
 std::string Readiness::reason() const {
-  std::lock_guard lock(observe_mu_);
+  MutexLock lock(observe_mu_);
   std::string why = Evaluate();
   Observe(why);
   return why;
@@ -58,17 +60,17 @@ void Readiness::Observe(const std::string& reason) const {
 }
 
 void HealthRegistry::Report(const std::string& name, bool ok, std::string detail) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   components_[name] = Component{ok, std::move(detail)};
 }
 
 void HealthRegistry::Remove(const std::string& name) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   components_.erase(name);
 }
 
 std::map<std::string, HealthRegistry::Component> HealthRegistry::Snapshot() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return components_;
 }
 

@@ -3,6 +3,7 @@
 
 #include "snowcar/api/readiness.h"
 #include "snowcar/common/log.h"
+#include "snowcar/common/mutex.h"
 #include "snowcar/kafka/producer.h"
 
 namespace snowcar::runtime {
@@ -41,17 +42,17 @@ KafkaProbe::KafkaProbe(KafkaProbeOptions options, api::HealthRegistry* health,
 KafkaProbe::~KafkaProbe() { Stop(); }
 
 void KafkaProbe::Start() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (thread_.joinable() || stopping_) return;
   thread_ = std::thread([this] { Loop(); });
 }
 
 void KafkaProbe::RequestStop() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 void KafkaProbe::Stop() {
@@ -80,10 +81,11 @@ void KafkaProbe::Loop() {
                   {{"bootstrap", bootstrap_}, {"timeout_ms", options_.timeout.count()}});
     }
     first = false;
-    std::unique_lock lock(mu_);
-    if (cv_.wait_for(lock, ok ? options_.interval : options_.retry, [this] { return stopping_; })) {
-      return;
+    const auto until = std::chrono::steady_clock::now() + (ok ? options_.interval : options_.retry);
+    MutexLock lock(mu_);
+    while (!stopping_ && cv_.WaitUntil(lock, until)) {
     }
+    if (stopping_) return;
   }
 }
 

@@ -11,6 +11,7 @@
 #include "snowcar/api/prometheus.h"
 #include "snowcar/api/routes.h"
 #include "snowcar/common/log.h"
+#include "snowcar/common/mutex.h"
 #include "snowcar/kafka/consumer.h"
 #include "snowcar/kafka/producer.h"
 #include "snowcar/kafka/static_membership.h"
@@ -402,19 +403,19 @@ api::Response Sidecar::Metrics() const {
 
 void Sidecar::RequestStop(std::string why) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (stop_requested_) return;
     stop_requested_ = true;
     stop_reason_ = std::move(why);
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 Status Sidecar::Wait() {
   std::string why;
   {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [this] { return stop_requested_; });
+    MutexLock lock(mu_);
+    while (!stop_requested_) cv_.Wait(lock);
     why = stop_reason_;
   }
   SNOWCAR_LOG(kInfo, "sidecar.stopping",

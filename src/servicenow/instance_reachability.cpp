@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "snowcar/common/log.h"
+#include "snowcar/common/mutex.h"
 
 namespace snowcar::servicenow {
 
@@ -14,7 +15,7 @@ void InstanceReachability::OnAnswered() {
   View now;
   bool was_unreachable = false;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (view_.state == State::kReachable) return;  // the common case: nothing to tell
     was_unreachable = view_.state == State::kUnreachable;
     view_ = View{State::kReachable, "", clock_->NowMillis(), 0};
@@ -32,7 +33,7 @@ void InstanceReachability::OnUnreachable(const std::string& reason) {
   View now;
   bool newly = false;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     newly = view_.state != State::kUnreachable;
     if (newly) {
       view_.state = State::kUnreachable;
@@ -49,12 +50,12 @@ void InstanceReachability::OnUnreachable(const std::string& reason) {
 }
 
 InstanceReachability::View InstanceReachability::Read() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return view_;
 }
 
 void InstanceReachability::SetListener(Listener listener) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   listener_ = std::move(listener);
 }
 

@@ -6,8 +6,9 @@
 
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
+
+#include "snowcar/common/mutex.h"
 
 namespace snowcar::api {
 
@@ -38,17 +39,17 @@ class Readiness {
 
  private:
   std::string Evaluate() const;
-  void Observe(const std::string& reason) const;
+  void Observe(const std::string& reason) const SNOWCAR_REQUIRES(observe_mu_);
 
-  mutable std::mutex mu_;
-  bool ready_ = false;                 // guarded by mu_
-  std::string reason_;                 // guarded by mu_
-  std::function<std::string()> gate_;  // guarded by mu_
+  mutable Mutex mu_;
+  bool ready_ SNOWCAR_GUARDED_BY(mu_) = false;
+  std::string reason_ SNOWCAR_GUARDED_BY(mu_);
+  std::function<std::string()> gate_ SNOWCAR_GUARDED_BY(mu_);
   // Serialises evaluation with the listener calls so transitions are reported in order and
   // once each. Taken before mu_, never while holding it.
-  mutable std::mutex observe_mu_;
-  mutable bool observed_ready_ = false;                     // guarded by observe_mu_
-  std::function<void(bool, const std::string&)> listener_;  // guarded by observe_mu_
+  mutable Mutex observe_mu_;
+  mutable bool observed_ready_ SNOWCAR_GUARDED_BY(observe_mu_) = false;
+  std::function<void(bool, const std::string&)> listener_ SNOWCAR_GUARDED_BY(observe_mu_);
 };
 
 // Per-component health, by name ("state", "kafka.producer", "source.incident"). A component
@@ -65,8 +66,8 @@ class HealthRegistry {
   std::map<std::string, Component> Snapshot() const;
 
  private:
-  mutable std::mutex mu_;
-  std::map<std::string, Component> components_;  // guarded by mu_
+  mutable Mutex mu_;
+  std::map<std::string, Component> components_ SNOWCAR_GUARDED_BY(mu_);
 };
 
 }  // namespace snowcar::api

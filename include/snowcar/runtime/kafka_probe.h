@@ -14,13 +14,12 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "snowcar/common/mutex.h"
 #include "snowcar/common/status.h"
 
 namespace snowcar::api {
@@ -74,9 +73,9 @@ class KafkaProbe {
   std::atomic<bool> reached_once_{false};
   std::atomic<bool> reachable_{false};
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;  // guarded by mu_
+  Mutex mu_;
+  CondVar cv_;
+  bool stopping_ SNOWCAR_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

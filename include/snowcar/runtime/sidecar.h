@@ -18,11 +18,9 @@
 // commit), and Wait() returns OK so the process exits 0.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -30,6 +28,7 @@
 #include "snowcar/api/router.h"
 #include "snowcar/api/tcp_server.h"
 #include "snowcar/api/unix_socket_server.h"
+#include "snowcar/common/mutex.h"
 #include "snowcar/common/status.h"
 #include "snowcar/config/config.h"
 #include "snowcar/direction/direction.h"
@@ -142,10 +141,10 @@ class Sidecar {
   struct Signals;
   std::unique_ptr<Signals> signals_;
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_requested_ = false;  // guarded by mu_
-  std::string stop_reason_;      // guarded by mu_
+  Mutex mu_;
+  CondVar cv_;
+  bool stop_requested_ SNOWCAR_GUARDED_BY(mu_) = false;
+  std::string stop_reason_ SNOWCAR_GUARDED_BY(mu_);
   bool started_ = false;
   bool shut_down_ = false;
 };

@@ -17,9 +17,9 @@
 
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <string>
 
+#include "snowcar/common/mutex.h"
 #include "snowcar/common/time.h"
 
 namespace snowcar::servicenow {
@@ -58,9 +58,9 @@ class InstanceReachability {
 
  private:
   const Clock* clock_;
-  mutable std::mutex mu_;
-  View view_;          // guarded by mu_
-  Listener listener_;  // guarded by mu_
+  mutable Mutex mu_;
+  View view_ SNOWCAR_GUARDED_BY(mu_);
+  Listener listener_ SNOWCAR_GUARDED_BY(mu_);
 };
 
 }  // namespace snowcar::servicenow
