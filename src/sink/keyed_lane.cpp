@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "keyed_lane.h"
 
+#include <boost/asio/post.hpp>
+
 #include "ordering_key.h"
 
 namespace snowcar::sink {
 
 KeyedLane::KeyedLane(kafka::TopicPartition tp, const SinkSettings* settings, LaneEvents events,
-                     size_t max_held, KeyLaneFactory factory)
+                     Options options, boost::asio::any_io_executor executor, KeyLaneFactory factory)
     : tp_(std::move(tp)),
       settings_(settings),
       events_(std::move(events)),
-      max_held_(std::max<size_t>(1, max_held)),
+      max_held_(std::max<size_t>(1, options.max_held)),
+      max_active_(std::max<size_t>(1, options.max_active)),
+      executor_(std::move(executor)),
       factory_(std::move(factory)) {
   status_.tp = tp_;
 }
@@ -41,7 +45,7 @@ std::shared_ptr<Lane> KeyedLane::MakeKeyLane(const std::string& key) {
 void KeyedLane::Enqueue(kafka::InRecord record) {
   // Parsed off the lock: the consumer thread is the only caller.
   std::string key = OrderingKey(record, *settings_);
-  std::shared_ptr<Lane> lane;
+  Handoff handoff;
   std::vector<std::shared_ptr<Lane>> retired;
   {
     std::lock_guard lock(mu_);
@@ -58,11 +62,38 @@ void KeyedLane::Enqueue(kafka::InRecord record) {
     Key& k = keys_[key];
     if (!k.lane) k.lane = MakeKeyLane(key);
     ++k.pending;
-    lane = k.lane;
+    if (!k.failed) {
+      if (!k.running && k.waiting.empty()) ready_.emplace(record.offset, key);
+      k.waiting.push_back(std::move(record));
+    }
     status_.queue_depth = prefix_.held();
     UpdatePauseLocked();
+    handoff = TakeReadyLocked();
   }
-  lane->Enqueue(std::move(record));
+  for (auto& [lane, r] : handoff) lane->Enqueue(std::move(r));
+}
+
+KeyedLane::Handoff KeyedLane::TakeReadyLocked() {
+  Handoff out;
+  while (active_ < max_active_ && !ready_.empty() && !stopping_) {
+    const std::string key = ready_.begin()->second;
+    ready_.erase(ready_.begin());
+    Key& k = keys_[key];
+    k.running = true;
+    ++active_;
+    out.emplace_back(k.lane, std::move(k.waiting.front()));
+    k.waiting.pop_front();
+  }
+  return out;
+}
+
+void KeyedLane::Dispatch() {
+  Handoff handoff;
+  {
+    std::lock_guard lock(mu_);
+    handoff = TakeReadyLocked();
+  }
+  for (auto& [lane, r] : handoff) lane->Enqueue(std::move(r));
 }
 
 void KeyedLane::OnKeyDone(const std::string& key, int64_t next_offset) {
@@ -71,22 +102,48 @@ void KeyedLane::OnKeyDone(const std::string& key, int64_t next_offset) {
   prefix_.MarkDone(next_offset - 1);
   ++status_.completed;
   auto it = keys_.find(key);
-  if (it != keys_.end() && it->second.pending > 0 && --it->second.pending == 0 &&
-      !it->second.failed) {
-    // The lane reporting holds a reference to itself until it returns; ours is released on
-    // the consumer thread, off every lock.
-    retired_.push_back(std::move(it->second.lane));
-    keys_.erase(it);
+  if (it != keys_.end()) {
+    Key& k = it->second;
+    if (k.running) {
+      k.running = false;
+      --active_;
+    }
+    if (k.pending > 0) --k.pending;
+    if (!k.waiting.empty()) {
+      ready_.emplace(k.waiting.front().offset, key);
+    } else if (k.pending == 0 && !k.failed) {
+      // The lane reporting holds a reference to itself until it returns; ours is released
+      // on the consumer thread, off every lock.
+      retired_.push_back(std::move(k.lane));
+      keys_.erase(it);
+    }
   }
   status_.queue_depth = prefix_.held();
   ReportLocked();
   UpdatePauseLocked();
+  // The next records go to their lanes from the pool: this runs under the reporting key
+  // lane's lock, and a lane must not be called into from there (lane.h).
+  if (!ready_.empty() && active_ < max_active_) {
+    boost::asio::post(executor_, [self = shared_from_this()] { self->Dispatch(); });
+  }
 }
 
 void KeyedLane::OnKeyFailed(const std::string& key, const Failure& failure) {
   std::lock_guard lock(mu_);
   auto it = keys_.find(key);
-  if (it != keys_.end()) it->second.failed = true;
+  if (it != keys_.end()) {
+    // The key stops here: its slot goes to other keys, its waiting records are never sent.
+    Key& k = it->second;
+    k.failed = true;
+    k.waiting.clear();
+    if (k.running) {
+      k.running = false;
+      --active_;
+      if (!ready_.empty()) {
+        boost::asio::post(executor_, [self = shared_from_this()] { self->Dispatch(); });
+      }
+    }
+  }
   status_.state = LaneState::kFailed;
   status_.last_error = failure.message;
   status_.last_error_class = ErrorClassName(failure.klass);
@@ -128,6 +185,8 @@ void KeyedLane::Stop() {
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
+    ready_.clear();
+    for (auto& [key, k] : keys_) k.waiting.clear();
     lanes = LanesLocked();
   }
   for (const auto& lane : lanes) lane->Stop();
@@ -139,6 +198,8 @@ void KeyedLane::Abandon() {
     std::lock_guard lock(mu_);
     abandoned_ = true;
     stopping_ = true;
+    ready_.clear();
+    for (auto& [key, k] : keys_) k.waiting.clear();
     lanes = LanesLocked();
   }
   for (const auto& lane : lanes) lane->Abandon();

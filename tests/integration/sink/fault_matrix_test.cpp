@@ -529,7 +529,8 @@ TEST_P(FaultMatrix, EverySinkCellOfTheRowEndsAsTheTableSays) {
       const kafka::TopicPartition tp{cell->topic, 0};
       if (keyed) {
         cell->lane = std::make_shared<sink::KeyedLane>(
-            tp, &cell->settings, deps.events, 1000, [tp, deps](sink::LaneEvents events) {
+            tp, &cell->settings, deps.events, sink::KeyedLane::Options{}, pool_.io().get_executor(),
+            [tp, deps](sink::LaneEvents events) {
               sink::LaneDeps key_deps = deps;
               key_deps.events = std::move(events);
               return std::make_shared<sink::Lane>(tp, key_deps);

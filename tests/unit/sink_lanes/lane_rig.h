@@ -86,8 +86,11 @@ class LaneRig {
       failed_.push_back({tp, f});
     };
     const kafka::TopicPartition tp{topic, partition};
+    const sink::KeyedLane::Options o{.max_held = max_held,
+                                     .max_active = 2 * static_cast<size_t>(limit_.max())};
     auto keyed = std::make_shared<sink::KeyedLane>(
-        tp, &settings_, std::move(events), max_held, [this, tp, options](sink::LaneEvents ev) {
+        tp, &settings_, std::move(events), o, pool_.io().get_executor(),
+        [this, tp, options](sink::LaneEvents ev) {
           return std::make_shared<sink::Lane>(tp, Deps(options, std::move(ev)));
         });
     keyed_.push_back(keyed);
