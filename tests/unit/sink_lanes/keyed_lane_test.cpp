@@ -63,6 +63,29 @@ TEST(KeyedLane, OneKeyStaysInOffsetOrderOneRequestAtATime) {
   EXPECT_EQ(per_row[Target(1)], (std::vector<std::string>{"step 1", "step 3"}));
 }
 
+TEST(KeyedLane, AFreedSlotGoesToTheOldestWaitingRecord) {
+  HoldingClient client([](const HttpRequest&) { return Ok({}); });
+  LaneRig rig(client, 1);  // one permit, two keys at work
+  auto lane = rig.Keyed("cmds", 0);
+  const std::vector<std::pair<int, std::string>> records = {
+      {0, "a0"}, {1, "b1"}, {0, "a2"}, {3, "c3"}, {4, "d4"}};
+  for (size_t i = 0; i < records.size(); ++i) {
+    lane->Enqueue(Record("cmds", 0, static_cast<int64_t>(i), SysId(records[i].first),
+                         Desc(records[i].second)));
+  }
+  for (size_t i = 0; i < records.size(); ++i) {
+    ASSERT_TRUE(WaitFor([&] { return client.held() == 1; }, 5s)) << i;
+    client.ReleaseNext(1);
+    ASSERT_TRUE(WaitFor([&] { return client.sent() > i + 1 || i + 1 == records.size(); }, 5s));
+  }
+  ASSERT_TRUE(WaitFor([&] { return rig.LastProgress() == 5; }, 5s));
+  std::vector<std::string> sent;
+  for (const auto& r : client.requests()) sent.push_back(BodyField(r, "short_description"));
+  // a2 (offset 2) goes before c3 and d4, which arrived earlier than a2 could run: the commit's
+  // record is never queued behind newer ones.
+  EXPECT_EQ(sent, (std::vector<std::string>{"a0", "b1", "a2", "c3", "d4"}));
+}
+
 TEST(KeyedLane, AHeldKeyBlocksNoOtherKeyAndTheCommitNeverPassesIt) {
   std::atomic<bool> instance_busy{true};
   testsupport::FakeTableClient client([&](const HttpRequest& r) {
