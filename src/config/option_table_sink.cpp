@@ -177,9 +177,30 @@ std::vector<OptionSpec> DeliveryOptions() {
        .min = 1,
        .max = 1024,
        .group = kSink,
-       .doc = "Writes in flight at once across all partitions; each partition still writes "
-              "one record at a time, in offset order. At most "
+       .doc = "Writes in flight at once across all partitions. Under "
+              "`snow.sink.ordering=partition` each partition writes one record at a time, in "
+              "offset order; under `key`, one record at a time per key. At most "
               "`snow.http.max.concurrent.requests`."},
+      {.name = "snow.sink.ordering",
+       .type = T::kEnum,
+       .default_value = "partition",
+       .allowed = {"partition", "key"},
+       .group = kSink,
+       .doc = "What must stay in offset order. `partition`: every record of a partition, one "
+              "write at a time per partition. `key`: only records with the same key (for a "
+              "keyless record its correlation value, else the chain of keyless records); "
+              "records of different keys on one partition are written concurrently, up to "
+              "`snow.sink.max.in.flight`."},
+      {.name = "snow.sink.ordering.max.held.records",
+       .type = T::kInt,
+       .default_value = "1000",
+       .min = 16,
+       .max = 10000,
+       .group = kSink,
+       .doc = "With `snow.sink.ordering=key`: records a partition may hold between its first "
+              "unfinished record and its newest one (a slow or failed key keeps the committed "
+              "offset back while other keys go on). At this many the partition is paused; it "
+              "resumes at half."},
       {.name = "snow.sink.create.ambiguous.behavior",
        .type = T::kEnum,
        .default_value = "fail_ambiguous",

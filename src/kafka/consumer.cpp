@@ -73,9 +73,10 @@ struct KafkaConsumer::Impl {
   // One asynchronous commit of the stored offsets, its answer awaited on a private queue for
   // at most `wait` (librdkafka's synchronous commit would wait for an unreachable coordinator
   // until the session times out). _TIMED_OUT when no answer came.
-  rd_kafka_resp_err_t CommitOnce(std::chrono::milliseconds wait) {
+  rd_kafka_resp_err_t CommitOnce(std::chrono::milliseconds wait,
+                                 const rd_kafka_topic_partition_list_t* offsets) {
     rd_kafka_queue_t* answers = rd_kafka_queue_new(rk);
-    rd_kafka_resp_err_t err = rd_kafka_commit_queue(rk, nullptr, answers, nullptr, nullptr);
+    rd_kafka_resp_err_t err = rd_kafka_commit_queue(rk, offsets, answers, nullptr, nullptr);
     if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
       rd_kafka_event_t* answer =
           rd_kafka_queue_poll(answers, static_cast<int>(std::max<int64_t>(1, wait.count())));
@@ -94,13 +95,15 @@ struct KafkaConsumer::Impl {
   // failure. With `retry_while_rebalancing`, a REBALANCE_IN_PROGRESS answer is retried until
   // then: during a cooperative revoke this member's generation is already current and the
   // coordinator accepts the commit as soon as the other members have synced.
-  Status Commit(std::string_view why, bool retry_while_rebalancing) {
+  // `offsets`: these (with their metadata) instead of the stored ones.
+  Status Commit(std::string_view why, bool retry_while_rebalancing,
+                const rd_kafka_topic_partition_list_t* offsets = nullptr) {
     const auto deadline = SteadyClock::now() + commit_timeout;
     rd_kafka_resp_err_t err;
     while (true) {
       const auto left =
           std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
-      err = CommitOnce(left);
+      err = CommitOnce(left, offsets);
       if (err != RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS || !retry_while_rebalancing ||
           SteadyClock::now() + kRebalanceRetry >= deadline) {
         break;
@@ -379,7 +382,18 @@ Status KafkaConsumer::CommitSync() {
   return impl_->Commit("commit_sync", /*retry_while_rebalancing=*/false);
 }
 
-Result<std::map<TopicPartition, int64_t>> KafkaConsumer::Committed(
+Status KafkaConsumer::CommitOffsets(const std::map<TopicPartition, OffsetAndMetadata>& offsets,
+                                    bool wait) {
+  if (impl_->closed) return Status::FailedPrecondition("kafka consumer is closed");
+  if (offsets.empty()) return Status::Ok();
+  internal::PartitionList list = internal::ToOffsetList(offsets);
+  if (wait) return impl_->Commit("commit_offsets", /*retry_while_rebalancing=*/true, list.get());
+  const rd_kafka_resp_err_t err = rd_kafka_commit(impl_->rk, list.get(), /*async=*/1);
+  if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return Status::Ok();
+  return Status::Unavailable(std::string("commit offsets: ") + rd_kafka_err2str(err));
+}
+
+Result<std::map<TopicPartition, OffsetAndMetadata>> KafkaConsumer::CommittedWithMetadata(
     const std::vector<TopicPartition>& partitions, std::chrono::milliseconds timeout) {
   if (impl_->closed) return Status::FailedPrecondition("kafka consumer is closed");
   internal::PartitionList list = internal::ToPartitionList(partitions);
@@ -392,10 +406,15 @@ Result<std::map<TopicPartition, int64_t>> KafkaConsumer::Committed(
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return Status::Unavailable(std::string("committed offsets: ") + rd_kafka_err2str(err));
   }
+  return internal::FromOffsetList(list.get());
+}
+
+Result<std::map<TopicPartition, int64_t>> KafkaConsumer::Committed(
+    const std::vector<TopicPartition>& partitions, std::chrono::milliseconds timeout) {
+  auto committed = CommittedWithMetadata(partitions, timeout);
+  if (!committed.ok()) return committed.status();
   std::map<TopicPartition, int64_t> out;
-  for (int i = 0; i < list->cnt; ++i) {
-    out[{list->elems[i].topic, list->elems[i].partition}] = list->elems[i].offset;
-  }
+  for (const auto& [tp, o] : *committed) out[tp] = o.offset;
   return out;
 }
 

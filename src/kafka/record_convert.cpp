@@ -3,6 +3,8 @@
 
 #include <sys/types.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace snowcar::kafka::internal {
@@ -60,6 +62,35 @@ std::vector<TopicPartition> FromPartitionList(const rd_kafka_topic_partition_lis
   out.reserve(static_cast<size_t>(list->cnt));
   for (int i = 0; i < list->cnt; ++i) {
     out.push_back({list->elems[i].topic, list->elems[i].partition});
+  }
+  return out;
+}
+
+PartitionList ToOffsetList(const std::map<TopicPartition, OffsetAndMetadata>& offsets) {
+  PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size())));
+  for (const auto& [tp, o] : offsets) {
+    rd_kafka_topic_partition_t* e =
+        rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition);
+    e->offset = o.offset;
+    if (!o.metadata.empty()) {  // freed with the list, by librdkafka's free()
+      e->metadata = std::malloc(o.metadata.size());
+      std::memcpy(e->metadata, o.metadata.data(), o.metadata.size());
+      e->metadata_size = o.metadata.size();
+    }
+  }
+  return list;
+}
+
+std::map<TopicPartition, OffsetAndMetadata> FromOffsetList(
+    const rd_kafka_topic_partition_list_t* list) {
+  std::map<TopicPartition, OffsetAndMetadata> out;
+  for (int i = 0; list != nullptr && i < list->cnt; ++i) {
+    const auto& e = list->elems[i];
+    OffsetAndMetadata& o = out[{e.topic, e.partition}];
+    o.offset = e.offset;
+    if (e.metadata != nullptr) {
+      o.metadata.assign(static_cast<const char*>(e.metadata), e.metadata_size);
+    }
   }
   return out;
 }

@@ -4,6 +4,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -27,5 +28,9 @@ using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, Partition
 
 PartitionList ToPartitionList(const std::vector<TopicPartition>& partitions);
 std::vector<TopicPartition> FromPartitionList(const rd_kafka_topic_partition_list_t* list);
+// With offsets and metadata, both ways.
+PartitionList ToOffsetList(const std::map<TopicPartition, OffsetAndMetadata>& offsets);
+std::map<TopicPartition, OffsetAndMetadata> FromOffsetList(
+    const rd_kafka_topic_partition_list_t* list);
 
 }  // namespace snowcar::kafka::internal

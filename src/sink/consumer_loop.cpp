@@ -29,10 +29,14 @@ ConsumerLoop::~ConsumerLoop() { Stop(std::chrono::steady_clock::now()); }
 LaneEvents ConsumerLoop::MakeEvents() {
   LaneEvents events;
   events.completed = [this](const void* lane, const kafka::TopicPartition& tp, int64_t next) {
-    PostEvent(Event{Event::Kind::kCompleted, lane, tp, next});
+    PostEvent(Event{Event::Kind::kCompleted, lane, tp, next, {}});
   };
   events.pause = [this](const void* lane, const kafka::TopicPartition& tp, bool paused) {
-    PostEvent(Event{paused ? Event::Kind::kPause : Event::Kind::kResume, lane, tp, 0});
+    PostEvent(Event{paused ? Event::Kind::kPause : Event::Kind::kResume, lane, tp, 0, {}});
+  };
+  events.progress = [this](const void* lane, const kafka::TopicPartition& tp, int64_t next,
+                           const std::string& metadata) {
+    PostEvent(Event{Event::Kind::kProgress, lane, tp, next, metadata});
   };
   events.failed = [this](const void*, const kafka::TopicPartition& tp, const Failure& failure) {
     if (health_ != nullptr) {
@@ -89,6 +93,10 @@ void ConsumerLoop::Run(std::promise<Status>* started) {
   while (!stop_requested_.load()) {
     DrainEvents();
     RefreshCommitted(false);
+    if (options_.commit_metadata &&
+        std::chrono::steady_clock::now() - last_commit_ >= options_.commit_interval) {
+      CommitProgress({}, /*wait=*/false);
+    }
     auto polled = consumer_->Poll(options_.poll_timeout);
     if (!polled.ok()) {
       SNOWCAR_LOG(kError, "sink.consumer.fatal", {{"error", polled.status().message()}});
@@ -130,6 +138,13 @@ void ConsumerLoop::DrainEvents() {
         }
         break;
       }
+      case Event::Kind::kProgress: {
+        Progress& p = progress_[e.tp];
+        p.offset = kafka::OffsetAndMetadata{e.offset, std::move(e.metadata)};
+        p.dirty = true;
+        lane->SetStored(e.offset);
+        break;
+      }
       case Event::Kind::kPause:
       case Event::Kind::kResume: {
         const bool pause = e.kind == Event::Kind::kPause;
@@ -159,8 +174,48 @@ void ConsumerLoop::RefreshCommitted(bool force) {
   }
 }
 
+void ConsumerLoop::CommitProgress(const std::vector<kafka::TopicPartition>& tps, bool wait) {
+  last_commit_ = std::chrono::steady_clock::now();
+  std::map<kafka::TopicPartition, kafka::OffsetAndMetadata> offsets;
+  for (auto& [tp, p] : progress_) {
+    if (!p.dirty) continue;
+    if (!tps.empty() && std::find(tps.begin(), tps.end(), tp) == tps.end()) continue;
+    offsets[tp] = p.offset;
+  }
+  if (offsets.empty()) return;
+  Status s = consumer_->CommitOffsets(offsets, wait);
+  if (!s.ok()) {
+    // Still dirty: the next commit sends it again.
+    SNOWCAR_LOG(kWarn, "sink.offset.commit_failed", {{"error", s.message()}});
+    return;
+  }
+  for (const auto& [tp, o] : offsets) {
+    auto it = progress_.find(tp);
+    if (it != progress_.end() && it->second.offset.offset == o.offset &&
+        it->second.offset.metadata == o.metadata) {
+      it->second.dirty = false;
+    }
+  }
+}
+
 void ConsumerLoop::OnAssigned(const std::vector<kafka::TopicPartition>& tps) {
   auto created = lanes_.Add(tps);
+  if (options_.commit_metadata && !created.empty()) {
+    // Before the first record: which records above the committed offset an earlier owner
+    // already finished. Without an answer the lanes start plain and may repeat those.
+    std::vector<kafka::TopicPartition> fresh;
+    for (const auto& lane : created) fresh.push_back(lane->tp());
+    auto committed = consumer_->CommittedWithMetadata(fresh, std::chrono::seconds(10));
+    if (committed.ok()) {
+      for (const auto& lane : created) {
+        auto it = committed->find(lane->tp());
+        if (it != committed->end()) lane->Seed(it->second.offset, it->second.metadata);
+      }
+    } else {
+      SNOWCAR_LOG(kWarn, "sink.offset.metadata_unread",
+                  {{"partitions", Names(fresh)}, {"error", committed.status().message()}});
+    }
+  }
   SNOWCAR_LOG(kInfo, "sink.partitions.assigned",
               {{"partitions", Names(tps)}, {"new_lanes", static_cast<int64_t>(created.size())}});
   if (health_ != nullptr && !created.empty()) {
@@ -170,7 +225,7 @@ void ConsumerLoop::OnAssigned(const std::vector<kafka::TopicPartition>& tps) {
   }
 }
 
-bool ConsumerLoop::WaitIdle(const std::vector<std::shared_ptr<Lane>>& lanes,
+bool ConsumerLoop::WaitIdle(const std::vector<std::shared_ptr<PartitionLane>>& lanes,
                             std::chrono::steady_clock::time_point deadline) {
   while (true) {
     DrainEvents();
@@ -202,6 +257,10 @@ void ConsumerLoop::OnRevoked(const std::vector<kafka::TopicPartition>& tps) {
     }
   }
   DrainEvents();
+  if (options_.commit_metadata) {
+    CommitProgress(tps, /*wait=*/true);
+    for (const auto& tp : tps) progress_.erase(tp);
+  }
   lanes_.Remove(tps);
   SNOWCAR_LOG(kInfo, "sink.partitions.revoked",
               {{"partitions", Names(tps)}, {"abandoned_in_flight", abandoned}});
@@ -210,6 +269,7 @@ void ConsumerLoop::OnRevoked(const std::vector<kafka::TopicPartition>& tps) {
 void ConsumerLoop::OnLost(const std::vector<kafka::TopicPartition>& tps) {
   auto lanes = lanes_.Get(tps);
   for (const auto& lane : lanes) lane->Abandon();
+  for (const auto& tp : tps) progress_.erase(tp);
   lanes_.Remove(tps);
   SNOWCAR_LOG(kWarn, "sink.partitions.lost", {{"partitions", Names(tps)}});
 }
@@ -229,6 +289,7 @@ void ConsumerLoop::Shutdown() {
     }
   }
   DrainEvents();
+  if (options_.commit_metadata) CommitProgress({}, /*wait=*/true);
   Status committed = consumer_->CommitSync();
   SNOWCAR_LOG(kInfo, "sink.consumer.closing",
               {{"drained", idle}, {"commit", committed.ok() ? "ok" : committed.message()}});

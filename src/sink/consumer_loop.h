@@ -8,7 +8,11 @@
 // Poll for), so StoreOffset, Pause and Resume always run on the consumer thread.
 //
 // Offsets: only stored offsets get committed, by librdkafka's auto commit on its interval,
-// and by the consumer itself when partitions are revoked or it closes.
+// and by the consumer itself when partitions are revoked or it closes. Under key ordering
+// (`commit_metadata`) nothing is stored: lanes report progress (an offset and the metadata
+// listing the records done above it) and this thread commits both itself, every
+// `commit_interval`, on revoke and at the stop; and it seeds every new lane with the offset
+// and metadata the group holds.
 // Rebalance: revoked lanes stop taking records and get a bounded wait to finish the record in
 // flight; whatever finished is stored before the revoke returns; a record still in flight is
 // abandoned WITHOUT storing its offset (the next owner applies it again). Lost partitions
@@ -41,12 +45,15 @@ struct ConsumerLoopOptions {
   // How often the committed offsets shown on the socket are refreshed.
   std::chrono::milliseconds committed_refresh{1000};
   std::chrono::milliseconds poll_timeout{200};
+  // Key ordering: commit progress with its metadata (see above), this often.
+  bool commit_metadata = false;
+  std::chrono::milliseconds commit_interval{5000};
 };
 
 class ConsumerLoop {
  public:
   using LaneFactory =
-      std::function<std::shared_ptr<Lane>(const kafka::TopicPartition&, LaneEvents)>;
+      std::function<std::shared_ptr<PartitionLane>(const kafka::TopicPartition&, LaneEvents)>;
 
   // `health` may be null.
   ConsumerLoop(ConsumerLoopOptions options, LaneFactory factory, api::HealthRegistry* health);
@@ -64,10 +71,16 @@ class ConsumerLoop {
 
  private:
   struct Event {
-    enum class Kind { kCompleted, kPause, kResume } kind;
+    enum class Kind { kCompleted, kPause, kResume, kProgress } kind;
     const void* lane;
     kafka::TopicPartition tp;
     int64_t offset = 0;
+    std::string metadata;  // kProgress
+  };
+  // Key ordering: the progress not committed yet (`dirty`) or last committed, per partition.
+  struct Progress {
+    kafka::OffsetAndMetadata offset;
+    bool dirty = false;
   };
 
   LaneEvents MakeEvents();
@@ -75,11 +88,14 @@ class ConsumerLoop {
   void Run(std::promise<Status>* started);
   void DrainEvents();  // consumer thread
   void RefreshCommitted(bool force);
+  // Key ordering: commits the dirty progress of `tps` (all when empty); `wait` as
+  // KafkaConsumer::CommitOffsets. Consumer thread.
+  void CommitProgress(const std::vector<kafka::TopicPartition>& tps, bool wait);
   void OnAssigned(const std::vector<kafka::TopicPartition>& tps);
   void OnRevoked(const std::vector<kafka::TopicPartition>& tps);
   void OnLost(const std::vector<kafka::TopicPartition>& tps);
   // Drains events until none of `lanes` is busy or `deadline` passes. True when idle.
-  bool WaitIdle(const std::vector<std::shared_ptr<Lane>>& lanes,
+  bool WaitIdle(const std::vector<std::shared_ptr<PartitionLane>>& lanes,
                 std::chrono::steady_clock::time_point deadline);
   void Shutdown();
 
@@ -91,6 +107,8 @@ class ConsumerLoop {
   std::atomic<bool> subscribed_{false};
   std::atomic<bool> stop_requested_{false};
   std::chrono::steady_clock::time_point last_refresh_{};
+  std::chrono::steady_clock::time_point last_commit_{};
+  std::map<kafka::TopicPartition, Progress> progress_;  // consumer thread only
 
   std::mutex mu_;
   std::condition_variable cv_;

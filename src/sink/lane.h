@@ -58,6 +58,11 @@ struct LaneEvents {
   std::function<void(const void* lane, const kafka::TopicPartition&, bool paused)> pause;
   // The lane stopped at a failed record under behavior.on.api.errors=fail.
   std::function<void(const void* lane, const kafka::TopicPartition&, const Failure&)> failed;
+  // Key ordering only (keyed_lane.h), instead of `completed`: commit `next_offset` with
+  // `metadata` (the records done above it).
+  std::function<void(const void* lane, const kafka::TopicPartition&, int64_t next_offset,
+                     const std::string& metadata)>
+      progress;
 };
 
 struct LaneOptions {
@@ -101,32 +106,54 @@ struct LaneStatus {
   std::string last_error_class;
   bool paused = false;
   int64_t completed = 0;
+  // Key ordering: the keys that have records held.
+  size_t active_keys = 0;
 };
 
-class Lane : public std::enable_shared_from_this<Lane> {
+// What the consumer loop drives for each assigned partition: a Lane under
+// snow.sink.ordering=partition, a KeyedLane (keyed_lane.h) under key. The calls mean what
+// they mean for Lane below.
+class PartitionLane {
+ public:
+  virtual ~PartitionLane() = default;
+  virtual const kafka::TopicPartition& tp() const = 0;
+  // Consumer thread, before the first record: the committed offset and its metadata, as the
+  // group coordinator holds them. Only a KeyedLane reads them.
+  virtual void Seed(int64_t /*committed*/, const std::string& /*metadata*/) {}
+  virtual void Enqueue(kafka::InRecord record) = 0;
+  virtual void Stop() = 0;
+  virtual void Abandon() = 0;
+  virtual bool Busy() const = 0;
+  virtual LaneStatus Snapshot() const = 0;
+  virtual void SetCommitted(int64_t offset) = 0;
+  virtual void SetHighWatermark(int64_t offset) = 0;
+  virtual void SetStored(int64_t offset) = 0;
+};
+
+class Lane : public PartitionLane, public std::enable_shared_from_this<Lane> {
  public:
   Lane(kafka::TopicPartition tp, LaneDeps deps);
-  ~Lane();
+  ~Lane() override;
 
-  const kafka::TopicPartition& tp() const { return tp_; }
+  const kafka::TopicPartition& tp() const override { return tp_; }
 
   // Consumer thread. Queues `record` (records at or below the last queued offset are
   // dropped: a lane never applies an offset twice). Ignored once stopping.
-  void Enqueue(kafka::InRecord record);
+  void Enqueue(kafka::InRecord record) override;
 
   // Any thread. Takes no more records and drops the queued ones; the record in flight, if
   // any, is finished (its completion is still reported). A backoff wait is cut short.
-  void Stop();
+  void Stop() override;
   // Any thread. Like Stop, and the record in flight will NOT be reported done (its partition
   // was lost or the wait for it ran out): after this returns, the lane reports nothing more.
-  void Abandon();
+  void Abandon() override;
 
   // True while a record is being applied (not while backing off or idle).
-  bool Busy() const;
-  LaneStatus Snapshot() const;
-  void SetCommitted(int64_t offset);
-  void SetHighWatermark(int64_t offset);
-  void SetStored(int64_t offset);
+  bool Busy() const override;
+  LaneStatus Snapshot() const override;
+  void SetCommitted(int64_t offset) override;
+  void SetHighWatermark(int64_t offset) override;
+  void SetStored(int64_t offset) override;
 
  private:
   enum class Stage { kApply, kReportSuccess, kErrorPath };

@@ -3,8 +3,9 @@
 
 namespace snowcar::sink {
 
-std::vector<std::shared_ptr<Lane>> LaneSet::Add(const std::vector<kafka::TopicPartition>& tps) {
-  std::vector<std::shared_ptr<Lane>> created;
+std::vector<std::shared_ptr<PartitionLane>> LaneSet::Add(
+    const std::vector<kafka::TopicPartition>& tps) {
+  std::vector<std::shared_ptr<PartitionLane>> created;
   std::lock_guard lock(mu_);
   for (const auto& tp : tps) {
     if (lanes_.count(tp) != 0) continue;
@@ -15,9 +16,9 @@ std::vector<std::shared_ptr<Lane>> LaneSet::Add(const std::vector<kafka::TopicPa
   return created;
 }
 
-std::vector<std::shared_ptr<Lane>> LaneSet::Get(
+std::vector<std::shared_ptr<PartitionLane>> LaneSet::Get(
     const std::vector<kafka::TopicPartition>& tps) const {
-  std::vector<std::shared_ptr<Lane>> out;
+  std::vector<std::shared_ptr<PartitionLane>> out;
   std::lock_guard lock(mu_);
   for (const auto& tp : tps) {
     auto it = lanes_.find(tp);
@@ -31,14 +32,14 @@ void LaneSet::Remove(const std::vector<kafka::TopicPartition>& tps) {
   for (const auto& tp : tps) lanes_.erase(tp);
 }
 
-std::shared_ptr<Lane> LaneSet::Find(const kafka::TopicPartition& tp) const {
+std::shared_ptr<PartitionLane> LaneSet::Find(const kafka::TopicPartition& tp) const {
   std::lock_guard lock(mu_);
   auto it = lanes_.find(tp);
   return it == lanes_.end() ? nullptr : it->second;
 }
 
-std::vector<std::shared_ptr<Lane>> LaneSet::All() const {
-  std::vector<std::shared_ptr<Lane>> out;
+std::vector<std::shared_ptr<PartitionLane>> LaneSet::All() const {
+  std::vector<std::shared_ptr<PartitionLane>> out;
   std::lock_guard lock(mu_);
   for (const auto& [tp, lane] : lanes_) out.push_back(lane);
   return out;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sink_direction.h"
 
+#include <cstdlib>
+
+#include "keyed_lane.h"
 #include "snowcar/api/readiness.h"
 #include "snowcar/common/log.h"
 
@@ -19,7 +22,24 @@ SinkDirection::SinkDirection(const direction::DirectionContext& context, SinkSet
 
 SinkDirection::~SinkDirection() { Stop(std::chrono::steady_clock::now()); }
 
-std::shared_ptr<Lane> SinkDirection::MakeLane(const kafka::TopicPartition& tp, LaneEvents events) {
+std::shared_ptr<PartitionLane> SinkDirection::MakeLane(const kafka::TopicPartition& tp,
+                                                       LaneEvents events) {
+  if (settings_.ordering == Ordering::kKey) {
+    // A lane per key, each with the partition's dependencies; their queues never pause the
+    // partition (the keyed lane's cap does), so only the cap bounds them.
+    // Twice max.in.flight keys at work keep the in-flight limit busy while the rest wait in
+    // offset order; more would only queue for permits ahead of the commit's record.
+    const KeyedLane::Options o{.max_held = static_cast<size_t>(settings_.max_held_records),
+                               .max_active = 2 * static_cast<size_t>(settings_.max_in_flight)};
+    return std::make_shared<KeyedLane>(
+        tp, &settings_, std::move(events), o, context_.io->get_executor(),
+        [this, tp](LaneEvents key_events) { return MakeKeyLane(tp, std::move(key_events)); });
+  }
+  return MakeKeyLane(tp, std::move(events));
+}
+
+std::shared_ptr<Lane> SinkDirection::MakeKeyLane(const kafka::TopicPartition& tp,
+                                                 LaneEvents events) {
   LaneDeps deps;
   deps.io = context_.io;
   deps.settings = &settings_;
@@ -54,6 +74,11 @@ Status SinkDirection::Start() {
   lo.properties = options_.kafka;
   lo.topics = settings_.topics;
   lo.revoke_wait = options_.revoke_wait;
+  lo.commit_metadata = settings_.ordering == Ordering::kKey;
+  if (auto it = options_.kafka.find("auto.commit.interval.ms"); it != options_.kafka.end()) {
+    const long long ms = std::atoll(it->second.c_str());
+    if (ms > 0) lo.commit_interval = std::chrono::milliseconds(ms);
+  }
   loop_ = std::make_unique<ConsumerLoop>(
       std::move(lo),
       [this](const kafka::TopicPartition& tp, LaneEvents events) {

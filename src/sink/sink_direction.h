@@ -41,7 +41,9 @@ class SinkDirection final : public direction::Direction {
   std::vector<ProducerGauge> ProducerGauges() const override;
 
  private:
-  std::shared_ptr<Lane> MakeLane(const kafka::TopicPartition& tp, LaneEvents events);
+  // A Lane, or under key ordering a KeyedLane making a Lane per key (MakeKeyLane).
+  std::shared_ptr<PartitionLane> MakeLane(const kafka::TopicPartition& tp, LaneEvents events);
+  std::shared_ptr<Lane> MakeKeyLane(const kafka::TopicPartition& tp, LaneEvents events);
 
   direction::DirectionContext context_;
   const SinkSettings settings_;

@@ -28,6 +28,7 @@ boost::json::object LaneJson(const LaneStatus& s) {
   o["retries"] = s.retries;
   o["backoff_ms"] = s.backoff_ms;
   o["paused"] = s.paused;
+  o["active_keys"] = static_cast<int64_t>(s.active_keys);
   if (s.last_error.empty()) {
     o["last_error"] = nullptr;
   } else {

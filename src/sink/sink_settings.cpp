@@ -219,6 +219,9 @@ void ReadDelivery(const config::Config& config, SinkSettings& s, std::vector<std
                      ") must not exceed snow.http.max.concurrent.requests (" +
                      std::to_string(http_max) + "); raise the latter or lower the former");
   }
+  s.ordering =
+      config.GetString("snow.sink.ordering") == "key" ? Ordering::kKey : Ordering::kPartition;
+  s.max_held_records = static_cast<int>(config.GetInt("snow.sink.ordering.max.held.records"));
   s.ambiguous_create = ParseAmbiguous(config.GetString("snow.sink.create.ambiguous.behavior"));
   s.correlation_field = config.GetString("snow.sink.correlation.field");
   s.max_ambiguous_posts = static_cast<int>(config.GetInt("snow.retry.max.attempts"));

@@ -88,6 +88,14 @@ class KafkaConsumer {
   // (kDeadlineExceeded then; the commit may still complete later).
   Status CommitSync();
 
+  // Commits `offsets` as given, with their metadata, instead of the stored ones. `wait`: as
+  // CommitSync, within commit_timeout (retried while a cooperative rebalance is in progress);
+  // otherwise sent and not awaited (a later commit supersedes a lost one).
+  Status CommitOffsets(const std::map<TopicPartition, OffsetAndMetadata>& offsets, bool wait);
+  // The committed offsets of `partitions` with their metadata (offset -1001 when none).
+  Result<std::map<TopicPartition, OffsetAndMetadata>> CommittedWithMetadata(
+      const std::vector<TopicPartition>& partitions, std::chrono::milliseconds timeout);
+
   // The committed offsets of `partitions` as the group coordinator knows them (-1001 when
   // none), for the socket view.
   Result<std::map<TopicPartition, int64_t>> Committed(const std::vector<TopicPartition>& partitions,

@@ -54,4 +54,11 @@ struct TopicPartition {
   std::string ToString() const;  // "topic/3"
 };
 
+// A committed (or to be committed) offset with its metadata: the broker keeps up to
+// offset.metadata.max.bytes (4096 by default) and hands it to whoever reads the offset.
+struct OffsetAndMetadata {
+  int64_t offset = -1;
+  std::string metadata;
+};
+
 }  // namespace snowcar::kafka

@@ -28,6 +28,8 @@ enum class NestedBehavior { kReject, kFlatten, kStringify };
 enum class AmbiguousCreateBehavior { kRetry, kFailAmbiguous, kCorrelationLookup };
 enum class NotFoundBehavior { kFail, kIgnore, kCreate };
 enum class ApiErrorBehavior { kFail, kLog, kIgnore };
+// snow.sink.ordering: what stays in offset order within a partition.
+enum class Ordering { kPartition, kKey };
 
 // "CREATE", "PATCH", "PUT", "DELETE".
 std::string_view OperationName(Operation op);
@@ -64,6 +66,10 @@ struct SinkSettings {
   std::set<std::string> field_denylist;
 
   int max_in_flight = 8;
+  Ordering ordering = Ordering::kPartition;
+  // snow.sink.ordering.max.held.records: under key ordering, the records one partition may
+  // hold above its committed offset before it is paused.
+  int max_held_records = 1000;
   AmbiguousCreateBehavior ambiguous_create = AmbiguousCreateBehavior::kFailAmbiguous;
   std::string correlation_field;
   // snow.retry.max.attempts: under ambiguous.behavior=retry, the POSTs of one record whose

@@ -4,8 +4,9 @@
 // TableClient over a real socket, the real writer, lanes and error path, and a real Kafka
 // producer dead-lettering into the embedded broker. Every sink column of the row (CREATE
 // under each ambiguity policy, PATCH, PUT, DELETE, the correlation lookup) runs under
-// behavior.on.api.errors = fail, log and ignore: 21 cells at once, one table each (so the
-// fault rules of one cell never touch another), one emulator for the row.
+// behavior.on.api.errors = fail, log and ignore, each with a partition's lane and under key
+// ordering: 42 cells at once, one table each (so the fault rules of one cell never touch
+// another), one emulator for the row.
 //
 // Each cell must end as the decision table says:
 //   success       the offset is reported done and the write is in the emulator;
@@ -25,6 +26,7 @@
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 
+#include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/json.hpp>
 #include <cctype>
@@ -36,6 +38,7 @@
 
 #include "sink/error_path.h"
 #include "sink/in_flight_limit.h"
+#include "sink/keyed_lane.h"
 #include "sink/lane.h"
 #include "sink/limited_client.h"
 #include "sink/sink_metrics.h"
@@ -224,7 +227,7 @@ struct Cell {
   std::unique_ptr<sink::Writer> writer;
   std::unique_ptr<sink::SinkMetrics> metrics;
   std::unique_ptr<sink::ErrorPath> error_path;
-  std::shared_ptr<sink::Lane> lane;
+  std::shared_ptr<sink::PartitionLane> lane;
 
   // What the lane reported. Its events run under the lane's lock and take `mu`: hold `mu`
   // only to copy these (Read), never while calling into the lane.
@@ -421,15 +424,19 @@ TEST_P(FaultMatrix, EverySinkCellOfTheRowEndsAsTheTableSays) {
   int n = 0;
   for (CallPurpose purpose : servicenow::kAllCallPurposes) {
     if (purpose == CallPurpose::kGetPage) continue;  // the source's column: see the docs
-    for (sink::ApiErrorBehavior behavior :
-         {sink::ApiErrorBehavior::kFail, sink::ApiErrorBehavior::kLog,
-          sink::ApiErrorBehavior::kIgnore}) {
+    for (int cell_kind = 0; cell_kind < 6; ++cell_kind) {
+      const sink::ApiErrorBehavior behavior =
+          std::array{sink::ApiErrorBehavior::kFail, sink::ApiErrorBehavior::kLog,
+                     sink::ApiErrorBehavior::kIgnore}[cell_kind % 3];
+      // Every cell once with a partition's lane and once under key ordering (a KeyedLane
+      // applying the record on its key's lane): the table holds per key as well.
+      const bool keyed = cell_kind >= 3;
       auto cell = std::make_unique<Cell>();
       ++n;
       cell->purpose = purpose;
       cell->behavior = behavior;
       cell->name = std::string(servicenow::CallPurposeName(purpose)) + " / " +
-                   std::string(BehaviorName(behavior));
+                   std::string(BehaviorName(behavior)) + (keyed ? " / key" : "");
       char table[24];
       std::snprintf(table, sizeof table, "u_fm_%02d", n);  // no name a prefix of another
       cell->table = table;
@@ -503,18 +510,34 @@ TEST_P(FaultMatrix, EverySinkCellOfTheRowEndsAsTheTableSays) {
       deps.options.initial_backoff = 5ms;
       deps.options.max_backoff = 40ms;
       Cell* raw = cell.get();
-      deps.events.completed = [this, raw](const void*, const kafka::TopicPartition&, int64_t next) {
+      const auto done = [this, raw](int64_t next) {
         const bool applied = Applied(*raw);
         std::lock_guard lock(raw->mu);
         raw->completed.push_back(next);
         if (!raw->applied_when_done) raw->applied_when_done = applied;
       };
+      deps.events.completed = [done](const void*, const kafka::TopicPartition&, int64_t next) {
+        done(next);
+      };
+      deps.events.progress = [done](const void*, const kafka::TopicPartition&, int64_t next,
+                                    const std::string&) { done(next); };
       deps.events.pause = [](const void*, const kafka::TopicPartition&, bool) {};
       deps.events.failed = [raw](const void*, const kafka::TopicPartition&, const sink::Failure&) {
         std::lock_guard lock(raw->mu);
         ++raw->failed;
       };
-      cell->lane = std::make_shared<sink::Lane>(kafka::TopicPartition{cell->topic, 0}, deps);
+      const kafka::TopicPartition tp{cell->topic, 0};
+      if (keyed) {
+        cell->lane = std::make_shared<sink::KeyedLane>(
+            tp, &cell->settings, deps.events, sink::KeyedLane::Options{}, pool_.io().get_executor(),
+            [tp, deps](sink::LaneEvents events) {
+              sink::LaneDeps key_deps = deps;
+              key_deps.events = std::move(events);
+              return std::make_shared<sink::Lane>(tp, key_deps);
+            });
+      } else {
+        cell->lane = std::make_shared<sink::Lane>(tp, deps);
+      }
       cell->lane->Enqueue(sinktest::Record(cell->topic, 0, 0, key, value));
       cells_.push_back(std::move(cell));
     }

@@ -5,6 +5,8 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "snowcar/api/client.h"
@@ -207,6 +209,36 @@ void SinkIntegrationTest::CommitFor(const std::string& group, const std::string&
     rd_kafka_resp_err_t err = rd_kafka_commit(rk.get(), list, 0);
     EXPECT_EQ(err, RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_err2str(err);
   }
+  rd_kafka_topic_partition_list_destroy(list);
+}
+
+void SinkIntegrationTest::CopyCommitted(const std::string& from_group, const std::string& to_group,
+                                        const std::string& topic, int n) {
+  auto from = GroupHandle(bootstrap(), from_group);
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(n);
+  for (int i = 0; i < n; ++i) rd_kafka_topic_partition_list_add(list, topic.c_str(), i);
+  rd_kafka_resp_err_t err = rd_kafka_committed(from.get(), list, 10000);
+  EXPECT_EQ(err, RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_err2str(err);
+  rd_kafka_topic_partition_list_t* to_commit = rd_kafka_topic_partition_list_new(n);
+  for (int i = 0; i < list->cnt; ++i) {
+    const auto& e = list->elems[i];
+    if (e.offset < 0) continue;
+    // The list copies the metadata with the entry.
+    rd_kafka_topic_partition_t* c =
+        rd_kafka_topic_partition_list_add(to_commit, e.topic, e.partition);
+    c->offset = e.offset;
+    if (e.metadata_size > 0) {
+      c->metadata = std::malloc(e.metadata_size);
+      std::memcpy(c->metadata, e.metadata, e.metadata_size);
+      c->metadata_size = e.metadata_size;
+    }
+  }
+  if (to_commit->cnt > 0) {
+    auto to = GroupHandle(bootstrap(), to_group);
+    err = rd_kafka_commit(to.get(), to_commit, 0);
+    EXPECT_EQ(err, RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_err2str(err);
+  }
+  rd_kafka_topic_partition_list_destroy(to_commit);
   rd_kafka_topic_partition_list_destroy(list);
 }
 

@@ -69,6 +69,11 @@ class SinkIntegrationTest : public testsupport::SharedBrokerTest<SinkIntegration
   void CommitFor(const std::string& group, const std::string& topic,
                  const std::vector<int64_t>& offsets);
 
+  // Commits for `to_group` (no members) what `from_group` has committed for partitions
+  // 0..n-1 of `topic`, offsets and their metadata.
+  void CopyCommitted(const std::string& from_group, const std::string& to_group,
+                     const std::string& topic, int n);
+
   // Reads `count` records of partition 0 of `topic` from the beginning, without joining a
   // group (assign, not subscribe: no rebalance wait).
   std::vector<testsupport::Message> ReadTopic(const std::string& topic, size_t count);

@@ -9,6 +9,7 @@
 
 #include "sink/error_path.h"
 #include "sink/in_flight_limit.h"
+#include "sink/keyed_lane.h"
 #include "sink/lane.h"
 #include "sink/limited_client.h"
 #include "sink/sink_metrics.h"
@@ -33,6 +34,7 @@ class LaneRig {
 
   ~LaneRig() {
     for (auto& lane : lanes_) lane->Abandon();
+    for (auto& lane : keyed_) lane->Abandon();
     pool_.Stop();
   }
 
@@ -62,6 +64,46 @@ class LaneRig {
     auto lane = std::make_shared<sink::Lane>(kafka::TopicPartition{topic, partition}, deps);
     lanes_.push_back(lane);
     return lane;
+  }
+
+  // A partition under key ordering: a KeyedLane whose key lanes are made like Lane() makes
+  // them. Its progress (next offset, metadata) is recorded as Progress() shows.
+  std::shared_ptr<sink::KeyedLane> Keyed(const std::string& topic, int32_t partition,
+                                         size_t max_held = 1000,
+                                         sink::LaneOptions options = Fast()) {
+    sink::LaneEvents events;
+    events.progress = [this](const void*, const kafka::TopicPartition&, int64_t next,
+                             const std::string& metadata) {
+      std::lock_guard lock(mu_);
+      progress_.push_back({next, metadata});
+    };
+    events.pause = [this](const void*, const kafka::TopicPartition& tp, bool paused) {
+      std::lock_guard lock(mu_);
+      pauses_.push_back({tp, paused});
+    };
+    events.failed = [this](const void*, const kafka::TopicPartition& tp, const sink::Failure& f) {
+      std::lock_guard lock(mu_);
+      failed_.push_back({tp, f});
+    };
+    const kafka::TopicPartition tp{topic, partition};
+    const sink::KeyedLane::Options o{.max_held = max_held,
+                                     .max_active = 2 * static_cast<size_t>(limit_.max())};
+    auto keyed = std::make_shared<sink::KeyedLane>(
+        tp, &settings_, std::move(events), o, pool_.io().get_executor(),
+        [this, tp, options](sink::LaneEvents ev) {
+          return std::make_shared<sink::Lane>(tp, Deps(options, std::move(ev)));
+        });
+    keyed_.push_back(keyed);
+    return keyed;
+  }
+  std::vector<std::pair<int64_t, std::string>> Progress() const {
+    std::lock_guard lock(mu_);
+    return progress_;
+  }
+  // The last offset reported to commit (-1: none yet).
+  int64_t LastProgress() const {
+    std::lock_guard lock(mu_);
+    return progress_.empty() ? -1 : progress_.back().first;
   }
 
   static sink::LaneOptions Fast() {
@@ -119,12 +161,26 @@ class LaneRig {
   sink::SinkMetrics metrics_;
   std::shared_ptr<testsupport::FakeProducer> producer_;
   sink::ErrorPath error_path_;
+  sink::LaneDeps Deps(sink::LaneOptions options, sink::LaneEvents events) {
+    sink::LaneDeps deps;
+    deps.io = &pool_.io();
+    deps.settings = &settings_;
+    deps.writer = &writer_;
+    deps.error_path = &error_path_;
+    deps.metrics = &metrics_;
+    deps.options = options;
+    deps.events = std::move(events);
+    return deps;
+  }
+
   std::vector<std::shared_ptr<sink::Lane>> lanes_;
+  std::vector<std::shared_ptr<sink::KeyedLane>> keyed_;
 
   mutable std::mutex mu_;
   std::vector<std::pair<kafka::TopicPartition, int64_t>> completed_;
   std::vector<std::pair<kafka::TopicPartition, bool>> pauses_;
   std::vector<std::pair<kafka::TopicPartition, sink::Failure>> failed_;
+  std::vector<std::pair<int64_t, std::string>> progress_;
 };
 
 // {"short_description": text}
