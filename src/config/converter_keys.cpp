@@ -66,7 +66,9 @@ class ConverterRewriter {
     const std::string cls = Trim(raw.value);
     for (const ConverterClass& c : kConverters) {
       if (cls != c.name) continue;
-      Put(side + ".format", std::string(side == "key" ? c.key_format : c.value_format), key, raw);
+      const std::string format(side == "key" ? c.key_format : c.value_format);
+      Put(side + ".format", format, key, raw);
+      notes_.push_back(key + " [" + raw.origin + "] sets " + side + ".format=" + format);
       return;
     }
     errors_.push_back(key + ": converter '" + cls +
