@@ -307,6 +307,20 @@ Result<std::unique_ptr<SchemaRegistryClient>> SchemaRegistryClient::Create(
   if (auto colon = options.basic_auth_user_info.find(':'); colon != std::string::npos) {
     redact::RegisterSecret(options.basic_auth_user_info.substr(colon + 1));
   }
+  // basic.auth.credentials.source=URL: the password inside the URL is a secret as well.
+  if (const size_t scheme = options.url.find("://"); scheme != std::string::npos) {
+    const size_t start = scheme + 3;
+    const size_t end = options.url.find('/', start);
+    const std::string authority =
+        options.url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (const size_t at = authority.rfind('@'); at != std::string::npos) {
+      const std::string user_info = authority.substr(0, at);
+      redact::RegisterSecret(user_info);
+      if (const size_t colon = user_info.find(':'); colon != std::string::npos) {
+        redact::RegisterSecret(user_info.substr(colon + 1));
+      }
+    }
+  }
   return std::unique_ptr<SchemaRegistryClient>(new CurlRegistryClient(options, store));
 }
 

@@ -97,6 +97,19 @@ TEST_F(ConverterKeysTest, ConflictsAndUnknownConvertersAreErrors) {
   EXPECT_THAT(protobuf.status().message(), HasSubstr("no snowcar counterpart"));
 }
 
+TEST_F(ConverterKeysTest, RegistryFormatsNeedARegistry) {
+  auto no_url = Config::FromMap(
+      ConverterShell({{"value.converter", "io.confluent.connect.avro.AvroConverter"}}));
+  ASSERT_FALSE(no_url.ok());
+  EXPECT_THAT(no_url.status().message(), HasSubstr("value.format=avro needs schema.registry.url"));
+  auto key_only = Config::FromMap(ConverterShell({{"key.format", "json_schema"}}));
+  ASSERT_FALSE(key_only.ok());
+  EXPECT_THAT(key_only.status().message(), HasSubstr("key.format=json_schema"));
+  auto ftp = Config::FromMap(ConverterShell({{"schema.registry.url", "ftp://sr"}}));
+  ASSERT_FALSE(ftp.ok());
+  EXPECT_THAT(ftp.status().message(), HasSubstr("http:// or https://"));
+}
+
 TEST_F(ConverterKeysTest, BadStrategyAndFormatAreRefused) {
   EXPECT_FALSE(Config::FromMap(ConverterShell({{"value.subject.name.strategy", "by_mood"}})).ok());
   EXPECT_FALSE(Config::FromMap(ConverterShell({{"value.format", "protobuf"}})).ok());

@@ -177,6 +177,22 @@ TEST_F(ClientTest, BasicAuthIsSentAndWrongCredentialsAreNamedWithoutTheSecret) {
   EXPECT_THAT(denied.status().message(), HasSubstr("basic.auth.user.info"));
 }
 
+TEST_F(ClientTest, CredentialsFromTheUrlWhenTheSourceIsUrl) {
+  server_->Stop();
+  StartServer({.user = "sr-user", .password = "url-password-789"});
+  RegistryOptions o = Options();
+  const std::string host = o.url.substr(std::string("http://").size());
+  o.basic_auth_credentials_source = "URL";
+  o.url = "http://sr-user:url-password-789@" + host;
+  ASSERT_TRUE(Client(o)->RegisterSchema("t-value", SchemaType::kAvro, kV1).ok());
+
+  o.url = "http://sr-user:bad-url-password-321@" + host;
+  auto denied = Client(o)->RegisterSchema("t-value", SchemaType::kAvro, kV2);
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_THAT(denied.status().message(), Not(HasSubstr("bad-url-password-321")));
+}
+
 TEST_F(ClientTest, PersistedCacheAnswersAfterARestartWithoutTheRegistry) {
   testsupport::TempDir dir("sr-cache");
   int32_t id = 0;
