@@ -22,6 +22,7 @@ constexpr Command kCommands[] = {
     {"config", snowcar::cli::ConfigMain, "check, print or document configuration"},
     {"state", snowcar::cli::StateMain, "query a running sidecar over its Unix socket"},
     {"emulate", snowcar::cli::EmulateMain, "serve the in-repo ServiceNow Table API emulator"},
+    {"registry", snowcar::cli::RegistryMain, "serve a Schema Registry test double"},
     {"broker", snowcar::cli::BrokerMain, "serve an embedded Kafka broker (librdkafka mock)"},
     {"demo", snowcar::cli::DemoMain, "emulator + broker + sidecar end to end, with live progress"},
 };

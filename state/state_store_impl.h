@@ -53,6 +53,9 @@ class StateStoreImpl final : public StateStore {
   Status EraseCorrelation(std::string_view table, std::string_view field,
                           std::string_view value) override;
 
+  Result<std::optional<std::string>> GetRegistryEntry(std::string_view key) override;
+  Status PutRegistryEntry(std::string_view key, std::string_view value) override;
+
   uint32_t schema_version() const override { return schema_version_; }
   std::vector<PropertySample> NumericProperties() const override;
   uint64_t WriteErrors() const override { return write_errors_.load(std::memory_order_relaxed); }

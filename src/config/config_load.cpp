@@ -6,6 +6,7 @@
 #include <set>
 
 #include "confluent_keys.h"
+#include "converter_keys.h"
 #include "cross_checks.h"
 #include "raw_value.h"
 #include "snowcar/common/file_read.h"
@@ -365,6 +366,7 @@ void ConfigLoader::FillDefaults(Config& config) {
 
 Config ConfigLoader::Build(std::string& problems) {
   RewriteConfluentKeys(merged_, TodayUtc(), errors_, notes_);
+  RewriteConverterKeys(merged_, errors_, notes_);
   for (const auto& [key, raw] : merged_) Classify(key, raw);
   ReadValueFiles();
   Config config;

@@ -107,11 +107,34 @@ void CheckProxy(const View& v, std::vector<std::string>& errors, std::vector<std
   }
 }
 
+// The registry formats need a registry; a registry URL must be one libcurl can use.
+void CheckRegistry(const View& v, std::vector<std::string>& errors,
+                   std::vector<std::string>& notes) {
+  const std::string& url = v.Get("schema.registry.url");
+  for (std::string_view key : {"value.format", "key.format"}) {
+    const std::string& format = v.Get(key);
+    if ((format == "avro" || format == "json_schema") && url.empty()) {
+      errors.push_back(std::string(key) + "=" + format +
+                       " needs schema.registry.url (value.converter.schema.registry.url in a "
+                       "Kafka Connect file)");
+    }
+  }
+  if (!url.empty() && !url.starts_with("http://") && !url.starts_with("https://")) {
+    errors.push_back("schema.registry.url must start with http:// or https://");
+  }
+  if (!url.empty() && v.Get("schema.registry.ssl.endpoint.identification.algorithm") == "none") {
+    notes.push_back(
+        "schema.registry.ssl.endpoint.identification.algorithm=none: the Schema "
+        "Registry's certificate is not verified");
+  }
+}
+
 }  // namespace
 
 void RunCrossChecks(const CrossCheckInput& in, std::vector<std::string>& errors,
                     std::vector<std::string>& notes) {
-  static constexpr Rule kRules[] = {CheckInstance, CheckBackoff, CheckTls, CheckProxy};
+  static constexpr Rule kRules[] = {CheckInstance, CheckBackoff, CheckTls, CheckProxy,
+                                    CheckRegistry};
   for (Rule rule : kRules) {
     const View view(in);
     std::vector<std::string> rule_errors;

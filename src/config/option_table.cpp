@@ -348,21 +348,31 @@ std::vector<OptionSpec> KafkaAndConnectOptions() {
        .doc = "Parallelism comes from `threads`, one poller per table and one lane per "
               "partition."},
       {.name = "key.converter",
-       .ignored = true,
+       .rewritten = true,
        .group = kConnect,
-       .doc = "The source writes the sys_id as a string key; the sink reads string or JSON keys."},
+       .doc = "Sets `key.format`: `io.confluent.connect.avro.AvroConverter` is `avro`, "
+              "`io.confluent.connect.json.JsonSchemaConverter` is `json_schema`, "
+              "`org.apache.kafka.connect.json.JsonConverter` is `json` and "
+              "`org.apache.kafka.connect.storage.StringConverter` is `string`. Any other "
+              "converter is an error naming it."},
       {.name = "key.converter.<setting>",
-       .ignored = true,
+       .rewritten = true,
        .group = kConnect,
-       .doc = "Settings of the key converter."},
+       .doc = "Settings of the key converter. `schema.registry.url`, `basic.auth.user.info`, "
+              "`basic.auth.credentials.source`, `schema.registry.ssl.*` and "
+              "`key.subject.name.strategy` set the `schema.registry.*` key of that name; the "
+              "others are noted and ignored."},
       {.name = "value.converter",
-       .ignored = true,
+       .rewritten = true,
        .group = kConnect,
-       .doc = "Values are JSON, shaped by the source and sink settings."},
+       .doc = "Sets `value.format`, as `key.converter` sets `key.format` "
+              "(`org.apache.kafka.connect.storage.StringConverter` is `json` here)."},
       {.name = "value.converter.<setting>",
-       .ignored = true,
+       .rewritten = true,
        .group = kConnect,
-       .doc = "Settings of the value converter."},
+       .doc = "Settings of the value converter, carried over as those of `key.converter` "
+              "(`value.subject.name.strategy` included). The key and value converters may "
+              "both name the registry, with the same URL."},
       {.name = "header.converter",
        .ignored = true,
        .group = kConnect,
@@ -447,6 +457,7 @@ std::vector<OptionSpec> BuildTable() {
   AppendSourceOptions(table);
   for (auto& spec : SinkTopicOptions()) table.push_back(std::move(spec));
   AppendSinkOptions(table);
+  AppendRegistryOptions(table);
   for (auto& spec : KafkaAndConnectOptions()) table.push_back(std::move(spec));
   AppendConfluentOptions(table);
   return table;

@@ -28,4 +28,10 @@ inline constexpr std::string_view kConfluent = "Keys of Confluent's ServiceNow c
 // reporter.*, confluent.*  (option_table_confluent.cpp)
 void AppendConfluentOptions(std::vector<OptionSpec>& table);
 
+// The section of the record format and Schema Registry keys.
+inline constexpr std::string_view kFormats = "Record formats and Schema Registry";
+// value.format, key.format, schema.registry.*, *.subject.name.strategy
+// (option_table_registry.cpp)
+void AppendRegistryOptions(std::vector<OptionSpec>& table);
+
 }  // namespace snowcar::config

@@ -3,6 +3,7 @@
 set(SNOWCAR_SINK_CORE_SOURCES
   sink_settings.cpp
   command.cpp
+  command_framed.cpp
   command_json.cpp
   command_text.cpp
   command_routing.cpp

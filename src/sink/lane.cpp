@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 
 #include "call_failure.h"
+#include "command_framed.h"
 #include "snowcar/common/log.h"
 
 namespace snowcar::sink {
@@ -94,6 +95,8 @@ void Lane::ProcessNext() {
 
 namespace {
 constexpr std::string_view kInstanceUnavailable = "INSTANCE_UNAVAILABLE";
+// The Schema Registry could not say what a framed command's schema id means (yet).
+constexpr std::string_view kSchemaRegistryUnavailable = "SCHEMA_REGISTRY_UNAVAILABLE";
 
 // The column of the decision table the record's write is in.
 servicenow::CallPurpose PurposeOf(const std::optional<Command>& command,
@@ -120,7 +123,19 @@ void Lane::Apply() {
     return Backoff(Stage::kApply, "waiting for the instance: " + deps_.gate->Read().reason,
                    std::string(kInstanceUnavailable));
   }
-  Result<Command> decoded = DecodeCommand(*current_, *deps_.settings);
+  // A command in Confluent's wire format is decoded to JSON first, into a copy: the DLQ gets
+  // the record as it came. A registry that cannot answer holds the record, never drops it.
+  Result<std::optional<kafka::InRecord>> unframed = DecodeFramedParts(*current_, deps_.decoder);
+  if (!unframed.ok()) {
+    if (unframed.status().retriable()) {
+      return Backoff(Stage::kApply, unframed.status().message(),
+                     std::string(kSchemaRegistryUnavailable));
+    }
+    return HandleFailure(std::nullopt,
+                         MakeFailure(ErrorClass::kRecordError, unframed.status().message()));
+  }
+  Result<Command> decoded =
+      DecodeCommand(unframed->has_value() ? **unframed : *current_, *deps_.settings);
   if (!decoded.ok()) {
     return HandleFailure(std::nullopt,
                          MakeFailure(ErrorClass::kRecordError, decoded.status().message()));

@@ -30,6 +30,7 @@
 #include "field_catalog.h"
 #include "sink_metrics.h"
 #include "snowcar/kafka/record.h"
+#include "snowcar/schema_registry/framed_decoder.h"
 #include "snowcar/servicenow/instance_gate.h"
 #include "snowcar/sink/command.h"
 #include "snowcar/sink/failure.h"
@@ -87,6 +88,9 @@ struct LaneDeps {
   // The instance's gate (may be null): while it is closed the lane sends nothing and waits at
   // it instead of on its own back-off.
   servicenow::InstanceGate* gate = nullptr;
+  // Decodes commands in Confluent's wire format (command_framed.h); null without a
+  // schema.registry.url, and a framed command is then a RECORD_ERROR saying so.
+  schema_registry::FramedDecoder* decoder = nullptr;
   LaneEvents events;
   LaneOptions options;
 };

@@ -9,6 +9,7 @@
 #include "snowcar/common/log.h"
 #include "snowcar/config/config.h"
 #include "snowcar/kafka/static_membership.h"
+#include "snowcar/schema_registry/registry_options.h"
 
 namespace snowcar::sink {
 
@@ -37,6 +38,10 @@ Result<std::unique_ptr<direction::Direction>> MakeSink(const direction::Directio
   // its retries in most cases, short enough not to stall the group's rebalance.
   options.revoke_wait = std::chrono::milliseconds(
       std::clamp<int64_t>(config.GetInt("shutdown.timeout.ms"), 1000, 10000));
+  SNOWCAR_ASSIGN_OR_RETURN(options.registry, schema_registry::RegistryOptionsFromConfig(config));
+  // One attempt per try: a lane whose registry call fails backs off on its own timer (paused
+  // partition, growing wait) instead of sleeping on a pool thread.
+  options.registry.retry.max_attempts = 1;
   return std::unique_ptr<direction::Direction>(std::make_unique<SinkDirection>(
       context, std::move(settings), std::move(options), std::move(seams)));
 }

@@ -48,6 +48,7 @@ std::shared_ptr<Lane> SinkDirection::MakeKeyLane(const kafka::TopicPartition& tp
   deps.error_path = error_path_.get();
   deps.metrics = &metrics_;
   deps.gate = context_.client->gate();
+  deps.decoder = decoder_.get();
   deps.events = std::move(events);
   deps.options = options_.lane;
   return std::make_shared<Lane>(tp, std::move(deps));
@@ -69,6 +70,12 @@ Status SinkDirection::Start() {
     }
   }
   error_path_ = std::make_unique<ErrorPath>(settings_, producer_, metrics_);
+  if (options_.registry.enabled()) {
+    auto created = schema_registry::SchemaRegistryClient::Create(options_.registry, context_.store);
+    if (!created.ok()) return created.status().WithContext("sink schema registry client");
+    registry_ = std::move(created).value();
+    decoder_ = std::make_unique<schema_registry::FramedDecoder>(*registry_);
+  }
 
   ConsumerLoopOptions lo;
   lo.properties = options_.kafka;

@@ -13,6 +13,8 @@
 #include "limited_client.h"
 #include "sink_metrics.h"
 #include "snowcar/direction/direction.h"
+#include "snowcar/schema_registry/client.h"
+#include "snowcar/schema_registry/framed_decoder.h"
 #include "snowcar/sink/sink.h"
 #include "snowcar/sink/sink_settings.h"
 #include "writer.h"
@@ -24,6 +26,8 @@ struct SinkRuntimeOptions {
   std::map<std::string, std::string> kafka;  // the kafka.* keys, prefix stripped
   LaneOptions lane;
   std::chrono::milliseconds revoke_wait{10000};
+  // schema.registry.*: decodes framed commands when its url is set.
+  schema_registry::RegistryOptions registry;
 };
 
 class SinkDirection final : public direction::Direction {
@@ -60,6 +64,8 @@ class SinkDirection final : public direction::Direction {
   // The same, for /metrics: set once in Start while the socket may already answer.
   std::atomic<const kafka::KafkaProducer*> metrics_producer_{nullptr};
   std::unique_ptr<ErrorPath> error_path_;
+  std::unique_ptr<schema_registry::SchemaRegistryClient> registry_;  // null without a url
+  std::unique_ptr<schema_registry::FramedDecoder> decoder_;
   std::unique_ptr<ConsumerLoop> loop_;
   std::atomic<bool> stopped_{false};
 };

@@ -5,7 +5,7 @@
 //   cursors      (instance, table, query fingerprint, timestamp field) -> (ts, sys_id, phase)
 //   dedup        (instance, table, ts, sys_id, sys_mod_count), big-endian so it sorts by time
 //   correlation  (table, field, value) -> sys_id   (sink: ambiguous creates)
-//   meta         schema version
+//   meta         schema version; the Schema Registry id cache under "registry/" keys
 //
 // Thread safety: every StateStore method may be called from any thread. A DedupWindow is
 // owned by one source poller and used from that poller's strand only.
@@ -188,6 +188,19 @@ class StateStore {
                                 std::string_view value, std::string_view sys_id) = 0;
   virtual Status EraseCorrelation(std::string_view table, std::string_view field,
                                   std::string_view value) = 0;
+
+  // ---- Schema Registry id cache (state/registry_cache.cpp) ------------------------------------
+  // Opaque entries kept for the registry client (include/snowcar/schema_registry/client.h), so
+  // a restart needs no registry round trip before the first record. Key and value are the
+  // client's; they live in the meta family under the "registry/" prefix, so no new column
+  // family (and no schema version change) is needed. Stores without them (fakes) remember
+  // nothing, which only costs a round trip.
+  virtual Result<std::optional<std::string>> GetRegistryEntry(std::string_view /*key*/) {
+    return std::optional<std::string>{};
+  }
+  virtual Status PutRegistryEntry(std::string_view /*key*/, std::string_view /*value*/) {
+    return Status::Ok();
+  }
 
   // ---- diagnostics -------------------------------------------------------------------------
   virtual uint32_t schema_version() const = 0;

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// Turning a record in Confluent's wire format back into JSON text, for readers that speak
+// JSON (the sink's command decoding):
+//
+//   Avro         the payload is read with the writer's schema (looked up by id through the
+//                client, so cached) by avro-c, and rendered as plain JSON: a record or map
+//                becomes an object, a union its branch's value (no {"type": value} wrapper),
+//                an enum its symbol, bytes and fixed a string of those bytes (one character
+//                per byte, as Avro's own JSON encoding does).
+//   JSON Schema  the payload is the JSON text itself; it is checked to parse.
+//
+// Errors: InvalidArgument (not framed, payload does not decode, not JSON), NotFound (no
+// schema with that id) - both a bad record; Unavailable / DeadlineExceeded when the registry
+// could not answer - try the record again later.
+//
+// Thread safety: every method may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "snowcar/common/status.h"
+#include "snowcar/schema_registry/client.h"
+
+namespace snowcar::schema_registry {
+
+class FramedDecoder {
+ public:
+  // `client` must outlive the decoder.
+  explicit FramedDecoder(SchemaRegistryClient& client);
+  ~FramedDecoder();
+  FramedDecoder(const FramedDecoder&) = delete;
+  FramedDecoder& operator=(const FramedDecoder&) = delete;
+
+  // JSON text for a framed record. A primitive Avro string decodes to the bare string (not
+  // quoted), so a framed string key reads like a plain one.
+  Result<std::string> ToJson(std::string_view framed);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Avro binary `payload` written with `writer_schema` (Avro schema JSON) as JSON text, by the
+// rules above. For tests and tools; FramedDecoder caches the parsed schema instead.
+Result<std::string> AvroToJson(std::string_view writer_schema, std::string_view payload);
+
+}  // namespace snowcar::schema_registry

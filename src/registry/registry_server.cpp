@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+// The registry double's HTTP side: auth, the test knob, and routing REST paths onto
+// RegistryStore (registry_store.h). The listener is the emulator's (same threads, keep-alive).
+#include "snowcar/registry/registry_server.h"
+
+#include <atomic>
+#include <boost/json.hpp>
+#include <vector>
+
+#include "emulator/base64.h"
+#include "emulator/http_listener.h"
+#include "registry_store.h"
+
+namespace snowcar::registry {
+namespace {
+
+namespace json = boost::json;
+namespace http = emulator::http;
+
+constexpr uint64_t kMaxBody = 4 << 20;
+
+std::string PercentDecode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size()) {
+      auto hex = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+      };
+      const int hi = hex(s[i + 1]);
+      const int lo = hex(s[i + 2]);
+      if (hi >= 0 && lo >= 0) {
+        out.push_back(static_cast<char>(hi * 16 + lo));
+        i += 2;
+        continue;
+      }
+    }
+    out.push_back(s[i]);
+  }
+  return out;
+}
+
+std::vector<std::string> Segments(std::string_view path) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < path.size()) {
+    if (path[start] == '/') {
+      ++start;
+      continue;
+    }
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    out.push_back(PercentDecode(path.substr(start, end - start)));
+    start = end;
+  }
+  return out;
+}
+
+// A query parameter's raw value ("" when absent).
+std::string QueryParam(std::string_view query, std::string_view name) {
+  size_t start = 0;
+  while (start < query.size()) {
+    size_t end = query.find('&', start);
+    if (end == std::string_view::npos) end = query.size();
+    std::string_view item = query.substr(start, end - start);
+    const size_t eq = item.find('=');
+    if (item.substr(0, eq) == name) {
+      return eq == std::string_view::npos ? "true" : PercentDecode(item.substr(eq + 1));
+    }
+    start = end + 1;
+  }
+  return "";
+}
+
+http::Response ToResponse(const Answer& answer) {
+  http::Response r;
+  r.status = answer.status;
+  r.body = json::serialize(answer.body);
+  r.SetHeader("Content-Type", "application/vnd.schemaregistry.v1+json");
+  return r;
+}
+
+}  // namespace
+
+struct RegistryServer::Impl {
+  explicit Impl(RegistryServerOptions o)
+      : options(std::move(o)),
+        listener([this](http::Request& req) { return Handle(req); }, options.threads, kMaxBody) {}
+
+  http::Response Handle(http::Request& req);
+  Answer Route(http::Request& req);
+
+  RegistryServerOptions options;
+  RegistryStore store;
+  std::atomic<int> fail_count{0};
+  std::atomic<int> fail_status{503};
+  emulator::HttpListener listener;
+};
+
+http::Response RegistryServer::Impl::Handle(http::Request& req) {
+  if (req.path == "/_registry/fail" && req.method == "POST") {
+    const std::string count = QueryParam(req.query, "count");
+    const std::string status = QueryParam(req.query, "status");
+    fail_status = status.empty() ? 503 : std::atoi(status.c_str());
+    fail_count = count.empty() ? 1 : std::atoi(count.c_str());
+    return ToResponse(Answer{200, json::object{{"failing", fail_count.load()}}});
+  }
+  if (!options.user.empty()) {
+    const std::string* auth = req.FindHeader("Authorization");
+    bool ok = false;
+    if (auth != nullptr && auth->starts_with("Basic ")) {
+      auto decoded = emulator::Base64Decode(std::string_view(*auth).substr(6));
+      ok = decoded.has_value() && *decoded == options.user + ":" + options.password;
+    }
+    if (!ok) {
+      http::Response r = ToResponse(ErrorAnswer(401, 401, "Unauthorized"));
+      r.SetHeader("WWW-Authenticate", "Basic realm=\"SchemaRegistry\"");
+      return r;
+    }
+  }
+  for (int left = fail_count.load(); left > 0;) {
+    if (fail_count.compare_exchange_weak(left, left - 1)) {
+      return ToResponse(
+          ErrorAnswer(fail_status, fail_status * 100 + 1, "failure injected by the test double"));
+    }
+  }
+  return ToResponse(Route(req));
+}
+
+Answer RegistryServer::Impl::Route(http::Request& req) {
+  const std::vector<std::string> s = Segments(req.path);
+  const std::string& m = req.method;
+  json::value body;
+  if (!req.body.empty()) {
+    boost::system::error_code ec;
+    body = json::parse(req.body, ec);
+    if (ec) return ErrorAnswer(400, 400, "Unrecognized request body: " + ec.message());
+  }
+  const size_t n = s.size();
+  if (n >= 1 && s[0] == "subjects") {
+    if (n == 1 && m == "GET") return store.Subjects();
+    if (n == 2 && m == "POST") return store.Lookup(s[1], body);
+    if (n == 2 && m == "DELETE") return store.DeleteSubject(s[1]);
+    if (n == 3 && s[2] == "versions" && m == "GET") return store.Versions(s[1]);
+    if (n == 3 && s[2] == "versions" && m == "POST") return store.Register(s[1], body);
+    if (n == 4 && s[2] == "versions" && m == "GET") return store.Version(s[1], s[3]);
+  }
+  if (n == 3 && s[0] == "schemas" && s[1] == "ids" && m == "GET") {
+    const bool number = !s[2].empty() && s[2].size() < 10 &&
+                        s[2].find_first_not_of("0123456789") == std::string::npos;
+    if (!number) return ErrorAnswer(404, 40403, "Schema " + s[2] + " not found");
+    return store.SchemaById(std::stoll(s[2]));
+  }
+  if (n == 2 && s[0] == "schemas" && s[1] == "types" && m == "GET") {
+    return Answer{200, json::array{"AVRO", "JSON"}};
+  }
+  if (n == 5 && s[0] == "compatibility" && s[1] == "subjects" && s[3] == "versions" &&
+      m == "POST") {
+    return store.Compatibility(s[2], s[4], body, QueryParam(req.query, "verbose") == "true");
+  }
+  if (n >= 1 && n <= 2 && s[0] == "config") {
+    const std::string subject = n == 2 ? s[1] : "";
+    if (m == "GET") {
+      return store.GetConfig(subject, QueryParam(req.query, "defaultToGlobal") == "true");
+    }
+    if (m == "PUT") return store.PutConfig(subject, body);
+  }
+  if (n == 0 && m == "GET") return Answer{200, json::object{}};
+  return ErrorAnswer(
+      404, 404, "HTTP 404 Not Found: " + m + " " + req.path + " is not served by this test double");
+}
+
+RegistryServer::RegistryServer(RegistryServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
+RegistryServer::~RegistryServer() { Stop(); }
+
+Status RegistryServer::Start() {
+  return impl_->listener.Start(impl_->options.host, impl_->options.port);
+}
+void RegistryServer::Stop() { impl_->listener.Stop(); }
+uint16_t RegistryServer::port() const { return impl_->listener.port(); }
+std::string RegistryServer::base_url() const {
+  return "http://" + impl_->options.host + ":" + std::to_string(port());
+}
+
+}  // namespace snowcar::registry

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "avro_json.h"
+
+#include <boost/json.hpp>
+
+namespace snowcar::schema_registry {
+namespace {
+
+namespace json = boost::json;
+
+std::string AvroError() {
+  const char* e = avro_strerror();
+  return (e != nullptr && *e != '\0') ? std::string(e) : std::string("no detail from avro-c");
+}
+
+// Avro's JSON encoding of bytes: one character (U+0000..U+00FF) per byte.
+json::string BytesAsText(const void* data, size_t size) {
+  json::string out;
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < size; ++i) {
+    if (p[i] < 0x80) {
+      out.push_back(static_cast<char>(p[i]));
+    } else {
+      out.push_back(static_cast<char>(0xC0 | (p[i] >> 6)));
+      out.push_back(static_cast<char>(0x80 | (p[i] & 0x3F)));
+    }
+  }
+  return out;
+}
+
+// avro-c reports failures as non-zero returns; any one here means a broken invariant of a
+// value avro-c itself just read, so the message says so.
+Status Failed(const char* what) {
+  return Status::InvalidArgument(std::string("avro value could not be read (") + what +
+                                 "): " + AvroError());
+}
+
+Result<json::value> Render(avro_value_t& v, int depth) {
+  if (depth > 64) return Status::InvalidArgument("avro value nests deeper than 64 levels");
+  switch (avro_value_get_type(&v)) {
+    case AVRO_NULL:
+      return json::value(nullptr);
+    case AVRO_BOOLEAN: {
+      int b = 0;
+      if (avro_value_get_boolean(&v, &b) != 0) return Failed("boolean");
+      return json::value(b != 0);
+    }
+    case AVRO_INT32: {
+      int32_t i = 0;
+      if (avro_value_get_int(&v, &i) != 0) return Failed("int");
+      return json::value(static_cast<int64_t>(i));
+    }
+    case AVRO_INT64: {
+      int64_t i = 0;
+      if (avro_value_get_long(&v, &i) != 0) return Failed("long");
+      return json::value(i);
+    }
+    case AVRO_FLOAT: {
+      float f = 0;
+      if (avro_value_get_float(&v, &f) != 0) return Failed("float");
+      return json::value(static_cast<double>(f));
+    }
+    case AVRO_DOUBLE: {
+      double d = 0;
+      if (avro_value_get_double(&v, &d) != 0) return Failed("double");
+      return json::value(d);
+    }
+    case AVRO_STRING: {
+      const char* s = nullptr;
+      size_t size = 0;  // includes the terminating NUL
+      if (avro_value_get_string(&v, &s, &size) != 0) return Failed("string");
+      return json::value(json::string(s, size > 0 ? size - 1 : 0));
+    }
+    case AVRO_BYTES: {
+      const void* b = nullptr;
+      size_t size = 0;
+      if (avro_value_get_bytes(&v, &b, &size) != 0) return Failed("bytes");
+      return json::value(BytesAsText(b, size));
+    }
+    case AVRO_FIXED: {
+      const void* b = nullptr;
+      size_t size = 0;
+      if (avro_value_get_fixed(&v, &b, &size) != 0) return Failed("fixed");
+      return json::value(BytesAsText(b, size));
+    }
+    case AVRO_ENUM: {
+      int index = 0;
+      if (avro_value_get_enum(&v, &index) != 0) return Failed("enum");
+      const char* symbol = avro_schema_enum_get(avro_value_get_schema(&v), index);
+      if (symbol == nullptr) return Failed("enum symbol");
+      return json::value(json::string(symbol));
+    }
+    case AVRO_RECORD:
+    case AVRO_MAP: {
+      size_t count = 0;
+      if (avro_value_get_size(&v, &count) != 0) return Failed("record size");
+      json::object o;
+      for (size_t i = 0; i < count; ++i) {
+        avro_value_t child;
+        const char* name = nullptr;
+        if (avro_value_get_by_index(&v, i, &child, &name) != 0) return Failed("field");
+        SNOWCAR_ASSIGN_OR_RETURN(json::value rendered, Render(child, depth + 1));
+        o[name != nullptr ? name : ""] = std::move(rendered);
+      }
+      return json::value(std::move(o));
+    }
+    case AVRO_ARRAY: {
+      size_t count = 0;
+      if (avro_value_get_size(&v, &count) != 0) return Failed("array size");
+      json::array a;
+      for (size_t i = 0; i < count; ++i) {
+        avro_value_t child;
+        if (avro_value_get_by_index(&v, i, &child, nullptr) != 0) return Failed("item");
+        SNOWCAR_ASSIGN_OR_RETURN(json::value rendered, Render(child, depth + 1));
+        a.push_back(std::move(rendered));
+      }
+      return json::value(std::move(a));
+    }
+    case AVRO_UNION: {
+      avro_value_t branch;
+      if (avro_value_get_current_branch(&v, &branch) != 0) return Failed("union branch");
+      return Render(branch, depth + 1);
+    }
+    case AVRO_LINK:
+      break;
+  }
+  return Status::InvalidArgument("avro value of an unknown type");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<AvroReaderSchema>> AvroReaderSchema::Parse(std::string_view schema_json) {
+  std::unique_ptr<AvroReaderSchema> s(new AvroReaderSchema());
+  if (avro_schema_from_json_length(schema_json.data(), schema_json.size(), &s->schema_) != 0) {
+    s->schema_ = nullptr;
+    return Status::InvalidArgument("not an Avro schema: " + AvroError());
+  }
+  s->iface_ = avro_generic_class_from_schema(s->schema_);
+  if (s->iface_ == nullptr) {
+    return Status::InvalidArgument("avro-c cannot read values of this schema: " + AvroError());
+  }
+  return s;
+}
+
+AvroReaderSchema::~AvroReaderSchema() {
+  if (iface_ != nullptr) avro_value_iface_decref(iface_);
+  if (schema_ != nullptr) avro_schema_decref(schema_);
+}
+
+Result<std::string> AvroReaderSchema::ToJson(std::string_view payload) {
+  std::lock_guard lock(mu_);
+  avro_value_t value;
+  if (avro_generic_value_new(iface_, &value) != 0) {
+    return Status::Internal("avro-c could not make a value: " + AvroError());
+  }
+  avro_reader_t reader = avro_reader_memory(payload.data(), static_cast<int64_t>(payload.size()));
+  const int read = avro_value_read(reader, &value);
+  // A whole value must use up the payload: bytes left over mean it was written with another
+  // schema than the one its id names. avro-c has no call for the position, but a reader at
+  // the end refuses to skip even one more byte.
+  const bool leftover = read == 0 && avro_skip(reader, 1) == 0;
+  avro_reader_free(reader);
+  Result<std::string> out = Status::InvalidArgument("");
+  if (read != 0) {
+    out = Status::InvalidArgument("the Avro payload of " + std::to_string(payload.size()) +
+                                  " bytes does not decode with its schema: " + AvroError());
+  } else if (leftover) {
+    out = Status::InvalidArgument(
+        "the Avro payload has bytes left over after its value: it was "
+        "not written with the schema its id names");
+  } else {
+    auto rendered = Render(value, 0);
+    if (!rendered.ok()) {
+      out = rendered.status();
+    } else if (rendered->is_string() && avro_value_get_type(&value) == AVRO_STRING) {
+      out = std::string(rendered->as_string());
+    } else {
+      out = json::serialize(*rendered);
+    }
+  }
+  avro_value_decref(&value);
+  return out;
+}
+
+}  // namespace snowcar::schema_registry

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+// Commands in Avro, Confluent's wire format, as a Connect producer with AvroConverter sends
+// them: the schema registered in the registry double (`snowcar registry`'s server, over a real
+// socket), payloads written by avro-c's writer, the records produced to the embedded broker,
+// and the real `snowcar run` sink applying them to the emulator. Bad framed records take the
+// DLQ; a registry answering 503 holds the record until it answers.
+#include <curl/curl.h>
+
+#include <string>
+#include <vector>
+
+#include "../../unit/schema_registry/avro_payload.h"
+#include "sink_fixture.h"
+#include "snowcar/registry/registry_server.h"
+#include "snowcar/schema_registry/client.h"
+#include "snowcar/schema_registry/wire_format.h"
+#include "support/wait.h"
+
+namespace snowcar::sinkit {
+namespace {
+
+using namespace std::chrono_literals;
+using schema_registry::avro_test::AvroPayload;
+using testsupport::WaitFor;
+
+constexpr char kAvroCommand[] = R"({"type":"record","name":"Command","namespace":"acme.it",
+  "fields":[{"name":"short_description","type":"string"},
+            {"name":"urgency","type":["null","int"],"default":null}]})";
+
+// The Avro binary of one command, written by avro-c.
+std::string AvroCommand(const std::string& text, std::optional<int> urgency) {
+  return AvroPayload(kAvroCommand, [&](avro_value_t& record) {
+    avro_value_t field;
+    avro_value_t branch;
+    avro_value_get_by_name(&record, "short_description", &field, nullptr);
+    avro_value_set_string(&field, text.c_str());
+    avro_value_get_by_name(&record, "urgency", &field, nullptr);
+    if (urgency.has_value()) {
+      avro_value_set_branch(&field, 1, &branch);
+      avro_value_set_int(&branch, *urgency);
+    } else {
+      avro_value_set_branch(&field, 0, &branch);
+      avro_value_set_null(&branch);
+    }
+  });
+}
+
+testsupport::OutMessage Framed(std::optional<std::string> key, std::string value) {
+  testsupport::OutMessage m;
+  m.key = std::move(key);
+  m.value = std::move(value);
+  m.partition = 0;
+  return m;
+}
+
+class SinkAvroCommandsTest : public SinkIntegrationTest {
+ protected:
+  void SetUp() override {
+    SinkIntegrationTest::SetUp();
+    ASSERT_TRUE(registry_.Start().ok());
+    schema_registry::RegistryOptions o;
+    o.url = registry_.base_url();
+    auto client = schema_registry::SchemaRegistryClient::Create(o);
+    ASSERT_TRUE(client.ok());
+    auto id = (*client)->RegisterSchema("commands-value", schema_registry::SchemaType::kAvro,
+                                        kAvroCommand);
+    ASSERT_TRUE(id.ok()) << id.status().message();
+    schema_id_ = *id;
+  }
+  void TearDown() override {
+    registry_.Stop();
+    SinkIntegrationTest::TearDown();
+  }
+
+  void RegistryFails(int count) {
+    CURL* e = curl_easy_init();
+    const std::string url =
+        registry_.base_url() + "/_registry/fail?count=" + std::to_string(count) + "&status=503";
+    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, "");
+    curl_easy_setopt(
+        e, CURLOPT_WRITEFUNCTION, +[](char*, size_t s, size_t n, void*) { return s * n; });
+    ASSERT_EQ(curl_easy_perform(e), CURLE_OK);
+    curl_easy_cleanup(e);
+  }
+
+  registry::RegistryServer registry_{{}};
+  int32_t schema_id_ = 0;
+};
+
+TEST_F(SinkAvroCommandsTest, AvroCommandsAreAppliedAndBadOnesDeadLettered) {
+  const std::string topic = NewTopic(1);
+  const std::string dlq = NewTopic(1);
+  const std::string group = NewGroup();
+  Seed(SysId(1), {{"short_description", "before"}});
+  auto sink = StartSink(topic, group,
+                        {"value.converter=io.confluent.connect.avro.AvroConverter",
+                         "value.converter.schema.registry.url=" + registry_.base_url(),
+                         "behavior.on.api.errors=log", "errors.deadletterqueue.topic.name=" + dlq});
+  WaitAssigned(sink, 1);
+
+  const std::string good_create = schema_registry::Frame(schema_id_, AvroCommand("created", 2));
+  const std::string good_patch =
+      schema_registry::Frame(schema_id_, AvroCommand("patched", std::nullopt));
+  const std::string unknown_id = schema_registry::Frame(schema_id_ + 100, AvroCommand("x", 1));
+  const std::string cut = good_create.substr(0, good_create.size() - 4);
+  Produce(topic, {Framed(std::nullopt, good_create), Framed(SysId(9), unknown_id),
+                  Framed(SysId(1), good_patch), Framed(SysId(9), cut)});
+
+  ASSERT_TRUE(WaitFor([&] { return Committed(group, topic, 1)[0] == 4; }, 60s, 100ms))
+      << "committed " << Committed(group, topic, 1)[0] << "\n"
+      << Tail(sink);
+  EXPECT_EQ(Row(SysId(1))->at("short_description"), "patched");
+  bool created = false;
+  for (const auto& row : Rows()) {
+    if (row.count("short_description") && row.at("short_description") == "created") {
+      created = true;
+      EXPECT_EQ(row.at("urgency"), "2") << "an Avro int is written as a string";
+    }
+  }
+  EXPECT_TRUE(created) << JournalText();
+
+  auto dead = ReadTopic(dlq, 2);
+  ASSERT_EQ(dead.size(), 2u);
+  EXPECT_EQ(dead[0].Header("__connect.errors.offset"), "1");
+  EXPECT_EQ(dead[0].Header("snow.error.class"), "RECORD_ERROR");
+  EXPECT_NE(
+      dead[0].Header("snow.error.message")->find("schema id " + std::to_string(schema_id_ + 100)),
+      std::string::npos)
+      << *dead[0].Header("snow.error.message");
+  EXPECT_EQ(dead[0].value, unknown_id) << "the DLQ keeps the record as it came";
+  EXPECT_EQ(dead[1].Header("__connect.errors.offset"), "3");
+  EXPECT_NE(dead[1].Header("snow.error.message")->find("does not decode"), std::string::npos)
+      << *dead[1].Header("snow.error.message");
+  StopSink(sink);
+}
+
+TEST_F(SinkAvroCommandsTest, UnansweringRegistryHoldsTheRecordInsteadOfDroppingIt) {
+  const std::string topic = NewTopic(1);
+  const std::string dlq = NewTopic(1);
+  const std::string group = NewGroup();
+  Seed(SysId(2), {{"short_description", "before"}});
+  auto sink = StartSink(topic, group,
+                        {"schema.registry.url=" + registry_.base_url(),
+                         "behavior.on.api.errors=log", "errors.deadletterqueue.topic.name=" + dlq});
+  WaitAssigned(sink, 1);
+  RegistryFails(3);  // the first three lookups of the id get 503
+  Produce(topic, {Framed(SysId(2), schema_registry::Frame(schema_id_, AvroCommand("held", 1)))});
+
+  ASSERT_TRUE(WaitFor([&] { return Row(SysId(2))->at("short_description") == "held"; }, 60s, 100ms))
+      << Tail(sink);
+  ASSERT_TRUE(WaitFor([&] { return Committed(group, topic, 1)[0] == 1; }, 30s, 100ms));
+  const auto lanes = Partitions(sink).at("partitions").as_array();
+  ASSERT_EQ(lanes.size(), 1u);
+  EXPECT_GE(lanes[0].as_object().at("retries").as_int64(), 3) << boost::json::serialize(lanes);
+  EXPECT_EQ(Metric(sink, "snowcar_sink_dlq_records_total"), 0);
+  StopSink(sink);
+}
+
+}  // namespace
+}  // namespace snowcar::sinkit

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+// FramedDecoder: payloads written by avro-c's own writer (avro_payload.h), schemas registered
+// in the registry double over a real socket.
+#include "snowcar/schema_registry/framed_decoder.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "avro_payload.h"
+#include "snowcar/registry/registry_server.h"
+#include "snowcar/schema_registry/wire_format.h"
+
+namespace snowcar::schema_registry {
+namespace {
+
+using avro_test::AvroPayload;
+using ::testing::HasSubstr;
+
+constexpr char kCommand[] = R"({"type":"record","name":"Command","fields":[
+    {"name":"short_description","type":"string"},
+    {"name":"priority","type":["null","int"],"default":null},
+    {"name":"active","type":"boolean"},
+    {"name":"state","type":{"type":"enum","name":"State","symbols":["NEW","CLOSED"]}},
+    {"name":"tags","type":{"type":"array","items":"string"}},
+    {"name":"score","type":"double"}]})";
+
+void Set(avro_value_t& record, const char* field, const std::function<void(avro_value_t&)>& f) {
+  avro_value_t v;
+  ASSERT_EQ(avro_value_get_by_name(&record, field, &v, nullptr), 0) << field;
+  f(v);
+}
+
+std::string CommandPayload(bool with_priority) {
+  return AvroPayload(kCommand, [&](avro_value_t& r) {
+    Set(r, "short_description", [](avro_value_t& v) { avro_value_set_string(&v, "Printer ünd"); });
+    Set(r, "priority", [&](avro_value_t& v) {
+      avro_value_t branch;
+      if (with_priority) {
+        avro_value_set_branch(&v, 1, &branch);
+        avro_value_set_int(&branch, 2);
+      } else {
+        avro_value_set_branch(&v, 0, &branch);
+        avro_value_set_null(&branch);
+      }
+    });
+    Set(r, "active", [](avro_value_t& v) { avro_value_set_boolean(&v, 1); });
+    Set(r, "state", [](avro_value_t& v) { avro_value_set_enum(&v, 1); });
+    Set(r, "tags", [](avro_value_t& v) {
+      avro_value_t item;
+      avro_value_append(&v, &item, nullptr);
+      avro_value_set_string(&item, "a");
+      avro_value_append(&v, &item, nullptr);
+      avro_value_set_string(&item, "b");
+    });
+    Set(r, "score", [](avro_value_t& v) { avro_value_set_double(&v, 2.5); });
+  });
+}
+
+class FramedDecoderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(server_.Start().ok());
+    RegistryOptions o;
+    o.url = server_.base_url();
+    o.retry.max_attempts = 1;
+    client_ = std::move(SchemaRegistryClient::Create(o)).value();
+  }
+  registry::RegistryServer server_{{}};
+  std::unique_ptr<SchemaRegistryClient> client_;
+};
+
+TEST_F(FramedDecoderTest, AvroRecordBecomesPlainJson) {
+  const int32_t id = *client_->RegisterSchema("cmd-value", SchemaType::kAvro, kCommand);
+  FramedDecoder decoder(*client_);
+  auto json = decoder.ToJson(Frame(id, CommandPayload(true)));
+  ASSERT_TRUE(json.ok()) << json.status().message();
+  EXPECT_EQ(boost::json::parse(*json), boost::json::parse(R"({"short_description":"Printer ünd",
+      "priority":2,"active":true,"state":"CLOSED","tags":["a","b"],"score":2.5})"));
+
+  auto null_branch = decoder.ToJson(Frame(id, CommandPayload(false)));
+  ASSERT_TRUE(null_branch.ok());
+  EXPECT_TRUE(boost::json::parse(*null_branch).as_object().at("priority").is_null());
+}
+
+TEST_F(FramedDecoderTest, AvroStringDecodesToTheBareString) {
+  const int32_t id = *client_->RegisterSchema("cmd-key", SchemaType::kAvro, R"("string")");
+  const std::string payload =
+      AvroPayload(R"("string")", [](avro_value_t& v) { avro_value_set_string(&v, "abc"); });
+  EXPECT_EQ(*FramedDecoder(*client_).ToJson(Frame(id, payload)), "abc");
+}
+
+TEST_F(FramedDecoderTest, UnknownIdIsNotFound) {
+  auto r = FramedDecoder(*client_).ToJson(Frame(999, "x"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(r.status().message(), HasSubstr("schema id 999"));
+}
+
+TEST_F(FramedDecoderTest, TruncatedOrOverlongPayloadIsRefused) {
+  const int32_t id = *client_->RegisterSchema("cmd-value", SchemaType::kAvro, kCommand);
+  FramedDecoder decoder(*client_);
+  const std::string payload = CommandPayload(true);
+  auto cut = decoder.ToJson(Frame(id, payload.substr(0, payload.size() - 3)));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(cut.status().message(), HasSubstr("does not decode"));
+  auto longer = decoder.ToJson(Frame(id, payload + "zz"));
+  ASSERT_FALSE(longer.ok());
+  EXPECT_THAT(longer.status().message(), HasSubstr("left over"));
+}
+
+TEST_F(FramedDecoderTest, JsonSchemaPayloadIsTheJsonItself) {
+  const int32_t id = *client_->RegisterSchema(
+      "j-value", SchemaType::kJson, R"({"type":"object","properties":{"a":{"type":"string"}}})");
+  FramedDecoder decoder(*client_);
+  EXPECT_EQ(*decoder.ToJson(Frame(id, R"({"a":"x"})")), R"({"a":"x"})");
+  auto bad = decoder.ToJson(Frame(id, "{not json"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("not JSON"));
+}
+
+TEST_F(FramedDecoderTest, PlainJsonIsNotMistakenForAFrame) {
+  auto r = FramedDecoder(*client_).ToJson(R"({"a":"x"})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("magic byte"));
+}
+
+}  // namespace
+}  // namespace snowcar::schema_registry
