@@ -65,7 +65,10 @@ TablePoller::TablePoller(Deps deps)
       timer_(strand_),
       commit_retry_(strand_),
       identity_(IdentityFor(*deps_.source, *deps_.table)),
-      plan_(PlanSettingsFor(*deps_.source, *deps_.table)) {
+      plan_(PlanSettingsFor(*deps_.source, *deps_.table)),
+      typed_(deps_.deletes ? nullptr
+                           : TypedTable::MakeIfNeeded(*deps_.source, *deps_.table, deps_.store,
+                                                      deps_.options.registrar)) {
   committed_ = plan_.StartPoint();
   committable_ = committed_;
   status_.SetCursor(committed_);
@@ -97,6 +100,12 @@ void TablePoller::Begin() {
     return;
   }
   window_ = std::move(window).value();
+  if (typed_) {
+    if (Status s = typed_->Load(); !s.ok()) {
+      Fail(Label() + ": loading the column types: " + s.message());
+      return;
+    }
+  }
   plan_.Restore(*cursor);
   if (cursor->has_value()) committed_ = **cursor;
   committable_ = committed_;
@@ -382,6 +391,7 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
   } else {
     status_.pages_fetched.fetch_add(1);
     if (FetchRecoveredRows(result.response.rows)) return;  // a deletes stream; accepts later
+    if (HoldForTypes(result.response.rows)) return;        // typed: types first
     AcceptPage(std::move(result.response.rows));
     if (failed_) return;
   }
@@ -470,7 +480,21 @@ void TablePoller::ProduceQueued() {
         tracker_.Ack(tracker_.Add(std::move(position)));
       } else {
         const boost::json::object& row = page.rows[q.index].get_object();
-        std::vector<kafka::OutRecord> records = RecordsFor(row, q.key, page.extracted_at);
+        std::vector<kafka::OutRecord> records;
+        if (Status s = RecordsFor(row, q.key, page.extracted_at, records); !s.ok()) {
+          // A typed value that does not parse: the bad-row policy, as for a row without a
+          // usable id or timestamp. A skipped row still moves the cursor.
+          if (deps_.source->bad_row == BadRowBehavior::kFail) {
+            Fail(s.message());
+            return;
+          }
+          status_.rows_skipped.fetch_add(1);
+          SNOWCAR_LOG(kWarn, "source.bad_row_skipped",
+                      {{"table", deps_.table->alias}, {"error", s.message()}});
+          tracker_.Ack(tracker_.Add(std::move(position)));
+          page.rows[q.index].emplace_null();
+          continue;
+        }
         state::DedupKey dedup{q.key.ts, std::string(q.key.sys_id), q.key.mod_count};
         const AckTracker::Ticket ticket = tracker_.Add(std::move(position));
         ++in_flight_;
