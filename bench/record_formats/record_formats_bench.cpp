@@ -96,15 +96,14 @@ int main(int argc, char** argv) {
   settings.instance = "bench.service-now.com";
 
   const char* names[] = {"json", "json_typed", "avro"};
-  const source::RecordFormat formats[] = {source::RecordFormat::kJson,
-                                          source::RecordFormat::kJsonTyped,
-                                          source::RecordFormat::kAvro};
+  const source::RecordFormat formats[] = {
+      source::RecordFormat::kJson, source::RecordFormat::kJsonTyped, source::RecordFormat::kAvro};
   Figures figures[3];
   for (int pass = 0; pass < passes; ++pass) {
     for (int f = 0; f < 3; ++f) {
       std::unique_ptr<source::TypedEncoder> encoder;
       if (formats[f] != source::RecordFormat::kJson) {
-        encoder = std::move(*source::TypedEncoder::Make(types, table, formats[f]));
+        encoder = std::move(source::TypedEncoder::Make(types, table, formats[f])).value();
       }
       Figures& fig = figures[f];
       for (const std::string& text : pages) {

@@ -157,10 +157,17 @@ TEST_F(SourceTyped, JsonTypedValuesFollowTheDictionaryAndABadValueIsSkippedNamin
 
   auto records = WaitForRecords(topic_, 2);
   ASSERT_EQ(records.size(), 2u);
-  ASSERT_TRUE(testsupport::WaitFor([&] { return Counter("rows_skipped") == 1; }, 20s));
+  ASSERT_TRUE(testsupport::WaitFor([&] { return Counter("rows_skipped") == 1; }, 20s))
+      << boost::json::serialize(Table()) << child_->Stderr();
   const auto& v = records[0].value;
   EXPECT_EQ(records[0].key, good);
-  EXPECT_EQ(boost::json::serialize(v.at("u_amount")), "12345678901234567890.1250");
+  // The decimal keeps every digit on the wire (a JSON parser may still read it as a double,
+  // as the harness's does, so the raw record text is checked).
+  testsupport::ChildOptions raw;
+  raw.args = {"-b", bootstrap(), "-C", "-t", topic_, "-o", "beginning", "-e", "-q", "-f", "%s\n"};
+  auto text = testsupport::RunToCompletion("kcat", raw, 30s);
+  ASSERT_TRUE(text.ok());
+  EXPECT_THAT(text->out, HasSubstr("\"u_amount\":12345678901234567890.1250,"));
   EXPECT_EQ(v.at("u_ratio").as_double(), 0.1);
   EXPECT_EQ(v.at("u_count").as_int64(), -7);
   EXPECT_EQ(v.at("u_flag").as_bool(), true);
@@ -176,6 +183,88 @@ TEST_F(SourceTyped, JsonTypedValuesFollowTheDictionaryAndABadValueIsSkippedNamin
   EXPECT_THAT(last_stderr_, HasSubstr("row " + bad +
                                       ", field u_count (integer -> integer): "
                                       "'seven' is not an integer"));
+}
+
+// Evolution with restarts in between, against the registry double (BACKWARD): a column added
+// on the instance becomes a new optional field under a new schema id; a removed column keeps
+// its field; a type change the registry refuses pauses the table with the registry's answer
+// and drops nothing, and the table goes on once the dictionary is back.
+TEST_F(SourceTyped, SchemaEvolvesAcrossRestartsAndARefusedChangePausesTheTable) {
+  registry::RegistryServer registry(registry::RegistryServerOptions{});
+  ASSERT_TRUE(registry.Start().ok());
+  ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
+  auto& store = emu_->store();
+  ASSERT_TRUE(store.CreateTable("sys_dictionary").ok());
+  auto column = [&](const std::string& element, const std::string& type) {
+    auto written = store.Insert(
+        "sys_dictionary", {{"name", "u_asset"}, {"element", element}, {"internal_type", type}});
+    EXPECT_TRUE(written.ok());
+    return written.ok() ? std::string(written->row->sys_id()) : std::string();
+  };
+  column("sys_id", "GUID");
+  column("sys_updated_on", "glide_date_time");
+  column("sys_mod_count", "integer");
+  const std::string count_row = column("u_count", "integer");
+  ASSERT_TRUE(store.CreateTable("u_asset").ok());
+  const int64_t base = NowS() - 600;
+  auto load = [&](int n, const std::vector<std::pair<std::string, std::string>>& extra) {
+    char id[33];
+    std::snprintf(id, sizeof(id), "%032x", 0xb000 + n);
+    emulator::Fields f = {{"sys_id", id}, {"sys_updated_on", FormatSnowTimestamp(base + n)}};
+    f.insert(f.end(), extra.begin(), extra.end());
+    EXPECT_TRUE(store.Load("u_asset", {f}).ok());
+    return std::string(id);
+  };
+  props_["snow.table.inc.name"] = "u_asset";
+  props_["value.format"] = "avro";
+  props_["schema.registry.url"] = registry.base_url();
+  const std::vector<std::string> read = {"--format", "avro", "--registry", registry.base_url()};
+
+  const std::string first = load(1, {{"u_count", "5"}});
+  Start();
+  auto got = ReadWithPython(read, 1);
+  const int64_t first_id = got.at(first).at("schema_id").as_int64();
+  EXPECT_EQ(got.at(first).at("value").at("u_count").as_int64(), 5);
+  StopGracefully();
+
+  // Added on the instance while stopped: the stored types lack it, the row that carries it
+  // makes the source read the dictionary again.
+  column("u_day", "glide_date");
+  const std::string second = load(2, {{"u_count", "6"}, {"u_day", "2026-01-31"}});
+  Start();
+  got = ReadWithPython(read, 2);
+  const boost::json::object v2 = got.at(second);  // a copy: `got` is read again below
+  EXPECT_NE(v2.at("schema_id").as_int64(), first_id) << "a new schema version";
+  EXPECT_EQ(v2.at("value").at("u_day").as_string(), "2026-01-31");
+  EXPECT_EQ(v2.at("value").at("u_count").as_int64(), 6);
+  EXPECT_TRUE(got.at(first).at("value").as_object().contains("u_count"));
+  StopGracefully();
+
+  // u_count turns into a string column: BACKWARD refuses long -> string. The table pauses
+  // with the registry's answer; its rows wait.
+  ASSERT_TRUE(store.Update("sys_dictionary", count_row, {{"internal_type", "string"}}).ok());
+  const std::string third = load(3, {{"u_count", "7"}});
+  props_["snow.source.schema.refresh.ms"] = "1000";
+  Start(/*wait_ready=*/false);
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        auto t = Table();
+        return t.contains("last_error") && t.at("last_error").is_string() &&
+               std::string(t.at("last_error").as_string()).find("schema registry") !=
+                   std::string::npos;
+      },
+      30s))
+      << boost::json::serialize(Table());
+  EXPECT_EQ(TableState(), "backing_off");
+  EXPECT_THAT(std::string(Table().at("last_error").as_string()), HasSubstr(topic_ + "-value"));
+  EXPECT_EQ(ReadWithPython(read, 2).size(), 2u) << "nothing written under a refused schema";
+  // Put the type back: the next read of the dictionary lets the waiting row through.
+  ASSERT_TRUE(store.Update("sys_dictionary", count_row, {{"internal_type", "integer"}}).ok());
+  got = ReadWithPython(read, 3);
+  EXPECT_EQ(got.at(third).at("value").at("u_count").as_int64(), 7);
+  EXPECT_EQ(got.at(third).at("schema_id").as_int64(), v2.at("schema_id").as_int64());
+  StopGracefully();
+  registry.Stop();
 }
 
 }  // namespace
