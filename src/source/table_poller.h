@@ -166,6 +166,8 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   // cannot take the schema; the page is read again).
   bool HoldForTypes(boost::json::array& rows);
   void OnDictionary(const servicenow::CallResult& result);
+  // Backs off for a schema the registry did not take, doubling across pages.
+  void RegistryBackOff(const Status& why);
   // The accepted-page path after the page's types are settled.
   void AcceptAndContinue(boost::json::array rows);
   // Produces them as one unit: one delivery report, OK only when every record's is.
@@ -190,6 +192,7 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   // Typed records (typed_poller.cpp); null for untyped tables and deletes streams.
   std::unique_ptr<TypedTable> typed_;
   std::optional<boost::json::array> typed_wait_;  // the page waiting for sys_dictionary
+  int typed_failures_ = 0;                        // registry refusals in a row (RegistryBackOff)
 
   // Strand-only state.
   bool loaded_ = false;

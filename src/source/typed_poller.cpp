@@ -45,10 +45,18 @@ bool TablePoller::HoldForTypes(boost::json::array& rows) {
   if (Status s = typed_->Ready(); !s.ok()) {
     // Not about the page: the schema cannot be registered (the registry refused it or is
     // unreachable). The page is read again after the back-off; nothing is dropped.
-    BackOff(Label() + ": " + s.message(), /*retry_probe=*/false);
+    RegistryBackOff(s);
     return true;
   }
+  typed_failures_ = 0;
   return false;
+}
+
+void TablePoller::RegistryBackOff(const Status& why) {
+  // The page's good answer reset the failure count; a refusal that lasts must still back off
+  // longer each time, not ask the registry at the initial pace forever.
+  consecutive_failures_ = typed_failures_++;
+  BackOff(Label() + ": " + why.message(), /*retry_probe=*/false);
 }
 
 void TablePoller::OnDictionary(const servicenow::CallResult& result) {
@@ -93,9 +101,10 @@ void TablePoller::OnDictionary(const servicenow::CallResult& result) {
     return;
   }
   if (Status s = typed_->Ready(); !s.ok()) {
-    BackOff(Label() + ": " + s.message(), /*retry_probe=*/false);
+    RegistryBackOff(s);
     return;
   }
+  typed_failures_ = 0;
   AcceptAndContinue(std::move(rows));
 }
 
