@@ -55,6 +55,11 @@ class StateStoreImpl final : public StateStore {
 
   Result<std::optional<std::string>> GetRegistryEntry(std::string_view key) override;
   Status PutRegistryEntry(std::string_view key, std::string_view value) override;
+  // state/table_types_store.cpp
+  Result<std::optional<std::string>> LoadTableTypes(std::string_view instance,
+                                                    std::string_view table) override;
+  Status StoreTableTypes(std::string_view instance, std::string_view table,
+                         std::string_view encoded) override;
 
   uint32_t schema_version() const override { return schema_version_; }
   std::vector<PropertySample> NumericProperties() const override;

@@ -73,7 +73,8 @@ const std::vector<ReferenceKey>& ReferenceKeys() {
       {"snow.source.bad.row.behavior"},
       {"snow.source.startup.probe"},
       {"snow.source.schema.mode",
-       "`typed` is refused at start: it needs a schema registry, which snowcar does not use."},
+       "`typed` reads the column types from `sys_dictionary` and writes `value.format` "
+       "(`json_typed` unless set)."},
       {"snow.source.emit.envelope"},
       // Sink.
       {"snow.sink.routing.mode"},

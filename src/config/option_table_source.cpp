@@ -183,9 +183,19 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
        .allowed = {"schemaless", "strings", "typed"},
        .group = kSource,
        .doc = "Shape of the record value: `schemaless` the row's JSON as the instance sent it, "
-              "`strings` a flat object whose every value is a string. `typed` (values with a "
-              "schema) needs a schema registry, which snowcar does not use, so it is refused at "
-              "start."},
+              "`strings` a flat object whose every value is a string, `typed` each value as its "
+              "column's type, read from the table's `sys_dictionary` entries (integers, "
+              "booleans, decimals, UTC timestamps, dates, references), written in "
+              "`value.format` (`json_typed` unless set)."},
+      {.name = "snow.source.schema.refresh.ms",
+       .type = T::kInt,
+       .default_value = "3600000",
+       .min = 1000,
+       .max = 604800000,
+       .group = kSource,
+       .doc = "With `schema.mode=typed`: how old a table's column types (cached in `state.dir`) "
+              "may be before the next page reads `sys_dictionary` again. A row carrying a field "
+              "the types lack also triggers a read, at most once per page."},
       {.name = "snow.source.emit.envelope",
        .type = T::kBool,
        .default_value = "false",

@@ -16,7 +16,7 @@ struct EmulatorServer::Impl {
         journal(options.journal_capacity),
         writer(store),
         oauth(clock),
-        ctx{options, store, clock, faults, journal, writer, oauth},
+        ctx{options, store, clock, faults, journal, writer, oauth, dictionary},
         listener([this](http::Request& req) { return Route(ctx, req); }, options.threads,
                  options.max_body_bytes, options.idle_timeout_ms) {
     oauth.SetLifetimes(options.access_token_seconds, options.refresh_token_seconds);
@@ -31,6 +31,7 @@ struct EmulatorServer::Impl {
   Journal journal;
   Writer writer;
   OAuthTokens oauth;
+  DictionarySync dictionary;
   ServerContext ctx;
   HttpListener listener;
   bool started = false;

@@ -2,6 +2,7 @@
 // What the emulator's routes share: the tables, the knobs and the options.
 #pragma once
 
+#include "emulator/dictionary_sync.h"
 #include "snowcar/emulator/emulator_clock.h"
 #include "snowcar/emulator/emulator_server.h"
 #include "snowcar/emulator/faults.h"
@@ -20,6 +21,7 @@ struct ServerContext {
   Journal& journal;
   Writer& writer;
   OAuthTokens& oauth;
+  DictionarySync& dictionary;
 };
 
 }  // namespace snowcar::emulator

@@ -180,6 +180,7 @@ http::Response List(const ServerContext& ctx, const http::Request& req, const Ta
     lr.acl = [acl, table = tp.table](const Row& row) { return !acl.Hides(table, row.sys_id()); };
   }
 
+  if (tp.table == kDictionaryTable) ctx.dictionary.BeforeRead(ctx.store);
   if (!ctx.store.TableExists(tp.table) && !ctx.options.store.auto_create_tables) {
     return InvalidTable(ctx, tp.table);
   }

@@ -312,6 +312,29 @@ std::shared_ptr<const TableSchema> SysAuditDelete() {
                                        "display_value");
 }
 
+// sys_dictionary: one row per column of every table (element), and one with an empty element
+// describing the table itself. On an instance internal_type references sys_glide_object and
+// reference references sys_db_object, both by name; their stored values are those names,
+// which is what the emulator keeps (as an answer with sysparm_exclude_reference_link=true).
+std::shared_ptr<const TableSchema> SysDictionary() {
+  std::vector<FieldDef> f;
+  f.push_back(Str("name"));
+  f.push_back(Str("element"));
+  f.push_back(Str("column_label"));
+  f.push_back(Str("internal_type"));
+  f.push_back(Int("max_length"));
+  f.push_back(Str("reference"));
+  f.push_back(Bool("active", "true"));
+  f.push_back(Bool("mandatory", "false"));
+  f.push_back(Bool("read_only", "false"));
+  f.push_back(Bool("display", "false"));
+  f.push_back(Bool("primary", "false"));
+  f.push_back(Str("default_value"));
+  f.push_back(Str("attributes"));
+  return std::make_shared<TableSchema>("sys_dictionary", "Dictionary Entry", std::move(f), false,
+                                       "column_label");
+}
+
 std::shared_ptr<const TableSchema> Generic(std::string_view table) {
   std::vector<FieldDef> f;
   f.push_back(Str("number"));
@@ -329,9 +352,15 @@ std::shared_ptr<const TableSchema> Generic(std::string_view table) {
 
 std::shared_ptr<const TableSchema> KnownTableSchema(std::string_view table) {
   static const std::map<std::string, std::shared_ptr<const TableSchema>, std::less<>> kKnown = {
-      {"incident", Incident()},  {"change_request", ChangeRequest()},    {"problem", Problem()},
-      {"sys_user", SysUser()},   {"sys_user_group", SysUserGroup()},     {"cmdb_ci", CmdbCi()},
-      {"sys_audit", SysAudit()}, {"sys_audit_delete", SysAuditDelete()},
+      {"incident", Incident()},
+      {"change_request", ChangeRequest()},
+      {"problem", Problem()},
+      {"sys_user", SysUser()},
+      {"sys_user_group", SysUserGroup()},
+      {"cmdb_ci", CmdbCi()},
+      {"sys_audit", SysAudit()},
+      {"sys_audit_delete", SysAuditDelete()},
+      {"sys_dictionary", SysDictionary()},
   };
   auto it = kKnown.find(table);
   return it == kKnown.end() ? nullptr : it->second;

@@ -44,6 +44,31 @@ std::string_view FieldKindName(FieldKind kind) {
   return "unknown";
 }
 
+std::string InternalTypeOf(const FieldDef& field) {
+  if (!field.internal_type.empty()) return field.internal_type;
+  switch (field.kind) {
+    case FieldKind::kString:
+      return "string";
+    case FieldKind::kInteger:
+      return "integer";
+    case FieldKind::kDateTime:
+      return "glide_date_time";
+    case FieldKind::kReference:
+      return "reference";
+    case FieldKind::kChoice:
+      return field.numeric_choice ? "integer" : "string";
+    case FieldKind::kBoolean:
+      return "boolean";
+  }
+  return "string";
+}
+
+int64_t MaxLengthOf(const FieldDef& field) {
+  if (field.max_length > 0) return field.max_length;
+  if (field.kind == FieldKind::kReference) return 32;
+  return 40;
+}
+
 const std::string* FieldDef::ChoiceLabel(std::string_view value) const {
   for (const Choice& c : choices) {
     if (c.value == value) return &c.label;
@@ -59,18 +84,25 @@ TableSchema::TableSchema(std::string name, std::string label, std::vector<FieldD
       task_like_(task_like),
       number_prefix_(std::move(number_prefix)) {
   fields_.push_back(SystemField("sys_id", FieldKind::kString));
+  fields_.back().internal_type = "GUID";
+  fields_.back().max_length = 32;
   fields_.push_back(SystemField("sys_created_on", FieldKind::kDateTime));
   fields_.push_back(SystemField("sys_created_by", FieldKind::kString));
   fields_.push_back(SystemField("sys_updated_on", FieldKind::kDateTime));
   fields_.push_back(SystemField("sys_updated_by", FieldKind::kString));
   fields_.push_back(SystemField("sys_mod_count", FieldKind::kInteger, "0"));
   fields_.push_back(SystemField("sys_class_name", FieldKind::kString, name_));
+  fields_.back().internal_type = "sys_class_name";
+  fields_.back().max_length = 80;
   if (task_like_) {
     FieldDef domain = Plain(std::string("sys_domain"), std::string("global"));
     domain.kind = FieldKind::kReference;
     domain.reference_table = std::string("sys_user_group");
+    domain.internal_type = "domain_id";
     fields_.push_back(std::move(domain));
     fields_.push_back(Plain(std::string("sys_domain_path"), std::string("/")));
+    fields_.back().internal_type = "domain_path";
+    fields_.back().max_length = 255;
     fields_.push_back(Plain(std::string("sys_tags"), std::string()));
   }
   for (FieldDef& f : fields) fields_.push_back(std::move(f));

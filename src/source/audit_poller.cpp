@@ -59,14 +59,6 @@ void TablePoller::PublishWatermark() {
   deps_.watermark->Publish(finished_hi_);
 }
 
-std::vector<kafka::OutRecord> TablePoller::RecordsFor(const boost::json::object& row,
-                                                      const RowKey& key, int64_t extracted_at) {
-  if (deps_.deletes) return AuditRecords(row, key, *deps_.deletes, *deps_.source, extracted_at);
-  std::vector<kafka::OutRecord> out;
-  out.push_back(BuildRecord(row, key, *deps_.table, *deps_.source, extracted_at));
-  return out;
-}
-
 void TablePoller::ProduceRecords(std::vector<kafka::OutRecord> records, AckTracker::Ticket ticket,
                                  state::DedupKey dedup) {
   const uint64_t generation = generation_;

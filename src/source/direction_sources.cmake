@@ -18,3 +18,4 @@ set(SNOWCAR_SOURCE_DIRECTION_SOURCES
   audit_stream.cpp
   audit_poller.cpp
 )
+

@@ -60,6 +60,14 @@ std::map<std::string, std::string> AliasesWithKeys(const config::Config& config)
   return out;
 }
 
+RecordFormat ParseFormat(std::string_view text) {
+  if (text == "json_typed") return RecordFormat::kJsonTyped;
+  if (text == "avro") return RecordFormat::kAvro;
+  if (text == "json_schema") return RecordFormat::kJsonSchema;
+  if (text == "string") return RecordFormat::kString;
+  return RecordFormat::kJson;
+}
+
 DisplayValue ParseDisplay(std::string_view text) {
   if (text == "true") return DisplayValue::kTrue;
   if (text == "all") return DisplayValue::kAll;
@@ -146,13 +154,35 @@ Result<SourceSettings> SourceSettings::FromConfig(const config::Config& config) 
   s.emit_envelope = config.GetBool("snow.source.emit.envelope");
   s.emit_tombstones = config.GetBool("snow.source.emit.tombstones");
   const std::string& mode = config.GetString("snow.source.schema.mode");
-  if (mode == "typed") {
-    errors.push_back(
-        "snow.source.schema.mode: 'typed' writes values with a schema, which needs a schema "
-        "registry that snowcar does not use; choose schemaless (the row's JSON) or strings "
-        "(every value a string)");
+  s.schema_mode = mode == "typed"     ? SchemaMode::kTyped
+                  : mode == "strings" ? SchemaMode::kStrings
+                                      : SchemaMode::kSchemaless;
+  s.schema_refresh_ms = config.GetInt("snow.source.schema.refresh.ms");
+  s.key_format = ParseFormat(config.GetString("key.format"));
+  s.value_format = ParseFormat(config.GetString("value.format"));
+  const bool typed_format = s.value_format != RecordFormat::kJson;
+  if (typed_format && !config.IsSet("snow.source.schema.mode")) {
+    // value.converter=...AvroConverter in a Connect file: typed values are what it asks for.
+    s.schema_mode = SchemaMode::kTyped;
   }
-  s.schema_mode = mode == "strings" ? SchemaMode::kStrings : SchemaMode::kSchemaless;
+  if (s.schema_mode == SchemaMode::kTyped) {
+    if (!typed_format && !config.IsSet("value.format")) {
+      s.value_format = RecordFormat::kJsonTyped;
+    } else if (!typed_format) {
+      errors.push_back(
+          "value.format=json writes untyped rows, but snow.source.schema.mode=typed asks for "
+          "typed values; choose value.format=json_typed, avro or json_schema");
+    }
+    if (s.emit_envelope) {
+      errors.push_back(
+          "snow.source.emit.envelope=true wraps untyped JSON only; typed values "
+          "(snow.source.schema.mode=typed) are written without an envelope");
+    }
+  } else if (typed_format) {
+    errors.push_back("value.format=" + config.GetString("value.format") +
+                     " writes typed values, which snow.source.schema.mode=" + mode +
+                     " does not make; set snow.source.schema.mode=typed (or leave it unset)");
+  }
   const int batch_size = static_cast<int>(config.GetInt("snow.source.batch.size"));
   const int64_t poll_interval_ms = config.GetInt("snow.source.poll.interval.ms");
 
@@ -177,6 +207,16 @@ Result<SourceSettings> SourceSettings::FromConfig(const config::Config& config) 
   for (const std::string& alias : aliases) {
     if (!seen.insert(alias).second) continue;  // the loader already reported the repeat
     s.tables.push_back(ReadTable(config, alias, batch_size, poll_interval_ms, errors));
+  }
+
+  if (s.value_format != RecordFormat::kJson || s.key_format != RecordFormat::kString) {
+    for (const TableSettings& t : s.tables) {
+      if (t.deletes != DeleteCapture::kAudit) continue;
+      errors.push_back("snow.table." + t.alias +
+                       ".deletes=audit writes its DELETE records as untyped JSON, which "
+                       "value.format and key.format other than json do not carry yet; use "
+                       "json for this table's formats or leave deletes off");
+    }
   }
 
   if (!errors.empty()) {

@@ -43,7 +43,10 @@ TablePoller::TablePoller(Deps deps)
       timer_(strand_),
       commit_retry_(strand_),
       identity_(IdentityFor(*deps_.source, *deps_.table)),
-      plan_(PlanSettingsFor(*deps_.source, *deps_.table)) {
+      plan_(PlanSettingsFor(*deps_.source, *deps_.table)),
+      typed_(deps_.deletes ? nullptr
+                           : TypedTable::MakeIfNeeded(*deps_.source, *deps_.table, deps_.store,
+                                                      deps_.options.registrar)) {
   committed_ = plan_.StartPoint();
   committable_ = committed_;
   status_.SetCursor(committed_);
@@ -75,6 +78,12 @@ void TablePoller::Begin() {
     return;
   }
   window_ = std::move(window).value();
+  if (typed_) {
+    if (Status s = typed_->Load(); !s.ok()) {
+      Fail(Label() + ": loading the column types: " + s.message());
+      return;
+    }
+  }
   plan_.Restore(*cursor);
   if (cursor->has_value()) committed_ = **cursor;
   committable_ = committed_;
@@ -284,6 +293,7 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
   } else {
     status_.pages_fetched.fetch_add(1);
     if (FetchRecoveredRows(result.response.rows)) return;  // a deletes stream; accepts later
+    if (HoldForTypes(result.response.rows)) return;        // typed: types first
     AcceptPage(std::move(result.response.rows));
     if (failed_) return;
   }

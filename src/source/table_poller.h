@@ -33,8 +33,10 @@
 #include "snowcar/source/ack_tracker.h"
 #include "snowcar/source/row.h"
 #include "snowcar/source/source_settings.h"
+#include "snowcar/source/typed_record.h"
 #include "snowcar/state/state_store.h"
 #include "table_status.h"
+#include "typed_table.h"
 
 namespace snowcar::api {
 class HealthRegistry;
@@ -52,6 +54,8 @@ struct PollerOptions {
   int64_t commit_interval_ms = 50;
   // The user whose time zone the probe checks (once per process); empty: no check.
   std::string username;
+  // Set when a schema registry is configured: typed records are framed with its ids.
+  SchemaRegistrar registrar;
 };
 
 // Shared by every poller of a process: the time-zone warning is checked once, not per table.
@@ -152,8 +156,20 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void NoteSweepFinished();
   void PublishWatermark();
   // The records one accepted row becomes: the row's UPSERT, or a deletes stream's records.
-  std::vector<kafka::OutRecord> RecordsFor(const boost::json::object& row, const RowKey& key,
-                                           int64_t extracted_at);
+  // InvalidArgument: a typed value that does not parse (the bad-row policy decides).
+  Status RecordsFor(const boost::json::object& row, const RowKey& key, int64_t extracted_at,
+                    std::vector<kafka::OutRecord>& out);
+
+  // ---- typed records (typed_poller.cpp) ----
+  // A fetched page of a typed table: true when it waits for sys_dictionary (the page is kept
+  // and accepted once the types are read) or was dropped for a back-off (a registry that
+  // cannot take the schema; the page is read again).
+  bool HoldForTypes(boost::json::array& rows);
+  void OnDictionary(const servicenow::CallResult& result);
+  // Backs off for a schema the registry did not take, doubling across pages.
+  void RegistryBackOff(const Status& why);
+  // The accepted-page path after the page's types are settled.
+  void AcceptAndContinue(boost::json::array rows);
   // Produces them as one unit: one delivery report, OK only when every record's is.
   void ProduceRecords(std::vector<kafka::OutRecord> records, AckTracker::Ticket ticket,
                       state::DedupKey dedup);
@@ -173,6 +189,10 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   AckTracker tracker_;
   std::unique_ptr<state::DedupWindow> window_;
   TableStatus status_;
+  // Typed records (typed_poller.cpp); null for untyped tables and deletes streams.
+  std::unique_ptr<TypedTable> typed_;
+  std::optional<boost::json::array> typed_wait_;  // the page waiting for sys_dictionary
+  int typed_failures_ = 0;                        // registry refusals in a row (RegistryBackOff)
 
   // Strand-only state.
   bool loaded_ = false;

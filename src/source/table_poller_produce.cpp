@@ -86,7 +86,23 @@ void TablePoller::ProduceQueued() {
         tracker_.Ack(tracker_.Add(std::move(position)));
       } else {
         const boost::json::object& row = page.rows[q.index].get_object();
-        std::vector<kafka::OutRecord> records = RecordsFor(row, q.key, page.extracted_at);
+        std::vector<kafka::OutRecord> records;
+        if (Status s = RecordsFor(row, q.key, page.extracted_at, records); !s.ok()) {
+          // A typed value that does not parse: the bad-row policy, as for a row without a
+          // usable id or timestamp. A skipped row still moves the cursor, and its version
+          // enters the dedup index so the overlap's re-reads do not skip it again.
+          if (deps_.source->bad_row == BadRowBehavior::kFail) {
+            Fail(s.message());
+            return;
+          }
+          status_.rows_skipped.fetch_add(1);
+          SNOWCAR_LOG(kWarn, "source.bad_row_skipped",
+                      {{"table", deps_.table->alias}, {"error", s.message()}});
+          window_->Insert(q.key.ts, q.key.sys_id, q.key.mod_count);
+          tracker_.Ack(tracker_.Add(std::move(position)));
+          page.rows[q.index].emplace_null();
+          continue;
+        }
         state::DedupKey dedup{q.key.ts, std::string(q.key.sys_id), q.key.mod_count};
         const AckTracker::Ticket ticket = tracker_.Add(std::move(position));
         ++in_flight_;

@@ -61,6 +61,10 @@ struct FieldDef {
   std::string default_value;    // filled in on insert when the client gives no value
   bool numeric_choice = false;  // kChoice whose values are integers (priority, state, ...)
   bool system = false;          // maintained by the store (sys_created_on, sys_mod_count, ...)
+  // sys_dictionary's internal_type when the kind alone does not say it (GUID, currency, ...);
+  // empty: derived from the kind (InternalTypeOf).
+  std::string internal_type;
+  int64_t max_length = 0;  // sys_dictionary's max_length; 0: the kind's usual length
 
   // Integer fields and integer-valued choices compare numerically.
   bool CompareAsNumber() const {
@@ -120,6 +124,12 @@ class TableSchema {
   size_t display_index_ = kSysId;
   std::optional<size_t> number_index_;
 };
+
+// What the emulator's sys_dictionary lists for a field: the instance's internal_type (string,
+// integer, boolean, glide_date_time, reference, GUID, ...; an integer-valued choice is an
+// integer column, another choice a string one) and max_length.
+std::string InternalTypeOf(const FieldDef& field);
+int64_t MaxLengthOf(const FieldDef& field);
 
 // Realistic schema of a table the emulator knows (incident, change_request, problem,
 // sys_user, sys_user_group, cmdb_ci), or nullptr.

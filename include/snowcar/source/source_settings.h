@@ -16,8 +16,11 @@ class Config;
 
 namespace snowcar::source {
 
-enum class DisplayValue { kFalse, kTrue, kAll };  // sysparm_display_value
-enum class SchemaMode { kSchemaless, kStrings };  // `typed` is refused at start (no registry)
+enum class DisplayValue { kFalse, kTrue, kAll };          // sysparm_display_value
+enum class SchemaMode { kSchemaless, kStrings, kTyped };  // kTyped: types from sys_dictionary
+// value.format / key.format. kJson: the untyped JSON row (values); kString: the sys_id's
+// bytes (keys, the default).
+enum class RecordFormat { kJson, kJsonTyped, kAvro, kJsonSchema, kString };
 enum class BadRowBehavior { kFail, kSkip };
 enum class DeleteCapture { kNone, kAudit };  // snow.table.<alias>.deletes
 
@@ -50,6 +53,9 @@ struct SourceSettings {
   BadRowBehavior bad_row = BadRowBehavior::kFail;
   bool startup_probe = true;
   SchemaMode schema_mode = SchemaMode::kSchemaless;
+  RecordFormat value_format = RecordFormat::kJson;  // kJson unless schema_mode is kTyped
+  RecordFormat key_format = RecordFormat::kString;
+  int64_t schema_refresh_ms = 3600000;  // typed: re-read sys_dictionary when older
   bool emit_envelope = false;
   bool emit_tombstones = false;  // after each DELETE record (deletes=audit)
 
@@ -57,8 +63,10 @@ struct SourceSettings {
   // key (e.g. "snow.table.inc.name is required because 'inc' is listed in snow.tables").
   // Checks needing several keys live here: every listed alias has a name and a topic, every
   // alias with keys is listed, .fields names the id and timestamp fields (sys_mod_count is
-  // appended when missing), schema.mode=typed is refused with why. Single values (alias
-  // syntax, ORDERBY in a query, dot-walked fields, start timestamps) are refused earlier by
+  // appended when missing), value.format and schema.mode agree (a typed value.format with
+  // schema.mode unset means typed, so a Connect file with an Avro converter runs as it is;
+  // typed with value.format unset means json_typed), no envelope around typed values. Single values
+  // (alias syntax, ORDERBY in a query, dot-walked fields, start timestamps) are refused earlier by
   // the config loader, as is exactly.once.source.support=required, so `snowcar config check`
   // catches them too. Per-table batch.size and poll.interval.ms default to the globals.
   static Result<SourceSettings> FromConfig(const config::Config& config);

@@ -202,6 +202,22 @@ class StateStore {
     return Status::Ok();
   }
 
+  // ---- column types of typed source records ---------------------------------------------
+  // The column types the source last read from sys_dictionary for (instance, table), as the
+  // text it stored (snowcar::source::TableTypes::Encode, which carries its read time), or
+  // nullopt. Kept so a restart writes its first typed record without asking the instance.
+  // Stores without a place for them (test fakes) keep nothing.
+  virtual Result<std::optional<std::string>> LoadTableTypes(std::string_view instance,
+                                                            std::string_view table) {
+    (void)instance, (void)table;
+    return std::optional<std::string>();
+  }
+  virtual Status StoreTableTypes(std::string_view instance, std::string_view table,
+                                 std::string_view encoded) {
+    (void)instance, (void)table, (void)encoded;
+    return Status::Ok();
+  }
+
   // ---- diagnostics -------------------------------------------------------------------------
   virtual uint32_t schema_version() const = 0;
   // RocksDB's numeric properties per column family, for /metrics (snowcar_state_* gauges),

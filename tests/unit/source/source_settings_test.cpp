@@ -162,14 +162,44 @@ TEST(SourceSettingsTest, NoTablesIsRefused) {
   EXPECT_THAT(s.status().message(), HasSubstr("the alias 'inc' is not listed in snow.tables"));
 }
 
-TEST(SourceSettingsTest, TypedSchemaModeIsRefusedWithWhy) {
+TEST(SourceSettingsTest, TypedSchemaModeWritesJsonTypedUnlessAFormatIsGiven) {
   auto keys = BaseKeys();
   keys["snow.source.schema.mode"] = "typed";
   auto s = Settings(keys);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->schema_mode, SchemaMode::kTyped);
+  EXPECT_EQ(s->value_format, RecordFormat::kJsonTyped);
+  EXPECT_EQ(s->key_format, RecordFormat::kString);
+  keys["value.format"] = "avro";
+  keys["key.format"] = "avro";
+  s = Settings(keys);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->value_format, RecordFormat::kAvro);
+  EXPECT_EQ(s->key_format, RecordFormat::kAvro);
+}
+
+TEST(SourceSettingsTest, ATypedFormatMakesTypedValuesUnlessTheModeSaysOtherwise) {
+  auto keys = BaseKeys();
+  keys["value.format"] = "avro";  // what value.converter=...AvroConverter becomes
+  auto s = Settings(keys);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->schema_mode, SchemaMode::kTyped);
+  keys["snow.source.schema.mode"] = "strings";
+  s = Settings(keys);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("value.format=avro writes typed values, which "
+                                              "snow.source.schema.mode=strings does not make"));
+  keys["snow.source.schema.mode"] = "typed";
+  keys["value.format"] = "json";
+  s = Settings(keys);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(),
-              HasSubstr("snow.source.schema.mode: 'typed' writes values with a schema, which "
-                        "needs a schema registry"));
+              HasSubstr("choose value.format=json_typed, avro or json_schema"));
+  keys["value.format"] = "json_schema";
+  keys["snow.source.emit.envelope"] = "true";
+  s = Settings(keys);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("wraps untyped JSON only"));
 }
 
 TEST(SourceSettingsTest, SameFieldForIdAndTimestampIsRefused) {

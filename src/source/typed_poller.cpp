@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// TablePoller's hooks for typed records (typed_table.h): a page of a typed table waits for
+// the table's column types when they are missing, stale or lack one of its fields, and its
+// rows become typed records. Kept apart from table_poller.cpp so the untyped path reads as
+// before.
+#include "snowcar/common/log.h"
+#include "snowcar/common/time.h"
+#include "snowcar/servicenow/outcome_table.h"
+#include "snowcar/source/record_builder.h"
+#include "table_poller.h"
+
+namespace snowcar::source {
+
+Status TablePoller::RecordsFor(const boost::json::object& row, const RowKey& key,
+                               int64_t extracted_at, std::vector<kafka::OutRecord>& out) {
+  if (deps_.deletes) {
+    out = AuditRecords(row, key, *deps_.deletes, *deps_.source, extracted_at);
+    return Status::Ok();
+  }
+  if (typed_) {
+    auto record = typed_->Build(row, key, extracted_at);
+    if (!record.ok()) return record.status();
+    out.push_back(std::move(record).value());
+    return Status::Ok();
+  }
+  out.push_back(BuildRecord(row, key, *deps_.table, *deps_.source, extracted_at));
+  return Status::Ok();
+}
+
+bool TablePoller::HoldForTypes(boost::json::array& rows) {
+  if (!typed_) return false;
+  if (typed_->NeedsDictionary(rows, SystemClock::Instance().NowMillis())) {
+    typed_wait_ = std::move(rows);
+    servicenow::HttpRequest request;
+    request.target = typed_->DictionaryTarget();
+    status_.SetLastRequestAt(SystemClock::Instance().NowMillis());
+    http_busy_ = true;
+    SNOWCAR_LOG(kDebug, "source.column_types_request", {{"table", deps_.table->alias}});
+    deps_.client->Send(std::move(request), strand_,
+                       [self = shared_from_this()](const servicenow::CallResult& result) {
+                         self->OnDictionary(result);
+                       });
+    return true;
+  }
+  if (Status s = typed_->Ready(); !s.ok()) {
+    // Not about the page: the schema cannot be registered (the registry refused it or is
+    // unreachable). The page is read again after the back-off; nothing is dropped.
+    RegistryBackOff(s);
+    return true;
+  }
+  typed_failures_ = 0;
+  return false;
+}
+
+void TablePoller::RegistryBackOff(const Status& why) {
+  // The page's good answer reset the failure count; a refusal that lasts must still back off
+  // longer each time, not ask the registry at the initial pace forever.
+  consecutive_failures_ = typed_failures_++;
+  BackOff(Label() + ": " + why.message(), /*retry_probe=*/false);
+}
+
+void TablePoller::OnDictionary(const servicenow::CallResult& result) {
+  http_busy_ = false;
+  boost::json::array rows = std::move(*typed_wait_);
+  typed_wait_.reset();
+  if (stopping_) {
+    FinishStop();
+    return;
+  }
+  if (failed_) return;
+  if (produce_failed_) {
+    Pump();  // the page is dropped and re-read after recovery
+    return;
+  }
+  const std::string what =
+      Label() + ": reading the column types of " + deps_.table->name + " from sys_dictionary";
+  if (!result.ok()) {
+    switch (servicenow::Decide(result, servicenow::CallPurpose::kGetPage)) {
+      case servicenow::Action::kHold:
+        BackOff(what + ": " + result.ToStatus().message(), false, result.response.retry_after_ms);
+        return;
+      case servicenow::Action::kPauseInstance:
+        BackOff(what + ": " + result.ToStatus().message(), false, result.response.retry_after_ms,
+                /*pause=*/true);
+        return;
+      default:
+        Fail(what + " failed (typed records need read access to sys_dictionary): " +
+             result.ToStatus().message());
+        return;
+    }
+  }
+  AnswerWasGood();
+  if (Status s =
+          typed_->OnDictionary(result.response.rows, rows, SystemClock::Instance().NowMillis());
+      !s.ok()) {
+    if (s.retriable() || s.code() == StatusCode::kResourceExhausted) {
+      BackOff(what + ": " + s.message(), false);
+    } else {
+      Fail(what + ": " + s.message());
+    }
+    return;
+  }
+  if (Status s = typed_->Ready(); !s.ok()) {
+    RegistryBackOff(s);
+    return;
+  }
+  typed_failures_ = 0;
+  AcceptAndContinue(std::move(rows));
+}
+
+void TablePoller::AcceptAndContinue(boost::json::array rows) {
+  AcceptPage(std::move(rows));
+  if (failed_) return;
+  AfterPage();
+  ProduceQueued();
+}
+
+}  // namespace snowcar::source
