@@ -447,6 +447,7 @@ std::vector<OptionSpec> BuildTable() {
   AppendSourceOptions(table);
   for (auto& spec : SinkTopicOptions()) table.push_back(std::move(spec));
   AppendSinkOptions(table);
+  AppendOriginOptions(table);
   for (auto& spec : KafkaAndConnectOptions()) table.push_back(std::move(spec));
   AppendConfluentOptions(table);
   return table;

@@ -9,6 +9,7 @@ set(SNOWCAR_SINK_DIRECTION_SOURCES
   lane.cpp
   lane_set.cpp
   limited_client.cpp
+  origin_recorder.cpp
   sink.cpp
   sink_direction.cpp
   sink_metrics.cpp

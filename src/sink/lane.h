@@ -28,6 +28,7 @@
 
 #include "error_path.h"
 #include "field_catalog.h"
+#include "origin_recorder.h"
 #include "sink_metrics.h"
 #include "snowcar/kafka/record.h"
 #include "snowcar/servicenow/instance_gate.h"
@@ -82,6 +83,8 @@ struct LaneDeps {
   // The instance's gate (may be null): while it is closed the lane sends nothing and waits at
   // it instead of on its own back-off.
   servicenow::InstanceGate* gate = nullptr;
+  // Remembers the row version each successful write made (may be null: nothing remembered).
+  OriginRecorder* origins = nullptr;
   LaneEvents events;
   LaneOptions options;
 };

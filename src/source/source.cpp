@@ -37,6 +37,7 @@ Result<std::unique_ptr<direction::Direction>> MakeSource(const direction::Direct
   options.initial_backoff_ms = config.GetInt("snow.retry.initial.backoff.ms");
   options.max_backoff_ms = config.GetInt("snow.retry.max.backoff.ms");
   options.username = config.GetString("snow.auth.username");
+  options.echo = EchoModeFromConfig(config);
 
   OwnershipOptions ownership;
   ownership.group_id = config.GetString("source.group.id");
