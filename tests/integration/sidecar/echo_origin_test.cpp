@@ -401,6 +401,14 @@ TEST_F(EchoOriginTest, AKillOrStopBetweenWriteAndReadStillMarksTheVersion) {
   // The origin entries came through the kill and the restart.
   const auto offline = sidecartest::SocketGet(socket(), "/v1/state/origin/incident/" + ids_[5]);
   EXPECT_NE(offline.second.find("\"request_id\":\"req-5\""), std::string::npos) << offline.second;
+  // `snowcar state origin` prints the same.
+  testsupport::ChildOptions cli;
+  cli.args = {"state", "--socket", socket(), "origin", "incident", ids_[5]};
+  auto printed = testsupport::RunToCompletion(SNOWCAR_BINARY, cli, 30s);
+  ASSERT_TRUE(printed.ok()) << printed.status().ToString();
+  EXPECT_NE(printed->out.find("req-5"), std::string::npos) << printed->out;
+  EXPECT_NE(printed->out.find("PATCH"), std::string::npos) << printed->out;
+  EXPECT_NE(printed->out.find("snow.commands"), std::string::npos) << printed->out;
   const auto messages = ReadUntilCaughtUp(false, "echo-restart-check");
   const int marked = CheckMarks(messages, ByNumber(batches));
   int sink_finals = 0;
