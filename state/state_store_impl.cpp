@@ -39,7 +39,7 @@ namespace snowcar::state {
 namespace {
 
 constexpr const char* kOurFamilies[] = {codec::kCursorCf, codec::kDedupCf, codec::kCorrelationCf,
-                                        codec::kMetaCf};
+                                        codec::kMetaCf, codec::kOriginCf};
 
 rocksdb::DBOptions MakeDbOptions(bool fresh) {
   rocksdb::DBOptions o;
@@ -208,6 +208,7 @@ Result<std::unique_ptr<StateStore>> StateStoreImpl::Open(const StateStoreOptions
   SNOWCAR_RETURN_IF_ERROR(CheckFreeSpace(options.dir));
   SNOWCAR_RETURN_IF_ERROR(store->OpenDatabase(fresh));
   SNOWCAR_RETURN_IF_ERROR(store->CheckSchema(fresh));
+  SNOWCAR_RETURN_IF_ERROR(store->LoadOrigins());
   // The open itself reserved space ahead (the WAL about 1.1 times the largest memtable, the
   // MANIFEST 4 MiB): a store that now sits below the write reserve would refuse every commit,
   // so it does not start.
@@ -251,12 +252,15 @@ Status StateStoreImpl::OpenDatabase(bool fresh) {
     }
     SNOWCAR_RETURN_IF_ERROR(CheckCatalogueIntact(dir_, families));
   }
+  const bool add_origin = !fresh && AddMissingOriginFamily(families);
   auto cache = rocksdb::NewLRUCache(8 << 20);
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   descriptors.reserve(families.size());
   for (const auto& name : families) descriptors.emplace_back(name, MakeCfOptions(name, cache));
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(MakeDbOptions(fresh), dir_, descriptors, &handles_, &raw);
+  rocksdb::DBOptions db_options = MakeDbOptions(fresh);
+  db_options.create_missing_column_families |= add_origin;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, dir_, descriptors, &handles_, &raw);
   if (!s.ok()) return WithRepairHint(FromRocks(s, dir_, "opening the database"));
   db_.reset(raw);
   for (auto* h : handles_) {
@@ -264,6 +268,7 @@ Status StateStoreImpl::OpenDatabase(bool fresh) {
     if (h->GetName() == codec::kDedupCf) dedup_cf_ = h;
     if (h->GetName() == codec::kCorrelationCf) correlation_cf_ = h;
     if (h->GetName() == codec::kMetaCf) meta_cf_ = h;
+    if (h->GetName() == codec::kOriginCf) origin_cf_ = h;
   }
   return Status::Ok();
 }
@@ -396,7 +401,7 @@ StateStoreImpl::~StateStoreImpl() {
     rocksdb::FlushOptions fo;
     fo.wait = true;
     std::vector<rocksdb::ColumnFamilyHandle*> ours;
-    for (auto* h : {cursor_cf_, dedup_cf_, correlation_cf_, meta_cf_}) {
+    for (auto* h : {cursor_cf_, dedup_cf_, correlation_cf_, meta_cf_, origin_cf_}) {
       if (h) ours.push_back(h);
     }
     // Below the reserve the flush is skipped (RocksDB is kept away from a full disk); the WAL

@@ -2,8 +2,8 @@
 // StateStoreImpl: the RocksDB-backed StateStore (see include/snowcar/state/state_store.h).
 //
 // Thread safety: RocksDB's DB is safe for concurrent use and this class keeps no mutable
-// state of its own after Open (apart from an atomic error count), so every method may run on
-// any thread. Commits for different
+// state of its own after Open (apart from an atomic error count and the origin family's
+// index, under its own mutex), so every method may run on any thread. Commits for different
 // tables proceed in parallel; RocksDB groups concurrent WAL writes.
 #pragma once
 
@@ -17,6 +17,7 @@
 
 #include "snowcar/state/state_store.h"
 #include "state/dir_lock.h"
+#include "state/origin_index.h"
 
 namespace snowcar::state {
 
@@ -60,6 +61,13 @@ class StateStoreImpl final : public StateStore {
                                                     std::string_view table) override;
   Status StoreTableTypes(std::string_view instance, std::string_view table,
                          std::string_view encoded) override;
+  Status RecordOrigin(const OriginKey& key, const Origin& origin,
+                      const OriginPolicy& policy) override;
+  Result<std::optional<Origin>> FindOrigin(std::string_view instance, std::string_view table,
+                                           std::string_view sys_id, uint32_t mod_count) override;
+  Result<std::vector<StoredOrigin>> OriginsFor(std::string_view table,
+                                               std::string_view sys_id) override;
+  Result<uint64_t> OriginCount() override;
 
   uint32_t schema_version() const override { return schema_version_; }
   std::vector<PropertySample> NumericProperties() const override;
@@ -86,6 +94,11 @@ class StateStoreImpl final : public StateStore {
   // Adds the deletion of every cursor and dedup entry of the alias to `batch`.
   Status AddTableDeletion(std::string_view table, rocksdb::WriteBatch& batch);
   Status Write(rocksdb::WriteBatch* batch, std::string_view what);
+  // Reads the origin family's time index into origins_ (state_store_origin.cpp).
+  Status LoadOrigins();
+  // A dir made before the origin family existed lacks it: adds it to `families` (the open
+  // then creates it). True when it was missing.
+  static bool AddMissingOriginFamily(std::vector<std::string>& families);
 
   std::string dir_;
   bool sync_writes_ = false;
@@ -98,6 +111,8 @@ class StateStoreImpl final : public StateStore {
   rocksdb::ColumnFamilyHandle* dedup_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* correlation_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* meta_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* origin_cf_ = nullptr;
+  std::unique_ptr<origin::Memory> origins_ = std::make_unique<origin::Memory>();
   // ThreadSanitizer builds only (state_store_impl.cpp, __tsan_default_suppressions): reads and
   // writes take turns, so TSan sees the ordering RocksDB's uninstrumented atomics provide.
   // Elsewhere the turn is an empty object and costs nothing.

@@ -285,6 +285,7 @@ Status RegisterStateRoutes(Router& router, state::StateStore& store, BeforeReset
   SNOWCAR_RETURN_IF_ERROR(router.Add(Route{"GET", "/v1/state/correlation/{table}/{field}/{value}",
                                            "the sys_id cached for a correlation value (404: none)",
                                            false, CorrelationLookup(&store)}));
+  SNOWCAR_RETURN_IF_ERROR(RegisterOriginRoute(router, store));
 
   SNOWCAR_RETURN_IF_ERROR(router.Add(
       Route{"POST", "/v1/state/cursors/{table}/reset",

@@ -30,6 +30,7 @@ constexpr const char* kUsage =
     "  cursors [TABLE]                stored source cursors\n"
     "  dedup TABLE SYS_ID             dedup entries of one row\n"
     "  correlation TABLE FIELD VALUE  cached sys_id for a correlation value\n"
+    "  origin TABLE SYS_ID            versions of a row the sink wrote, and their commands\n"
     "  reset TABLE                    forget a table's cursors and dedup entries\n"
     "  reset-cursor TABLE [--to TS]   without --to: the same as reset; with\n"
     "                                 --to \"YYYY-MM-DD HH:MM:SS\" (UTC): rewind the cursor\n"
@@ -46,8 +47,9 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"health", 0, 0}, {"ready", 0, 0},       {"help", 0, 0},  {"cursors", 0, 1},
-    {"dedup", 2, 2},  {"correlation", 3, 3}, {"reset", 1, 1}, {"reset-cursor", 1, 1},
+    {"health", 0, 0},  {"ready", 0, 0},        {"help", 0, 0},
+    {"cursors", 0, 1}, {"dedup", 2, 2},        {"correlation", 3, 3},
+    {"reset", 1, 1},   {"reset-cursor", 1, 1}, {"origin", 2, 2},
 };
 
 int Usage(std::ostream& err, const std::string& problem) {
@@ -71,6 +73,9 @@ std::pair<std::string, std::string> TargetFor(const std::string& command,
   if (command == "correlation") {
     return {"GET", "/v1/state/correlation/" + PercentEncode(a[0]) + "/" + PercentEncode(a[1]) +
                        "/" + PercentEncode(a[2])};
+  }
+  if (command == "origin") {
+    return {"GET", "/v1/state/origin/" + PercentEncode(a[0]) + "/" + PercentEncode(a[1])};
   }
   return {"POST", "/v1/state/cursors/" + PercentEncode(a[0]) + "/reset"};
 }

@@ -3,7 +3,8 @@
 //
 //   snowcar state [--socket PATH | --config FILE | --state-dir DIR] [--json] COMMAND
 //     health | ready | help | cursors [TABLE] | dedup TABLE SYS_ID |
-//     correlation TABLE FIELD VALUE | reset TABLE | reset-cursor TABLE [--to "YYYY-MM-DD HH:MM:SS"]
+//     correlation TABLE FIELD VALUE | origin TABLE SYS_ID | reset TABLE |
+//     reset-cursor TABLE [--to "YYYY-MM-DD HH:MM:SS"]
 //
 // reset-cursor without --to is `reset`; with --to it POSTs {"to":...} to the reset route,
 // which rewinds the table's cursors and keeps its dedup entries (see routes.h).

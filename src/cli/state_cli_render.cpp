@@ -51,6 +51,25 @@ void PrintCursors(const json::value& body, std::ostream& out) {
   PrintTable(rows, out);
 }
 
+void PrintOrigins(const json::value& body, std::ostream& out) {
+  out << "table: " << Field(body, "table") << "\n"
+      << "sys_id: " << Field(body, "sys_id") << "\n";
+  const json::value* list = body.as_object().if_contains("versions");
+  if (list == nullptr || !list->is_array() || list->as_array().empty()) {
+    out << "versions: none written by the sink (or no longer remembered)\n";
+    return;
+  }
+  std::vector<std::vector<std::string>> rows = {{"SYS_MOD_COUNT", "SYS_UPDATED_ON", "OPERATION",
+                                                 "TOPIC", "PARTITION", "OFFSET", "CORRELATION",
+                                                 "REQUEST_ID", "RECORDED_AT"}};
+  for (const auto& v : list->as_array()) {
+    rows.push_back({Field(v, "sys_mod_count"), Field(v, "sys_updated_on"), Field(v, "operation"),
+                    Field(v, "topic"), Field(v, "partition"), Field(v, "offset"),
+                    Field(v, "correlation"), Field(v, "request_id"), Field(v, "recorded_at")});
+  }
+  PrintTable(rows, out);
+}
+
 }  // namespace
 
 void RenderHuman(const std::string& command, const json::value& body, std::ostream& out) {
@@ -102,6 +121,8 @@ void RenderHuman(const std::string& command, const json::value& body, std::ostre
         << "field: " << Field(body, "field") << "\n"
         << "value: " << Field(body, "value") << "\n"
         << "sys_id: " << Field(body, "sys_id") << "\n";
+  } else if (command == "origin") {
+    PrintOrigins(body, out);
   } else if (command == "reset-cursor" && body.is_object() &&
              body.as_object().contains("rewound")) {
     out << "rewound table " << Field(body, "table") << " to " << Field(body, "to_utc")

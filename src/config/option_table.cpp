@@ -458,6 +458,7 @@ std::vector<OptionSpec> BuildTable() {
   for (auto& spec : SinkTopicOptions()) table.push_back(std::move(spec));
   AppendSinkOptions(table);
   AppendRegistryOptions(table);
+  AppendOriginOptions(table);
   for (auto& spec : KafkaAndConnectOptions()) table.push_back(std::move(spec));
   AppendConfluentOptions(table);
   return table;

@@ -22,6 +22,10 @@ void AppendSourceOptions(std::vector<OptionSpec>& table);
 // behavior.on.api.errors  (option_table_sink.cpp)
 void AppendSinkOptions(std::vector<OptionSpec>& table);
 
+// snow.source.echo, snow.sink.origin.window.*: the link between the two directions
+// (option_table_origin.cpp)
+void AppendOriginOptions(std::vector<OptionSpec>& table);
+
 // The section of the keys of Confluent's ServiceNow source and sink connectors.
 inline constexpr std::string_view kConfluent = "Keys of Confluent's ServiceNow connectors";
 // servicenow.*, kafka.topic, batch.max.rows, poll.interval.s, retry.max.times, proxy.*,

@@ -12,6 +12,7 @@ set(SNOWCAR_SINK_DIRECTION_SOURCES
   lane_set.cpp
   limited_client.cpp
   ordering_key.cpp
+  origin_recorder.cpp
   sink.cpp
   sink_direction.cpp
   sink_metrics.cpp

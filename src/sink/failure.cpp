@@ -107,6 +107,10 @@ kafka::OutRecord BuildSuccessReport(const kafka::InRecord& original, const Appli
                     {"status", applied.http_status},
                     {"request_id", applied.request_id},
                     {"source", SourcePosition(original)}};
+  if (applied.sys_mod_count.has_value()) {
+    body["sys_mod_count"] = *applied.sys_mod_count;
+    body["sys_updated_on"] = applied.sys_updated_on;
+  }
   if (!applied.unknown_fields.empty()) {
     json::array names;
     for (const std::string& name : applied.unknown_fields) names.emplace_back(name);

@@ -191,6 +191,8 @@ void Lane::OnWritten(std::optional<Command> command, WriteOutcome outcome) {
                    {"table", outcome.applied->table},
                    {"sys_id", outcome.applied->sys_id}});
     }
+    // Before the success report and the offset: a committed command has its mark on disk.
+    if (deps_.origins != nullptr) deps_.origins->Record(*current_, command, *outcome.applied);
     current_applied_ = std::move(outcome.applied);
     return ReportSuccess();
   }

@@ -28,6 +28,7 @@
 
 #include "error_path.h"
 #include "field_catalog.h"
+#include "origin_recorder.h"
 #include "sink_metrics.h"
 #include "snowcar/kafka/record.h"
 #include "snowcar/schema_registry/framed_decoder.h"
@@ -91,6 +92,8 @@ struct LaneDeps {
   // Decodes commands in Confluent's wire format (command_framed.h); null without a
   // schema.registry.url, and a framed command is then a RECORD_ERROR saying so.
   schema_registry::FramedDecoder* decoder = nullptr;
+  // Remembers the row version each successful write made (may be null: nothing remembered).
+  OriginRecorder* origins = nullptr;
   LaneEvents events;
   LaneOptions options;
 };

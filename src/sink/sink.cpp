@@ -23,6 +23,7 @@ Result<std::unique_ptr<direction::Direction>> MakeSink(const direction::Directio
 
   SinkRuntimeOptions options;
   options.kafka = config.WithPrefix("kafka.");
+  options.origin = OriginSettings::FromConfig(config);
   SNOWCAR_ASSIGN_OR_RETURN(
       const kafka::StaticMembership membership,
       kafka::ResolveStaticMembership(config.GetString("kafka.group.instance.id"),

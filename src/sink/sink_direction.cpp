@@ -4,6 +4,8 @@
 #include <cstdlib>
 
 #include "keyed_lane.h"
+#include "snowcar/api/metric_names.h"
+#include "snowcar/api/prometheus.h"
 #include "snowcar/api/readiness.h"
 #include "snowcar/common/log.h"
 
@@ -18,7 +20,8 @@ SinkDirection::SinkDirection(const direction::DirectionContext& context, SinkSet
       limit_(settings_.max_in_flight),
       client_(*context.client, limit_),
       catalog_(client_),
-      writer_(client_, context.store, settings_) {}
+      writer_(client_, context.store, settings_),
+      origins_(context.store, options_.origin, settings_) {}
 
 SinkDirection::~SinkDirection() { Stop(std::chrono::steady_clock::now()); }
 
@@ -49,6 +52,7 @@ std::shared_ptr<Lane> SinkDirection::MakeKeyLane(const kafka::TopicPartition& tp
   deps.metrics = &metrics_;
   deps.gate = context_.client->gate();
   deps.decoder = decoder_.get();
+  deps.origins = &origins_;
   deps.events = std::move(events);
   deps.options = options_.lane;
   return std::make_shared<Lane>(tp, std::move(deps));
@@ -142,6 +146,12 @@ void SinkDirection::WriteMetrics(std::string& out) const {
     }
   }
   metrics_.Write(out, limit_.in_flight(), limit_.max_observed(), gauges);
+  api::WriteMetricFamily(out, api::metric::kSinkOriginsRecorded, "counter",
+                         "Row versions the sink wrote and recorded for the source to recognise");
+  api::WriteSample(out, api::metric::kSinkOriginsRecorded, "", origins_.recorded());
+  api::WriteMetricFamily(out, api::metric::kSinkOriginErrors, "counter",
+                         "Written row versions whose recording failed (emitted unmarked)");
+  api::WriteSample(out, api::metric::kSinkOriginErrors, "", origins_.errors());
 }
 
 std::vector<direction::Direction::ProducerGauge> SinkDirection::ProducerGauges() const {

@@ -11,6 +11,7 @@
 #include "field_catalog.h"
 #include "in_flight_limit.h"
 #include "limited_client.h"
+#include "origin_recorder.h"
 #include "sink_metrics.h"
 #include "snowcar/direction/direction.h"
 #include "snowcar/schema_registry/client.h"
@@ -28,6 +29,7 @@ struct SinkRuntimeOptions {
   std::chrono::milliseconds revoke_wait{10000};
   // schema.registry.*: decodes framed commands when its url is set.
   schema_registry::RegistryOptions registry;
+  OriginSettings origin;
 };
 
 class SinkDirection final : public direction::Direction {
@@ -59,6 +61,7 @@ class SinkDirection final : public direction::Direction {
   LimitedClient client_;
   FieldCatalog catalog_;
   Writer writer_;
+  OriginRecorder origins_;
   std::shared_ptr<kafka::RecordProducer> producer_;
   kafka::KafkaProducer* owned_producer_ = nullptr;  // when we created it (to close it)
   // The same, for /metrics: set once in Start while the socket may already answer.

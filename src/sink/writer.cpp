@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "call_failure.h"
+#include "origin_recorder.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/text.h"
 
@@ -91,6 +92,7 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
     a.sys_id = std::move(sys_id);
     a.http_status = result.http_status;
     a.request_id = result.request_id;
+    if (!ignored) ReadWrittenVersion(result.response.record, a);
     if (settings().reporter_include_request_body) a.request_body = std::move(body);
     out.applied = std::move(a);
     out.ignored = ignored;
@@ -206,10 +208,17 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
   // A create with a known sys_id after a lost answer: the row either exists or not.
   void Verify() {
     auto self = shared_from_this();
-    Send(Method::kGet, RecordPath(command.table, command.sys_id) + "?sysparm_fields=sys_id", {},
-         [self](const CallResult& result) {
+    // The version fields come back too: a row still at version 0 shows the very version
+    // the lost POST made, which the source can then mark (docs/semantics.md).
+    Send(Method::kGet,
+         RecordPath(command.table, command.sys_id) +
+             "?sysparm_fields=sys_id%2Csys_mod_count%2Csys_updated_on",
+         {}, [self](CallResult result) {
            if (result.ok()) {
              self->Remember(self->command.sys_id);
+             Applied seen;
+             ReadWrittenVersion(result.response.record, seen);
+             if (seen.sys_mod_count != 0u) result.response.record.erase("sys_mod_count");
              return self->Succeed(Operation::kCreate, self->command.sys_id, result);
            }
            if (result.klass == OutcomeClass::kNotFound) return self->Post();

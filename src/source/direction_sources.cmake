@@ -3,6 +3,7 @@
 set(SNOWCAR_SOURCE_DIRECTION_SOURCES
   poll_plan.cpp
   page_request.cpp
+  echo_marker.cpp
   startup_probe.cpp
   table_poller.cpp
   table_poller_probe.cpp

@@ -67,6 +67,7 @@ Result<std::unique_ptr<direction::Direction>> MakeSource(const direction::Direct
   options.max_backoff_ms = config.GetInt("snow.retry.max.backoff.ms");
   options.username = config.GetString("snow.auth.username");
   SNOWCAR_ASSIGN_OR_RETURN(options.registrar, MakeRegistrar(config, context.store));
+  options.echo = EchoModeFromConfig(config);
 
   OwnershipOptions ownership;
   ownership.group_id = config.GetString("source.group.id");

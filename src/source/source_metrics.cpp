@@ -52,6 +52,26 @@ void SourceDirection::WriteMetrics(std::string& out) const {
       Sample(out, c.name, poller->table().alias, (poller->status().*(c.field)).load());
     }
   }
+  const struct {
+    std::string_view name;
+    const char* help;
+    const std::atomic<int64_t> TableStatus::*field;
+  } kEcho[] = {
+      {api::metric::kSourceEchoMarked,
+       "Row versions the sink of this process wrote, emitted with snow.origin headers",
+       &TableStatus::echo_marked},
+      {api::metric::kSourceEchoSuppressed,
+       "Row versions the sink of this process wrote, kept out of the topic "
+       "(snow.source.echo=suppress)",
+       &TableStatus::echo_suppressed},
+  };
+  for (const auto& c : kEcho) {
+    api::WriteMetricFamily(out, c.name, "counter", c.help);
+    for (const auto& poller : pollers) {
+      api::WriteSample(out, c.name, "table=\"" + poller->table().alias + "\"",
+                       (poller->status().*(c.field)).load());
+    }
+  }
   api::WriteMetricFamily(
       out, "snowcar_source_throttled_seconds_total", "counter",
       "Time the table lost to retries, throttling (429, Retry-After) and back-off waits");

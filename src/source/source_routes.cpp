@@ -30,6 +30,8 @@ boost::json::object SourceDirection::TableJson(const TablePoller& poller) const 
   out["rows_emitted"] = s.rows_emitted.load();
   out["pages_fetched"] = s.pages_fetched.load();
   out["duplicates_suppressed"] = s.duplicates_suppressed.load();
+  out["echo_marked"] = s.echo_marked.load();
+  out["echo_suppressed"] = s.echo_suppressed.load();
   out["rows_skipped"] = s.rows_skipped.load();
   out["retries"] = s.retries.load();
   out["throttled_ms"] = s.throttled_ms.load();

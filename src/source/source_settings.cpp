@@ -9,6 +9,7 @@
 #include <set>
 
 #include "snowcar/common/time.h"
+#include "snowcar/common/url_host.h"
 #include "snowcar/config/config.h"
 #include "snowcar/config/options.h"
 #include "snowcar/source/keyset_query.h"
@@ -18,27 +19,6 @@ namespace {
 
 constexpr std::string_view kFamilyPrefix = "snow.table.";
 constexpr std::string_view kAliasPlaceholder = "snow.table.<alias>";
-
-// The host of a normalised http(s) URL, lower-case, without user info or port.
-std::string HostOf(std::string_view url) {
-  const size_t scheme = url.find("://");
-  if (scheme == std::string_view::npos) return "";
-  std::string_view authority = url.substr(scheme + 3);
-  authority = authority.substr(0, authority.find_first_of("/?#"));
-  if (const size_t at = authority.rfind('@'); at != std::string_view::npos) {
-    authority.remove_prefix(at + 1);
-  }
-  std::string_view host = authority;
-  if (!host.empty() && host.front() == '[') {
-    host = host.substr(0, host.find(']') + 1);
-  } else {
-    host = host.substr(0, host.find(':'));
-  }
-  std::string out(host);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::string JoinList(const std::vector<std::string>& items) {
   std::string out;
@@ -144,7 +124,7 @@ TableSettings ReadTable(const config::Config& config, const std::string& alias, 
 Result<SourceSettings> SourceSettings::FromConfig(const config::Config& config) {
   std::vector<std::string> errors;
   SourceSettings s;
-  s.instance = HostOf(config.GetString("snow.url"));
+  s.instance = UrlHost(config.GetString("snow.url"));
   s.overlap_seconds = config.GetInt("snow.source.overlap.seconds");
   s.safety_lag_seconds = config.GetInt("snow.source.safety.lag.seconds");
   s.dedup_window_records = static_cast<size_t>(config.GetInt("snow.source.dedup.window.records"));

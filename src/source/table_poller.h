@@ -27,6 +27,7 @@
 #include <string>
 
 #include "audit_stream.h"
+#include "echo_marker.h"
 #include "poll_plan.h"
 #include "snowcar/kafka/producer.h"
 #include "snowcar/servicenow/table_client.h"
@@ -56,6 +57,8 @@ struct PollerOptions {
   std::string username;
   // Set when a schema registry is configured: typed records are framed with its ids.
   SchemaRegistrar registrar;
+  // What to do with the row versions the sink of this process wrote (echo_marker.h).
+  EchoMode echo = EchoMode::kOff;
 };
 
 // Shared by every poller of a process: the time-zone warning is checked once, not per table.
@@ -132,6 +135,9 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   // Produces queued rows while the produced-but-not-durable count stays under the window.
   void ProduceQueued();
   size_t ProduceWindow() const;
+  // Marks the sink's own version in `records`, or says to suppress it (echo_marker.h).
+  EchoVerdict Echo(const boost::json::object& row, const RowKey& key,
+                   std::vector<kafka::OutRecord>& records);
   // What follows a processed page or count: end the sweep when the plan says so, then Pump.
   void AfterPage();
   void OnDelivery(uint64_t generation, AckTracker::Ticket ticket, const state::DedupKey& key,

@@ -66,6 +66,22 @@ void TablePoller::AcceptPage(boost::json::array rows) {
   }
 }
 
+EchoVerdict TablePoller::Echo(const boost::json::object& row, const RowKey& key,
+                              std::vector<kafka::OutRecord>& records) {
+  // A deletes stream's records are not row versions the sink wrote.
+  if (deps_.options.echo == EchoMode::kOff || deps_.deletes) return EchoVerdict::kForeign;
+  Status error;
+  const EchoVerdict verdict = ApplyEcho(*deps_.store, deps_.options.echo, deps_.source->instance,
+                                        *deps_.table, row, key, records, &error);
+  if (!error.ok()) {
+    SNOWCAR_LOG(kWarn, "source.echo.lookup_failed",
+                {{"table", deps_.table->alias}, {"error", error.message()}});
+  }
+  if (verdict == EchoVerdict::kMarked) status_.echo_marked.fetch_add(1);
+  if (verdict == EchoVerdict::kSuppressed) status_.echo_suppressed.fetch_add(1);
+  return verdict;
+}
+
 size_t TablePoller::ProduceWindow() const {
   return static_cast<size_t>(std::max(1, deps_.table->batch_size));
 }
@@ -103,10 +119,17 @@ void TablePoller::ProduceQueued() {
           page.rows[q.index].emplace_null();
           continue;
         }
-        state::DedupKey dedup{q.key.ts, std::string(q.key.sys_id), q.key.mod_count};
-        const AckTracker::Ticket ticket = tracker_.Add(std::move(position));
-        ++in_flight_;
-        ProduceRecords(std::move(records), ticket, std::move(dedup));
+        if (Echo(row, q.key, records) == EchoVerdict::kSuppressed) {
+          // The sink's own version stays out of the topic, but counts as read: its dedup
+          // entry and the cursor move on as if it had been delivered.
+          window_->Insert(q.key.ts, q.key.sys_id, q.key.mod_count);
+          tracker_.Ack(tracker_.Add(std::move(position)));
+        } else {
+          state::DedupKey dedup{q.key.ts, std::string(q.key.sys_id), q.key.mod_count};
+          const AckTracker::Ticket ticket = tracker_.Add(std::move(position));
+          ++in_flight_;
+          ProduceRecords(std::move(records), ticket, std::move(dedup));
+        }
       }
       // The record holds its own copy now: give the parsed row's memory back early.
       page.rows[q.index].emplace_null();

@@ -50,6 +50,10 @@ class TableStatus {
   std::atomic<int64_t> rows_emitted{0};
   std::atomic<int64_t> pages_fetched{0};
   std::atomic<int64_t> duplicates_suppressed{0};
+  // Row versions the sink of this process wrote: emitted with origin headers, or kept out
+  // of the topic under snow.source.echo=suppress (echo_marker.h).
+  std::atomic<int64_t> echo_marked{0};
+  std::atomic<int64_t> echo_suppressed{0};
   std::atomic<int64_t> rows_skipped{0};
   std::atomic<int64_t> retries{0};
   std::atomic<int64_t> throttled_ms{0};

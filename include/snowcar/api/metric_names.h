@@ -13,6 +13,15 @@ namespace snowcar::api::metric {
 inline constexpr std::string_view kBuildInfo = "snowcar_build_info";
 // 1 for the table's current phase, 0 for the other: labels table, phase (backfill, stream).
 inline constexpr std::string_view kSourcePhase = "snowcar_source_phase";
+// Row versions the sink of the same process wrote, read back by the source: emitted with the
+// snow.origin.* headers (marked), or kept out of the topic under snow.source.echo=suppress.
+// Label table.
+inline constexpr std::string_view kSourceEchoMarked = "snowcar_source_echo_marked_total";
+inline constexpr std::string_view kSourceEchoSuppressed = "snowcar_source_echo_suppressed_total";
+// Row versions the sink recorded as its own after a write, and recordings that failed (the
+// version is then emitted unmarked).
+inline constexpr std::string_view kSinkOriginsRecorded = "snowcar_sink_origins_recorded_total";
+inline constexpr std::string_view kSinkOriginErrors = "snowcar_sink_origin_errors_total";
 // Records of a command-topic partition not yet applied: the partition's high watermark minus
 // the sink's next offset to complete. Labels topic, partition.
 inline constexpr std::string_view kSinkConsumerLag = "snowcar_sink_consumer_lag";

@@ -36,6 +36,12 @@ using BeforeReset = std::function<Status(std::string_view table)>;
 // outlive the router.
 Status RegisterStateRoutes(Router& router, state::StateStore& store, BeforeReset before_reset = {});
 
+// GET /v1/state/origin/{table}/{sys_id} (state_origin_route.cpp): the versions of one row
+// the sink wrote, lowest sys_mod_count first, each with its command record (topic,
+// partition, offset, correlation, request id) and the number of versions recorded in all.
+// `table` is the ServiceNow table name. Registered by RegisterStateRoutes.
+Status RegisterOriginRoute(Router& router, state::StateStore& store);
+
 // The one correlation lookup, for routes of the form .../{table}/{field}/{value}: the sys_id
 // `store` has cached for the value, as {"table","field","value","sys_id"} plus the `extra`
 // fields. 404 names the value when none is cached, 400 a bad table name, 503 a store that is

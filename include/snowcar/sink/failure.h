@@ -58,6 +58,14 @@ struct Applied {
   std::string request_body;  // only when reporter_include_request_body
   // Fields removed under unknown.field.behavior=report (ApplyUnknownFieldPolicy's `reported`).
   std::vector<std::string> unknown_fields;
+  // The row version written, as the instance's answer to the POST, PATCH or PUT named it
+  // (unset when the answer carried no sys_mod_count: a DELETE, an ignored not-found, an
+  // answer without a body). The source marks exactly this version (docs/semantics.md).
+  std::optional<uint32_t> sys_mod_count;
+  std::string sys_updated_on;  // as answered; empty when not
+  // As answered (not reported): a PATCH or PUT that changed nothing makes no new version, and
+  // its answer names the version the row already had, made by whoever this says.
+  std::string sys_updated_by;
 };
 
 // The DLQ record: the original key, value, headers and timestamp, plus Kafka Connect-style
@@ -71,7 +79,8 @@ kafka::OutRecord BuildDlqRecord(const kafka::InRecord& original, const Failure& 
 // Reporter records (JSON values keyed by the original key, no headers):
 //   {"result":"success","operation":"PATCH","table":"incident","sys_id":"<32 hex>",
 //    "status":200,"request_id":"...","source":{"topic":"t","partition":0,"offset":42}}
-// plus "unknown_fields" (a list) when fields were reported and "request_body" when the lane
+// plus "sys_mod_count" and "sys_updated_on" (the version written) when the answer named them,
+// "unknown_fields" (a list) when fields were reported and "request_body" when the lane
 // passed one. Errors have "result":"error", the command's operation/table/sys_id (null when
 // the record could not be decoded), "status" (null without an answer), and add
 // "error_class", "attempts", "retries" (attempts - 1), "message" and "response_excerpt"

@@ -6,6 +6,7 @@
 //   dedup        (instance, table, ts, sys_id, sys_mod_count), big-endian so it sorts by time
 //   correlation  (table, field, value) -> sys_id   (sink: ambiguous creates)
 //   meta         schema version; the Schema Registry id cache under "registry/" keys
+//   origin       (instance, table, sys_id, sys_mod_count) -> the command that wrote it
 //
 // Thread safety: every StateStore method may be called from any thread. A DedupWindow is
 // owned by one source poller and used from that poller's strand only.
@@ -102,6 +103,44 @@ class DedupWindow {
   // Entries held in memory, committed and pending.
   virtual size_t size() const = 0;
   virtual size_t pending() const = 0;
+};
+
+// ---- origins: the row versions the sink wrote ------------------------------------------------
+// One row version, exactly: what a source record is matched on. `table` is the ServiceNow
+// table name (not a source alias), `instance` the host of snow.url as in CursorIdentity.
+struct OriginKey {
+  std::string instance;
+  std::string table;
+  std::string sys_id;
+  uint32_t mod_count = 0;
+
+  bool operator==(const OriginKey&) const = default;
+};
+
+// Where a version the sink wrote came from: the command record, and what the answer said.
+struct Origin {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  std::string correlation;     // the command's correlation value; empty: none
+  std::string request_id;      // the command's snow.request.id header; empty: none
+  std::string operation;       // "CREATE", "PATCH" or "PUT", as sent
+  std::string sys_updated_on;  // as the instance answered; empty when it did not say
+  int64_t written_at_ms = 0;   // wall clock when the sink recorded it
+
+  bool operator==(const Origin&) const = default;
+};
+
+struct StoredOrigin {
+  OriginKey key;
+  Origin origin;
+};
+
+// Bounds of the origin family, like the dedup window's: entries older than window_seconds
+// and the oldest beyond window_records are deleted by the next RecordOrigin.
+struct OriginPolicy {
+  int64_t window_seconds = 86400;  // snow.sink.origin.window.seconds
+  size_t window_records = 50000;   // snow.sink.origin.window.records; 0 records nothing
 };
 
 struct StateStoreOptions {
@@ -217,6 +256,34 @@ class StateStore {
     (void)instance, (void)table, (void)encoded;
     return Status::Ok();
   }
+  // ---- origins (state_store_origin.cpp) -----------------------------------------------------
+  // Written by the sink after each successful write, read by the source for every row version
+  // it emits. Stores without the family record nothing and find nothing.
+  //
+  // Records (or overwrites) one version's origin and prunes the family to `policy` in the
+  // same WriteBatch. Durable like a commit (WAL on) once it returns OK.
+  virtual Status RecordOrigin(const OriginKey& key, const Origin& origin,
+                              const OriginPolicy& policy) {
+    (void)key, (void)origin, (void)policy;
+    return Status::Ok();
+  }
+  // The origin of exactly this version, or nullopt. The hot path of the source: a version
+  // that was never recorded is answered from memory, without reading the disk.
+  virtual Result<std::optional<Origin>> FindOrigin(std::string_view instance,
+                                                   std::string_view table, std::string_view sys_id,
+                                                   uint32_t mod_count) {
+    (void)instance, (void)table, (void)sys_id, (void)mod_count;
+    return std::optional<Origin>();
+  }
+  // Every recorded version of one row (any instance), lowest sys_mod_count first. For the
+  // socket API.
+  virtual Result<std::vector<StoredOrigin>> OriginsFor(std::string_view table,
+                                                       std::string_view sys_id) {
+    (void)table, (void)sys_id;
+    return std::vector<StoredOrigin>();
+  }
+  // Versions recorded now.
+  virtual Result<uint64_t> OriginCount() { return uint64_t{0}; }
 
   // ---- diagnostics -------------------------------------------------------------------------
   virtual uint32_t schema_version() const = 0;

@@ -246,7 +246,8 @@ TEST_F(WriterTest, ACreateWithASysIdAsksFirstAfterAnEarlierTryLostItsAnswer) {
   auto r = Requests();
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].method, Method::kGet);
-  EXPECT_EQ(r[0].target, "/api/now/table/incident/" + SysId(2) + "?sysparm_fields=sys_id");
+  EXPECT_EQ(r[0].target, "/api/now/table/incident/" + SysId(2) +
+                             "?sysparm_fields=sys_id%2Csys_mod_count%2Csys_updated_on");
 }
 
 // A PATCH or PUT whose answer stayed lost after the client's resends is not the record's
@@ -297,7 +298,8 @@ TEST_F(WriterTest, AmbiguousCreateWithAKnownSysIdIsSettledByAGet) {
   auto r = Requests();
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[1].method, Method::kGet);
-  EXPECT_EQ(r[1].target, "/api/now/table/incident/" + SysId(2) + "?sysparm_fields=sys_id");
+  EXPECT_EQ(r[1].target, "/api/now/table/incident/" + SysId(2) +
+                             "?sysparm_fields=sys_id%2Csys_mod_count%2Csys_updated_on");
 }
 
 class CorrelationTest : public WriterTest {
