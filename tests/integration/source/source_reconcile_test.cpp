@@ -209,8 +209,12 @@ TEST_F(SourceReconcile, RowsUpdatedDuringTheSweepAreNeverDeletions) {
   size_t deletes = 0;
   for (const Rec& rec : ReadAll()) deletes += rec.IsDelete() ? 1 : 0;
   EXPECT_EQ(deletes, 0u) << "false deletions";
-  std::printf("[ figures  ] reconcile: rows=%d updates during sweeps=%d false deletions=%zu\n",
-              kRows, updates, deletes);
+  std::printf(
+      "[ figures  ] reconcile: rows=%d updates during sweeps=%d false deletions=%zu last sweep "
+      "%lld ms, requests over all sweeps=%lld\n",
+      kRows, updates, deletes,
+      static_cast<long long>(r.at("last_sweep").at("duration_ms").to_number<int64_t>()),
+      static_cast<long long>(r.at("requests").to_number<int64_t>()));
   StopGracefully();
 }
 
