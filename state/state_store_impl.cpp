@@ -270,7 +270,7 @@ Status StateStoreImpl::OpenDatabase(bool fresh) {
     if (h->GetName() == codec::kMetaCf) meta_cf_ = h;
     if (h->GetName() == codec::kOriginCf) origin_cf_ = h;
   }
-  return Status::Ok();
+  return EnsureIdSetFamily();
 }
 
 Status StateStoreImpl::CheckSchema(bool fresh) {

@@ -68,6 +68,18 @@ class StateStoreImpl final : public StateStore {
   Result<std::vector<StoredOrigin>> OriginsFor(std::string_view table,
                                                std::string_view sys_id) override;
   Result<uint64_t> OriginCount() override;
+  // Id sets (state_store_idset.cpp).
+  Status UpdateIdSet(std::string_view instance, std::string_view table,
+                     const std::vector<std::string>& add,
+                     const std::vector<std::string>& remove) override;
+  Result<std::vector<std::string>> IdSetRange(std::string_view instance, std::string_view table,
+                                              std::string_view after, std::string_view up_to,
+                                              size_t limit) override;
+  Result<uint64_t> IdSetCount(std::string_view instance, std::string_view table) override;
+  Result<std::optional<std::string>> GetSweepState(std::string_view instance,
+                                                   std::string_view table) override;
+  Status PutSweepState(std::string_view instance, std::string_view table,
+                       std::string_view value) override;
 
   uint32_t schema_version() const override { return schema_version_; }
   std::vector<PropertySample> NumericProperties() const override;
@@ -76,6 +88,9 @@ class StateStoreImpl final : public StateStore {
  private:
   StateStoreImpl() = default;
   Status OpenDatabase(bool fresh);
+  // Creates the idset family in a dir written before it existed (state_store_idset.cpp): an
+  // added family needs no schema version, and an older snowcar opens the dir unchanged.
+  Status EnsureIdSetFamily();
   Status CheckSchema(bool fresh);
   // Every stored cursor whose key starts with `prefix` ("" = all), decoded.
   Result<std::vector<StoredCursor>> ScanCursors(std::string_view prefix);
@@ -113,6 +128,7 @@ class StateStoreImpl final : public StateStore {
   rocksdb::ColumnFamilyHandle* meta_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* origin_cf_ = nullptr;
   std::unique_ptr<origin::Memory> origins_ = std::make_unique<origin::Memory>();
+  rocksdb::ColumnFamilyHandle* idset_cf_ = nullptr;
   // ThreadSanitizer builds only (state_store_impl.cpp, __tsan_default_suppressions): reads and
   // writes take turns, so TSan sees the ordering RocksDB's uninstrumented atomics provide.
   // Elsewhere the turn is an empty object and costs nothing.

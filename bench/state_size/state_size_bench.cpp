@@ -11,14 +11,17 @@
 // closed (RocksDB flushes its memtables) and reopened; the figures are RocksDB's
 // total-sst-files-size of the column family divided by the entries, and the whole
 // directory's size (SST, WAL, MANIFEST, logs) divided by the entries. Heap per dedup entry is
-// mallinfo2's in-use bytes before and after LoadDedupWindow, the restart's warm-up.
+// mallinfo2's in-use bytes before and after LoadDedupWindow, the restart's warm-up. Id set:
+// `entries` sys_ids of reconciliation's id set, and the time to read them back as a sweep does.
 #include <malloc.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "snowcar/common/log.h"
 #include "snowcar/state/state_store.h"
@@ -121,6 +124,46 @@ void Correlation(const std::string& dir, size_t entries) {
               static_cast<double>(DirBytes(dir)) / n);
 }
 
+// Reconciliation's id set: `entries` random 32-hex sys_ids written 10 000 at a time (as the
+// pollers' notes are flushed), then one full read back in 10 000-id ranges (a sweep's reads).
+void IdSet(const std::string& dir, size_t entries) {
+  {
+    auto store = OpenOrDie(dir);
+    std::mt19937_64 rng(11);
+    std::vector<std::string> batch;
+    for (size_t i = 0; i < entries; ++i) {
+      batch.push_back(RandomHex(rng, 32));
+      if (batch.size() == 10000 || i + 1 == entries) {
+        if (!store->UpdateIdSet(kIdentity.instance, kIdentity.table, batch, {}).ok()) std::exit(1);
+        batch.clear();
+      }
+    }
+  }
+  auto store = OpenOrDie(dir);
+  const auto began = std::chrono::steady_clock::now();
+  size_t read = 0;
+  std::string after;
+  while (true) {
+    auto ids = store->IdSetRange(kIdentity.instance, kIdentity.table, after, "", 10000);
+    if (!ids.ok()) std::exit(1);
+    if (ids->empty()) break;
+    read += ids->size();
+    after = ids->back();
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  if (read != entries) {
+    std::fprintf(stderr, "id set holds %zu ids, expected %zu\n", read, entries);
+    std::exit(1);
+  }
+  const auto n = static_cast<double>(entries);
+  std::printf(
+      "idset        %8zu entries  %6.1f B/entry in SST  %6.1f B/entry whole dir  "
+      "%6.2f s to read it all in 10 000-id ranges\n",
+      entries, static_cast<double>(SstBytes(*store, "idset")) / n,
+      static_cast<double>(DirBytes(dir)) / n, seconds);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,6 +180,7 @@ int main(int argc, char** argv) {
   const std::string root = pattern;
   Dedup(root + "/dedup", entries);
   Correlation(root + "/correlation", entries);
+  IdSet(root + "/idset", entries);
   std::filesystem::remove_all(root);
   return 0;
 }

@@ -31,6 +31,8 @@ constexpr const char* kUsage =
     "  dedup TABLE SYS_ID             dedup entries of one row\n"
     "  correlation TABLE FIELD VALUE  cached sys_id for a correlation value\n"
     "  origin TABLE SYS_ID            versions of a row the sink wrote, and their commands\n"
+    "  deletes [TABLE]                deletions found (audit, reconciliation) and the\n"
+    "                                 reconciliation sweeps of a running sidecar\n"
     "  reset TABLE                    forget a table's cursors and dedup entries\n"
     "  reset-cursor TABLE [--to TS]   without --to: the same as reset; with\n"
     "                                 --to \"YYYY-MM-DD HH:MM:SS\" (UTC): rewind the cursor\n"
@@ -49,7 +51,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"health", 0, 0},  {"ready", 0, 0},        {"help", 0, 0},
     {"cursors", 0, 1}, {"dedup", 2, 2},        {"correlation", 3, 3},
-    {"reset", 1, 1},   {"reset-cursor", 1, 1}, {"origin", 2, 2},
+    {"reset", 1, 1},   {"reset-cursor", 1, 1}, {"origin", 2, 2}, {"deletes", 0, 1},
 };
 
 int Usage(std::ostream& err, const std::string& problem) {
@@ -69,6 +71,9 @@ std::pair<std::string, std::string> TargetFor(const std::string& command,
   }
   if (command == "dedup") {
     return {"GET", "/v1/state/dedup/" + PercentEncode(a[0]) + "?sys_id=" + PercentEncode(a[1])};
+  }
+  if (command == "deletes") {
+    return {"GET", a.empty() ? "/v1/source/tables" : "/v1/source/tables/" + PercentEncode(a[0])};
   }
   if (command == "correlation") {
     return {"GET", "/v1/state/correlation/" + PercentEncode(a[0]) + "/" + PercentEncode(a[1]) +
@@ -184,7 +189,7 @@ int RunStateCli(const std::vector<std::string>& args, std::ostream& out, std::os
   if (to.has_value() && command != "reset-cursor") {
     return Usage(err, "--to belongs to 'reset-cursor'");
   }
-  if (!state_dir.empty() && (command == "health" || command == "ready")) {
+  if (!state_dir.empty() && (command == "health" || command == "ready" || command == "deletes")) {
     return Usage(err,
                  "'" + command + "' asks a running sidecar; it does not work with --state-dir");
   }

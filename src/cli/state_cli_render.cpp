@@ -70,6 +70,43 @@ void PrintOrigins(const json::value& body, std::ostream& out) {
   PrintTable(rows, out);
 }
 
+// `snowcar state deletes`: one line per table that captures deletes (the "deletions" member
+// of the source's table view).
+void PrintDeletions(const json::value& body, std::ostream& out) {
+  std::vector<json::value> tables;
+  if (const json::value* list = body.as_object().if_contains("tables");
+      list != nullptr && list->is_array()) {
+    tables.assign(list->as_array().begin(), list->as_array().end());
+  } else {
+    tables.push_back(body);
+  }
+  std::vector<std::vector<std::string>> rows = {{"TABLE", "MODE", "BY_AUDIT", "BY_RECONCILIATION",
+                                                 "SWEEPS", "LAST_SWEEP_START", "DURATION_MS",
+                                                 "COMPARED", "DIFFERENCES", "SWEEPING_AFTER"}};
+  for (const json::value& t : tables) {
+    const json::value* d = t.is_object() ? t.as_object().if_contains("deletions") : nullptr;
+    if (d == nullptr || !d->is_object()) continue;
+    const json::value* r = d->as_object().if_contains("reconciliation");
+    json::value last;
+    json::value current;
+    if (r != nullptr && r->is_object()) {
+      if (const json::value* l = r->as_object().if_contains("last_sweep")) last = *l;
+      if (const json::value* c = r->as_object().if_contains("current_sweep")) current = *c;
+    }
+    rows.push_back({Field(t, "alias"), Field(*d, "mode"), Field(*d, "emitted_by_audit"),
+                    Field(*d, "emitted_by_reconciliation"),
+                    r != nullptr && r->is_object() ? Field(*r, "sweeps") : "-",
+                    Field(last, "started_at"), Field(last, "duration_ms"),
+                    Field(last, "rows_compared"), Field(last, "differences"),
+                    Field(current, "after_sys_id")});
+  }
+  if (rows.size() == 1) {
+    out << "no table captures deletes (snow.table.<alias>.deletes=none)\n";
+    return;
+  }
+  PrintTable(rows, out);
+}
+
 }  // namespace
 
 void RenderHuman(const std::string& command, const json::value& body, std::ostream& out) {
@@ -102,6 +139,8 @@ void RenderHuman(const std::string& command, const json::value& body, std::ostre
     PrintTable(rows, out);
   } else if (command == "cursors") {
     PrintCursors(body, out);
+  } else if (command == "deletes") {
+    PrintDeletions(body, out);
   } else if (command == "dedup") {
     out << "table: " << Field(body, "table") << "\n"
         << "sys_id: " << Field(body, "sys_id") << "\n"

@@ -97,7 +97,7 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
       {.name = "snow.table.<alias>.deletes",
        .type = T::kEnum,
        .default_value = "none",
-       .allowed = {"none", "audit"},
+       .allowed = {"none", "audit", "reconcile", "audit+reconcile"},
        .group = kSource,
        .doc = "How deletions reach the topic. `none`: not at all (the Table API shows only rows "
               "that exist). `audit`: the table's DELETED and RECOVERED entries in `sys_audit` "
@@ -105,7 +105,32 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
               "`snow.source.operation=DELETE` (and a tombstone with "
               "`snow.source.emit.tombstones`), each undelete re-reads the row. Needs read access "
               "to `sys_audit`; deletions by the Table Cleaner, on `no_audit_delete` tables and on "
-              "`sys_*` tables are not in it. See docs/semantics.md, Deletes."},
+              "`sys_*` tables are not in it. `reconcile`: every "
+              "`snow.table.<alias>.reconcile.interval.ms` a sweep reads the table's sys_ids and "
+              "compares them with the ids snowcar emitted and did not delete (kept in the state "
+              "store): ids gone from the instance become DELETE records marked "
+              "`snow.source.delete.found.by=reconciliation`, ids never emitted are read and "
+              "emitted. `audit+reconcile`: both. See docs/semantics.md, Deletes."},
+      {.name = "snow.table.<alias>.reconcile.interval.ms",
+       .type = T::kInt,
+       .default_value = "3600000",
+       .min = 1000,
+       .max = 7 * kDayMs,
+       .group = kSource,
+       .doc = "Tables with `deletes=reconcile` or `audit+reconcile`: the time from the start "
+              "of one reconciliation sweep to the start of the next. A deletion the audit "
+              "trail does not show reaches the topic within about one interval plus one "
+              "sweep's duration."},
+      {.name = "snow.table.<alias>.reconcile.batch.size",
+       .type = T::kInt,
+       .default_value = "10000",
+       .min = 100,
+       .max = kMaxPage,
+       .group = kSource,
+       .doc = "sys_ids read per reconciliation request (`sysparm_fields=sys_id`). One request "
+              "at a time per table, through the same client and request limit as the rows, so "
+              "a sweep never starves the row stream: a million rows cost 100 requests at the "
+              "default."},
       {.name = "snow.table.<alias>.batch.size",
        .type = T::kInt,
        .min = 1,
@@ -208,7 +233,8 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
        .default_value = "false",
        .group = kSource,
        .doc = "Follow each DELETE record (tables with `deletes=audit`) with a record of the same "
-              "key and a null value, so a compacted topic drops the key."},
+              "key and a null value, so a compacted topic drops the key. Its header "
+              "`snow.source.operation` says `TOMBSTONE`, so the pair counts as one deletion."},
       {.name = "source.group.id",
        .check = CheckTopicName,
        .group = kSource,

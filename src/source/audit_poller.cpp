@@ -12,18 +12,34 @@
 namespace snowcar::source {
 
 std::shared_ptr<TablePoller> TablePoller::Make(Deps deps) {
-  if (deps.table->deletes != DeleteCapture::kAudit || deps.deletes) {
+  const DeleteCapture mode = deps.table->deletes;
+  if (mode == DeleteCapture::kNone || deps.deletes) {
     return std::make_shared<TablePoller>(std::move(deps));
+  }
+  // Both ways of finding deletes hold their DELETEs behind the row stream's acknowledged
+  // sweeps (audit_stream.h, reconcile_sweep.h).
+  auto watermark = std::make_shared<RowWatermark>();
+  deps.watermark = watermark;
+  std::shared_ptr<Reconciler> reconciler;
+  if (Reconciles(mode)) {
+    deps.emitted = std::make_shared<EmittedIds>();
+    reconciler = std::make_shared<Reconciler>(Reconciler::Deps{deps.io, deps.client, deps.producer,
+                                                               deps.store, deps.source, deps.table,
+                                                               watermark, deps.emitted});
+  }
+  if (!ReadsAudit(mode)) {
+    auto rows = std::make_shared<TablePoller>(std::move(deps));
+    rows->reconciler_ = std::move(reconciler);
+    return rows;
   }
   auto stream = std::make_shared<DeletesStream>();
   stream->rows = deps.table;
   stream->settings = AuditTableSettings(*deps.table);
-  stream->watermark = std::make_shared<RowWatermark>();
+  stream->watermark = watermark;
   Deps deletes_deps = deps;
   deletes_deps.table = &stream->settings;  // lives as long as the poller holds the stream
   deletes_deps.deletes = stream;
   deletes_deps.watermark = nullptr;
-  deps.watermark = stream->watermark;
   auto rows = std::make_shared<TablePoller>(std::move(deps));
   auto deletes = std::make_shared<TablePoller>(std::move(deletes_deps));
   deletes->on_stopped_ = [weak = std::weak_ptr<TablePoller>(rows)] {
@@ -36,7 +52,32 @@ std::shared_ptr<TablePoller> TablePoller::Make(Deps deps) {
   };
   rows->deletes_poller_ = std::move(deletes);
   rows->deletes_stopped_ = false;
+  rows->reconciler_ = std::move(reconciler);
   return rows;
+}
+
+void TablePoller::StartAttached() {
+  if (reconciler_) reconciler_->Start();
+}
+
+void TablePoller::StopAttached() {
+  if (reconciler_) reconciler_->Stop();
+}
+
+void TablePoller::ApplyNote(const DeliveredNote* note, const kafka::DeliveryReport& report) {
+  if (note == nullptr || !report.status.ok()) return;
+  if (note->is_delete) audit_deletes_.fetch_add(1);
+  if (!deps_.emitted) return;
+  if (note->is_delete) {
+    deps_.emitted->Remove(note->sys_id);
+  } else {
+    deps_.emitted->Add(note->sys_id);
+  }
+}
+
+void TablePoller::NoteDelivered(const state::DedupKey& key) {
+  // A deletes stream's entries are audit rows: its records note themselves (ProduceRecords).
+  if (deps_.emitted && !deps_.deletes) deps_.emitted->Add(key.sys_id);
 }
 
 int64_t TablePoller::SweepClockMs() const {
@@ -61,11 +102,20 @@ void TablePoller::PublishWatermark() {
 
 void TablePoller::ProduceRecords(std::vector<kafka::OutRecord> records, AckTracker::Ticket ticket,
                                  state::DedupKey dedup) {
+  std::shared_ptr<DeliveredNote> note;
+  if (deps_.deletes && !records.empty() && records.front().key) {
+    // What the entry does to the row, applied once all its records are acknowledged: a
+    // DELETE takes the id out of the reconciliation's id set, a RECOVERED row puts it back.
+    const kafka::Header* op = kafka::FindHeader(records.front().headers, kOperationHeader);
+    note = std::make_shared<DeliveredNote>(
+        DeliveredNote{*records.front().key, op != nullptr && op->value == "DELETE"});
+  }
   const uint64_t generation = generation_;
   if (records.size() == 1) {
     deps_.producer->Produce(std::move(records.front()), strand_,
-                            [self = shared_from_this(), generation, ticket,
+                            [self = shared_from_this(), generation, ticket, note,
                              dedup = std::move(dedup)](const kafka::DeliveryReport& report) {
+                              self->ApplyNote(note.get(), report);
                               self->OnDelivery(generation, ticket, dedup, report);
                             });
     return;
@@ -91,13 +141,15 @@ void TablePoller::ProduceRecords(std::vector<kafka::OutRecord> records, AckTrack
   auto shared_dedup = std::make_shared<state::DedupKey>(std::move(dedup));
   for (kafka::OutRecord& record : records) {
     deps_.producer->Produce(std::move(record), strand_,
-                            [self = shared_from_this(), generation, ticket, join,
+                            [self = shared_from_this(), generation, ticket, join, note,
                              shared_dedup](const kafka::DeliveryReport& report) {
                               if (!report.status.ok() && !join->failed) {
                                 join->failed = true;
                                 join->first_failure = report;
                               }
                               if (--join->left > 0) return;
+                              self->ApplyNote(note.get(),
+                                              join->failed ? join->first_failure : report);
                               self->OnDelivery(generation, ticket, *shared_dedup,
                                                join->failed ? join->first_failure : report);
                             });

@@ -41,6 +41,15 @@ kafka::Headers DeleteHeaders(const TableSettings& rows, const SourceSettings& so
 
 }  // namespace
 
+kafka::OutRecord TombstoneFor(const kafka::OutRecord& delete_record) {
+  kafka::OutRecord tombstone = delete_record;
+  tombstone.value.reset();
+  for (kafka::Header& h : tombstone.headers) {
+    if (h.key == kOperationHeader) h.value = std::string(kTombstoneOperation);
+  }
+  return tombstone;
+}
+
 TableSettings AuditTableSettings(const TableSettings& rows) {
   TableSettings t;
   t.alias = rows.alias + std::string(kDeletesAliasSuffix);
@@ -155,10 +164,7 @@ std::vector<kafka::OutRecord> AuditRecords(const boost::json::object& audit_row,
     record.value = boost::json::serialize(envelope);
   }
   out.push_back(record);
-  if (source.emit_tombstones) {
-    record.value.reset();
-    out.push_back(std::move(record));
-  }
+  if (source.emit_tombstones) out.push_back(TombstoneFor(record));
   return out;
 }
 

@@ -92,6 +92,16 @@ inline constexpr std::string_view kRecoveredRowMember = "__snowcar_row";
 void AttachRecoveredRows(const TableSettings& rows, const boost::json::array& fetched,
                          boost::json::array& audit_rows);
 
+// The tombstone that follows a DELETE record (snow.source.emit.tombstones): same topic, key,
+// timestamp and headers, a null value, and snow.source.operation=TOMBSTONE rather than DELETE.
+// Why not DELETE: the pair must read as ONE deletion. A consumer that applies the operation
+// header (a Connect-style sink, a script) would delete twice; with no operation header at all
+// snowcar's own sink, which infers DELETE from a null value, would apply it as a command. Any
+// snow.source.operation header makes snowcar's sink refuse the record as a replayed source
+// topic, so neither record of the pair is ever applied there (docs/source.md, Deletes).
+inline constexpr std::string_view kTombstoneOperation = "TOMBSTONE";
+kafka::OutRecord TombstoneFor(const kafka::OutRecord& delete_record);
+
 // The records one audit entry becomes, in order (see the top of this file). `key` is the
 // entry's own key (ts = its sys_created_on).
 std::vector<kafka::OutRecord> AuditRecords(const boost::json::object& audit_row, const RowKey& key,

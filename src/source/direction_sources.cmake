@@ -14,9 +14,13 @@ set(SNOWCAR_SOURCE_DIRECTION_SOURCES
   source.cpp
   table_ownership_map.cpp
   table_snapshot.cpp
+  table_snapshot_deletes.cpp
   state_changelog.cpp
   table_ownership.cpp
   audit_stream.cpp
   audit_poller.cpp
+  reconcile_sweep.cpp
+  reconciler.cpp
+  deletes_view.cpp
 )
 

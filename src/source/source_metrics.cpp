@@ -2,6 +2,7 @@
 // The source's Prometheus exposition: one sample per table, labelled table="<alias>".
 #include <string>
 
+#include "deletes_view.h"
 #include "snowcar/api/metric_names.h"
 #include "snowcar/api/prometheus.h"
 #include "snowcar/servicenow/table_client.h"
@@ -123,6 +124,7 @@ void SourceDirection::WriteMetrics(std::string& out) const {
     Sample(out, "snowcar_source_cursor_timestamp_seconds", poller->table().alias,
            poller->status().Read().cursor.ts);
   }
+  WriteDeletesMetrics(out, CurrentPollers());
   if (ownership_) ownership_->WriteMetrics(out);
 }
 

@@ -2,6 +2,7 @@
 // The source's socket views: GET /v1/source/tables and /v1/source/tables/{alias}.
 #include <boost/json.hpp>
 
+#include "deletes_view.h"
 #include "snowcar/api/router.h"
 #include "snowcar/common/time.h"
 #include "snowcar/servicenow/table_client.h"
@@ -51,6 +52,7 @@ boost::json::object SourceDirection::TableJson(const TablePoller& poller) const 
   }
   // deletes=audit: the table's deletes stream, the same view (rows_emitted counts its records).
   if (poller.deletes_poller()) out["deletes"] = TableJson(*poller.deletes_poller());
+  if (!poller.table().alias.ends_with(kDeletesAliasSuffix)) out["deletions"] = DeletesJson(poller);
   return out;
 }
 

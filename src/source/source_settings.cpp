@@ -105,8 +105,13 @@ TableSettings ReadTable(const config::Config& config, const std::string& alias, 
       t.fields.emplace_back("sys_mod_count");
     }
   }
-  t.deletes =
-      config.GetString(key("deletes")) == "audit" ? DeleteCapture::kAudit : DeleteCapture::kNone;
+  const std::string& deletes = config.GetString(key("deletes"));
+  t.deletes = deletes == "audit"             ? DeleteCapture::kAudit
+              : deletes == "reconcile"       ? DeleteCapture::kReconcile
+              : deletes == "audit+reconcile" ? DeleteCapture::kAuditReconcile
+                                             : DeleteCapture::kNone;
+  t.reconcile_interval_ms = config.GetInt(key("reconcile.interval.ms"));
+  t.reconcile_batch_size = static_cast<int>(config.GetInt(key("reconcile.batch.size")));
   t.display_value = ParseDisplay(config.GetString(key("display.value")));
   t.exclude_reference_link = config.GetBool(key("exclude.reference.link"));
   t.query_domain = config.GetBool(key("query.domain"));

@@ -205,6 +205,11 @@ TableOwnership::Restore TableOwnership::RestoreTable(const TableSettings& table,
       policy.overlap_seconds = settings_.overlap_seconds;
       policy.window_records = settings_.dedup_window_records;
       auto applied = ApplySnapshot(store_, *snapshot, IdentityFor(settings_, table), policy);
+      if (applied.ok()) {
+        if (Status s = ApplyDeletesState(store_, settings_, table, *snapshot, policy); !s.ok()) {
+          applied = s;
+        }
+      }
       if (!applied.ok()) {
         r.outcome = "failed";
         r.detail = applied.status().message();
@@ -298,6 +303,10 @@ void TableOwnership::PublishIfChanged(const std::string& alias, int32_t partitio
   }
   if (!captured->has_value()) return;  // nothing committed yet: nothing to hand over
   TableSnapshot& snapshot = **captured;
+  if (Status s = CaptureDeletesState(store_, settings_, *table, snapshot); !s.ok()) {
+    SNOWCAR_LOG(kWarn, "source.group.snapshot_failed", {{"table", alias}, {"error", s.message()}});
+    return;
+  }
   auto previous = published_.find(alias);
   if (previous != published_.end() && previous->second.SameState(snapshot)) return;
   snapshot.replica = options_.replica_id;

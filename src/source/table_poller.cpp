@@ -59,6 +59,7 @@ std::string TablePoller::Label() const { return "table " + deps_.table->alias; }
 void TablePoller::Start() {
   boost::asio::post(strand_, [self = shared_from_this()] { self->Begin(); });
   if (deletes_poller_) deletes_poller_->Start();
+  StartAttached();
 }
 
 void TablePoller::Begin() {
@@ -414,6 +415,7 @@ std::future<void> TablePoller::Stop() {
     if (self->in_flight_ == 0) self->FinishStop();
   });
   if (deletes_poller_) deletes_poller_->Stop();  // reports through on_stopped_
+  StopAttached();
   return done;
 }
 

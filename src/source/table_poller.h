@@ -29,6 +29,7 @@
 #include "audit_stream.h"
 #include "echo_marker.h"
 #include "poll_plan.h"
+#include "reconciler.h"
 #include "snowcar/kafka/producer.h"
 #include "snowcar/servicenow/table_client.h"
 #include "snowcar/source/ack_tracker.h"
@@ -82,6 +83,8 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
     std::shared_ptr<DeletesStream> deletes;
     // Set on a row stream whose table has a deletes stream: the gate it publishes.
     std::shared_ptr<RowWatermark> watermark;
+    // Set on both streams of a table with reconciliation: the ids they emit and delete.
+    std::shared_ptr<EmittedIds> emitted;
   };
 
   // The poller of deps.table, with its deletes stream attached when the table has
@@ -111,6 +114,12 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   const TableStatus& status() const { return status_; }
   // The table's deletes stream (deletes=audit), or null. Started and stopped with this one.
   const std::shared_ptr<TablePoller>& deletes_poller() const { return deletes_poller_; }
+  // The table's reconciliation (deletes=reconcile, audit+reconcile), or null.
+  const std::shared_ptr<Reconciler>& reconciler() const { return reconciler_; }
+  // Deletes emitted by the audit stream since start (0 without one).
+  uint64_t audit_deletes_emitted() const {
+    return deletes_poller_ ? deletes_poller_->audit_deletes_.load() : 0;
+  }
 
  private:
   using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
@@ -185,6 +194,17 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   // Completes Stop's future once this poller and its deletes stream both stopped (`force`:
   // at once).
   void SignalStopped(bool force);
+  // A record was acknowledged: note the row's id for reconciliation (row stream).
+  void NoteDelivered(const state::DedupKey& key);
+  // A deletes stream's entry was acknowledged: count its DELETE, note its id.
+  struct DeliveredNote {
+    std::string sys_id;
+    bool is_delete = false;
+  };
+  void ApplyNote(const DeliveredNote* note, const kafka::DeliveryReport& report);
+  // Starts and stops what is attached to the row stream besides its deletes stream.
+  void StartAttached();
+  void StopAttached();
 
   Deps deps_;
   Strand strand_;
@@ -245,6 +265,8 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   bool own_stopped_ = false;
   bool deletes_stopped_ = true;
   bool stop_signalled_ = false;
+  std::shared_ptr<Reconciler> reconciler_;  // set before Start, never changed after
+  std::atomic<uint64_t> audit_deletes_{0};  // a deletes stream's acknowledged DELETEs
 
   std::atomic<bool> started_{false};
   std::atomic<bool> failed_flag_{false};

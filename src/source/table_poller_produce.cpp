@@ -147,6 +147,7 @@ void TablePoller::OnDelivery(uint64_t generation, AckTracker::Ticket ticket,
   if (report.status.ok()) {
     // Only now is the row in Kafka: from here on a re-read of it is a duplicate.
     if (window_) window_->Insert(key);
+    NoteDelivered(key);
     status_.rows_emitted.fetch_add(1);
     if (generation == generation_) tracker_.Ack(ticket);
   } else {

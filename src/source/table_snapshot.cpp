@@ -36,6 +36,22 @@ Result<int64_t> IntField(const json::object& o, const char* name) {
   return v->as_int64();
 }
 
+Result<std::vector<state::DedupKey>> DedupList(const json::object& o) {
+  const json::value* dedup = o.if_contains("dedup");
+  if (dedup == nullptr || !dedup->is_array()) return Bad("'dedup' is not an array");
+  std::vector<state::DedupKey> out;
+  for (const json::value& e : dedup->as_array()) {
+    const json::array* a = e.if_array();
+    if (a == nullptr || a->size() != 3 || !(*a)[0].is_int64() || !(*a)[1].is_string() ||
+        !(*a)[2].is_int64() || (*a)[2].as_int64() < 0 || (*a)[2].as_int64() > int64_t{UINT32_MAX}) {
+      return Bad("a dedup entry is not [ts, sys_id, mod_count]");
+    }
+    out.push_back(state::DedupKey{(*a)[0].as_int64(), std::string((*a)[1].as_string()),
+                                  static_cast<uint32_t>((*a)[2].as_int64())});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string EncodeSnapshot(const TableSnapshot& snapshot, size_t max_bytes) {
@@ -65,6 +81,19 @@ std::string EncodeSnapshot(const TableSnapshot& snapshot, size_t max_bytes) {
   for (auto it = kept.rbegin(); it != kept.rend(); ++it) dedup.push_back(json::parse(*it));
   out["dedup"] = std::move(dedup);
   out["truncated"] = truncated;
+  if (snapshot.deletes) {
+    json::array entries;
+    for (const state::DedupKey& k : snapshot.deletes->dedup) {
+      entries.push_back(json::array{k.ts, k.sys_id, k.mod_count});
+    }
+    out["deletes"] = {{"identity", IdentityJson(snapshot.deletes->identity)},
+                      {"cursor",
+                       {{"ts", snapshot.deletes->cursor.ts},
+                        {"sys_id", snapshot.deletes->cursor.sys_id},
+                        {"phase", static_cast<int>(snapshot.deletes->cursor.phase)}}},
+                      {"dedup", std::move(entries)}};
+  }
+  if (snapshot.sweep) out["sweep"] = *snapshot.sweep;
   return json::serialize(out);
 }
 
@@ -103,16 +132,32 @@ Result<TableSnapshot> DecodeSnapshot(std::string_view text) {
   if (const json::value* t = o.if_contains("truncated"); t != nullptr && t->is_bool()) {
     s.truncated = t->as_bool();
   }
-  const json::value* dedup = o.if_contains("dedup");
-  if (dedup == nullptr || !dedup->is_array()) return Bad("'dedup' is not an array");
-  for (const json::value& e : dedup->as_array()) {
-    const json::array* a = e.if_array();
-    if (a == nullptr || a->size() != 3 || !(*a)[0].is_int64() || !(*a)[1].is_string() ||
-        !(*a)[2].is_int64() || (*a)[2].as_int64() < 0 || (*a)[2].as_int64() > int64_t{UINT32_MAX}) {
-      return Bad("a dedup entry is not [ts, sys_id, mod_count]");
-    }
-    s.dedup.push_back(state::DedupKey{(*a)[0].as_int64(), std::string((*a)[1].as_string()),
-                                      static_cast<uint32_t>((*a)[2].as_int64())});
+  SNOWCAR_ASSIGN_OR_RETURN(s.dedup, DedupList(o));
+  if (const json::value* d = o.if_contains("deletes"); d != nullptr && !d->is_null()) {
+    if (!d->is_object()) return Bad("'deletes' is not an object");
+    const json::object& del = d->as_object();
+    StreamSnapshot stream;
+    const json::value* did = del.if_contains("identity");
+    if (did == nullptr || !did->is_object()) return Bad("'deletes.identity' is not an object");
+    SNOWCAR_ASSIGN_OR_RETURN(stream.identity.instance, StringField(did->as_object(), "instance"));
+    SNOWCAR_ASSIGN_OR_RETURN(stream.identity.table, StringField(did->as_object(), "table"));
+    SNOWCAR_ASSIGN_OR_RETURN(stream.identity.query_fingerprint,
+                             StringField(did->as_object(), "query_fingerprint"));
+    SNOWCAR_ASSIGN_OR_RETURN(stream.identity.timestamp_field,
+                             StringField(did->as_object(), "timestamp_field"));
+    const json::value* dc = del.if_contains("cursor");
+    if (dc == nullptr || !dc->is_object()) return Bad("'deletes.cursor' is not an object");
+    SNOWCAR_ASSIGN_OR_RETURN(stream.cursor.ts, IntField(dc->as_object(), "ts"));
+    SNOWCAR_ASSIGN_OR_RETURN(stream.cursor.sys_id, StringField(dc->as_object(), "sys_id"));
+    SNOWCAR_ASSIGN_OR_RETURN(int64_t dphase, IntField(dc->as_object(), "phase"));
+    if (dphase != 0 && dphase != 1) return Bad("deletes cursor phase " + std::to_string(dphase));
+    stream.cursor.phase = static_cast<state::Phase>(dphase);
+    SNOWCAR_ASSIGN_OR_RETURN(stream.dedup, DedupList(del));
+    s.deletes = std::move(stream);
+  }
+  if (const json::value* w = o.if_contains("sweep"); w != nullptr && !w->is_null()) {
+    if (!w->is_string()) return Bad("'sweep' is not a string");
+    s.sweep = std::string(w->as_string());
   }
   return s;
 }

@@ -16,11 +16,20 @@
 #include <vector>
 
 #include "snowcar/common/status.h"
+#include "snowcar/source/source_settings.h"
 #include "snowcar/state/state_store.h"
 
 namespace snowcar::source {
 
 inline constexpr int kSnapshotVersion = 1;
+
+// The deletes stream's own cursor and dedup entries (deletes=audit, alias "<alias>.deletes").
+struct StreamSnapshot {
+  state::CursorIdentity identity;
+  state::Cursor cursor;
+  std::vector<state::DedupKey> dedup;
+  bool operator==(const StreamSnapshot&) const = default;
+};
 
 struct TableSnapshot {
   state::CursorIdentity identity;  // identity.table is the alias (the record key)
@@ -29,10 +38,15 @@ struct TableSnapshot {
   std::string replica;                 // who wrote it (diagnostics only)
   int64_t written_at_ms = 0;
   bool truncated = false;  // the oldest dedup entries were left out to fit the size cap
+  // Optional members (older snapshots have neither; readers of older versions ignore them),
+  // filled by CaptureDeletesState (table_snapshot_deletes.cpp):
+  std::optional<StreamSnapshot> deletes;  // the audit stream's position
+  std::optional<std::string> sweep;       // the reconciliation's SweepState, encoded
 
   // Same cursor and dedup entries (what a new owner would restore); ignores who and when.
   bool SameState(const TableSnapshot& other) const {
-    return identity == other.identity && cursor == other.cursor && dedup == other.dedup;
+    return identity == other.identity && cursor == other.cursor && dedup == other.dedup &&
+           deletes == other.deletes && sweep == other.sweep;
   }
 };
 
@@ -57,6 +71,15 @@ std::string_view RestoreOutcomeName(RestoreOutcome outcome);
 // Makes the snapshot the table's local state (cursor + dedup entries, one atomic
 // StateStore::ReplaceTable) unless the
 // local cursor for the same identity is already past it. No poller of the table may run.
+// table_snapshot_deletes.cpp: adds the deletes stream's cursor and the reconciliation's sweep
+// state of `table` to `snapshot` (nothing for deletes=none), and restores them: the deletes
+// cursor by the rule of ApplySnapshot (a newer local cursor is kept), the sweep state as is.
+Status CaptureDeletesState(state::StateStore& store, const SourceSettings& source,
+                           const TableSettings& table, TableSnapshot& snapshot);
+Status ApplyDeletesState(state::StateStore& store, const SourceSettings& source,
+                         const TableSettings& table, const TableSnapshot& snapshot,
+                         const state::DedupPolicy& policy);
+
 Result<RestoreOutcome> ApplySnapshot(state::StateStore& store, const TableSnapshot& snapshot,
                                      const state::CursorIdentity& configured,
                                      const state::DedupPolicy& policy);

@@ -31,4 +31,21 @@ inline constexpr std::string_view kSnowRequestDuration = "snowcar_snow_request_d
 // From Produce() to Kafka's acknowledgement, acknowledged records only. Label client.
 inline constexpr std::string_view kKafkaProduceDuration = "snowcar_kafka_produce_duration_seconds";
 
+// Deletions emitted and acknowledged: labels table, found_by (audit, reconciliation).
+inline constexpr std::string_view kSourceDeletesEmitted = "snowcar_source_deletes_emitted_total";
+// Rows that reconciliation found on the instance but never emitted, emitted since. Label table.
+inline constexpr std::string_view kSourceReconcileRowsEmitted =
+    "snowcar_source_reconcile_rows_emitted_total";
+// The last finished reconciliation sweep of a table (label table): when it started (seconds
+// since the epoch, 0 before the first), how long it took, how many sys_ids it compared, and
+// the differences it found (label kind: deleted, emitted).
+inline constexpr std::string_view kSourceReconcileLastStart =
+    "snowcar_source_reconcile_last_start_seconds";
+inline constexpr std::string_view kSourceReconcileLastDuration =
+    "snowcar_source_reconcile_last_duration_seconds";
+inline constexpr std::string_view kSourceReconcileLastCompared =
+    "snowcar_source_reconcile_last_rows_compared";
+inline constexpr std::string_view kSourceReconcileLastDifferences =
+    "snowcar_source_reconcile_last_differences";
+
 }  // namespace snowcar::api::metric

@@ -22,7 +22,14 @@ enum class SchemaMode { kSchemaless, kStrings, kTyped };  // kTyped: types from 
 // bytes (keys, the default).
 enum class RecordFormat { kJson, kJsonTyped, kAvro, kJsonSchema, kString };
 enum class BadRowBehavior { kFail, kSkip };
-enum class DeleteCapture { kNone, kAudit };  // snow.table.<alias>.deletes
+// snow.table.<alias>.deletes: none, audit, reconcile, audit+reconcile.
+enum class DeleteCapture { kNone, kAudit, kReconcile, kAuditReconcile };
+inline bool ReadsAudit(DeleteCapture d) {
+  return d == DeleteCapture::kAudit || d == DeleteCapture::kAuditReconcile;
+}
+inline bool Reconciles(DeleteCapture d) {
+  return d == DeleteCapture::kReconcile || d == DeleteCapture::kAuditReconcile;
+}
 
 struct TableSettings {
   std::string alias;                               // ^[a-z0-9_]+$, unique
@@ -40,6 +47,12 @@ struct TableSettings {
   int batch_size = 5000;  // page size (sysparm_limit), 1..50000
   int64_t poll_interval_ms = 5000;
   DeleteCapture deletes = DeleteCapture::kNone;
+  // Reconciliation (deletes=reconcile, audit+reconcile): wait between the starts of two
+  // sweeps, and the sys_ids one sweep request reads.
+  int64_t reconcile_interval_ms = 3600000;
+  int reconcile_batch_size = 10000;
+  // deletes=audit: put the last known row (sys_audit_delete) into each DELETE record.
+  bool deletes_last_row = false;
 };
 
 struct SourceSettings {

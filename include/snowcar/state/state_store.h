@@ -7,6 +7,8 @@
 //   correlation  (table, field, value) -> sys_id   (sink: ambiguous creates)
 //   meta         schema version; the Schema Registry id cache under "registry/" keys
 //   origin       (instance, table, sys_id, sys_mod_count) -> the command that wrote it
+//   idset        (instance, table, sys_id as 16 bytes)  (source: emitted, not deleted; and the
+//                reconciliation sweep's position)
 //
 // Thread safety: every StateStore method may be called from any thread. A DedupWindow is
 // owned by one source poller and used from that poller's strand only.
@@ -218,6 +220,41 @@ class StateStore {
   // pending entries. On failure nothing is written and the pending entries stay pending.
   virtual Status Commit(const CursorIdentity& identity, const Cursor& cursor,
                         DedupWindow& window) = 0;
+
+  // ---- id sets (source reconciliation, docs/state-store.md "Id sets") ----------------------
+  // Per (instance, table alias): the sys_ids the source emitted and has not deleted since.
+  // Only 32-hex ids are kept (16 bytes each on disk); others are refused with
+  // kInvalidArgument. Adds and removes are applied in one WriteBatch, removes last.
+  virtual Status UpdateIdSet(std::string_view instance, std::string_view table,
+                             const std::vector<std::string>& add,
+                             const std::vector<std::string>& remove) {
+    (void)instance, (void)table, (void)add, (void)remove;
+    return Status::FailedPrecondition("this state store keeps no id sets");
+  }
+  // The set's ids in (after, up_to], ascending, at most `limit`; `up_to` empty: to the end.
+  virtual Result<std::vector<std::string>> IdSetRange(std::string_view instance,
+                                                      std::string_view table,
+                                                      std::string_view after,
+                                                      std::string_view up_to, size_t limit) {
+    (void)instance, (void)table, (void)after, (void)up_to, (void)limit;
+    return Status::FailedPrecondition("this state store keeps no id sets");
+  }
+  // Counts the set by scanning it (a 10-million-row set takes seconds): tests, benchmarks.
+  virtual Result<uint64_t> IdSetCount(std::string_view instance, std::string_view table) {
+    (void)instance, (void)table;
+    return Status::FailedPrecondition("this state store keeps no id sets");
+  }
+  // The reconciliation sweep's state: an opaque value the source encodes. nullopt: none yet.
+  virtual Result<std::optional<std::string>> GetSweepState(std::string_view instance,
+                                                           std::string_view table) {
+    (void)instance, (void)table;
+    return Status::FailedPrecondition("this state store keeps no sweep state");
+  }
+  virtual Status PutSweepState(std::string_view instance, std::string_view table,
+                               std::string_view value) {
+    (void)instance, (void)table, (void)value;
+    return Status::FailedPrecondition("this state store keeps no sweep state");
+  }
 
   // ---- sink correlation cache ------------------------------------------------------------
   virtual Result<std::optional<std::string>> GetCorrelation(std::string_view table,

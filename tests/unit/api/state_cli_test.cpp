@@ -209,3 +209,36 @@ TEST_F(StateCliTest, StateDirUnavailableWithoutAnOpener) {
 
 }  // namespace
 }  // namespace snowcar::api
+
+namespace snowcar::api {
+namespace {
+
+TEST_F(StateCliTest, DeletesShowsEachWayOfFindingThemAndTheSweeps) {
+  ASSERT_TRUE(router_
+                  ->Add({.method = "GET",
+                         .pattern = "/v1/source/tables",
+                         .help = "canned",
+                         .handler =
+                             [](const Request&) {
+                               return Response::Json(200, boost::json::parse(R"({"tables":[
+  {"alias":"inc","deletions":{"mode":"audit+reconcile","emitted_by_audit":12,
+   "emitted_by_reconciliation":3,"reconciliation":{"sweeps":5,
+   "last_sweep":{"started_at":"2026-12-03T19:00:00.120Z","duration_ms":8410,
+     "rows_compared":1000000,"differences":4},
+   "current_sweep":{"after_sys_id":"7f000000000000000000000000000000"}}}},
+  {"alias":"chg","deletions":null}]})"));
+                             }})
+                  .ok());
+  CliRun r = Run({"deletes"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("BY_RECONCILIATION"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("audit+reconcile"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1000000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("7f000000000000000000000000000000"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("chg"), std::string::npos) << r.out;  // captures no deletes
+  // Live counters: a stopped sidecar's state dir has none.
+  EXPECT_EQ(Run({"--state-dir", dir_.path(), "deletes"}, false).code, 2);
+}
+
+}  // namespace
+}  // namespace snowcar::api

@@ -105,6 +105,10 @@ TEST(AuditStream, ADeletedEntryBecomesADeleteRecordAndItsTombstone) {
   EXPECT_EQ(records[1].key, kRowId);
   EXPECT_FALSE(records[1].value.has_value());
   EXPECT_EQ(records[1].topic, records[0].topic);
+  EXPECT_EQ(records[1].timestamp_ms, records[0].timestamp_ms);
+  // One deletion, one DELETE: the tombstone says it is the compaction marker.
+  EXPECT_EQ(Header(records[1], kOperationHeader), "TOMBSTONE");
+  EXPECT_EQ(Header(records[1], kTableHeader), "incident");
 
   source.emit_envelope = true;
   records = AuditRecords(entry, key, stream, source, 1234);

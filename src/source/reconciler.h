@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs a table's reconciliation sweeps (reconcile_sweep.h says what a sweep does and why it
+// cannot mistake a changed row for a deleted one) on its own strand, next to the table's row
+// poller, which starts and stops it.
+//
+// Cost and fairness: one request at a time, through the table's client, so the sweep shares
+// the instance's request limit with the rows and waits its turn like any table; a page reads
+// only sys_ids (`reconcile.batch.size` of them).
+//
+// Durability: a page's DELETE and UPSERT records are acknowledged by Kafka before the id set
+// and the sweep's position move past the page (one state write each). A crash in between
+// repeats the page: its records may repeat, none is lost. The position is kept in the store
+// (survives restarts) and in the table's changelog snapshot (moves with the table).
+#pragma once
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "audit_stream.h"
+#include "reconcile_sweep.h"
+#include "snowcar/kafka/producer.h"
+#include "snowcar/servicenow/table_client.h"
+#include "snowcar/source/source_settings.h"
+#include "snowcar/state/state_store.h"
+
+namespace snowcar::source {
+
+// The ids a table's pollers emitted (added) or deleted (removed) since the last flush into
+// the store's id set. Any thread.
+class EmittedIds {
+ public:
+  void Add(std::string_view sys_id) { Note(sys_id, true); }
+  void Remove(std::string_view sys_id) { Note(sys_id, false); }
+  // Writes what is pending into the id set of (instance, table); on failure it stays pending.
+  Status Flush(state::StateStore& store, std::string_view instance, std::string_view table);
+
+ private:
+  void Note(std::string_view sys_id, bool add);
+  std::mutex mu_;
+  std::unordered_map<std::string, bool> pending_;  // id -> added (true) or removed (false)
+};
+
+class Reconciler : public std::enable_shared_from_this<Reconciler> {
+ public:
+  struct Deps {
+    boost::asio::io_context* io = nullptr;
+    servicenow::TableClient* client = nullptr;
+    std::shared_ptr<kafka::RecordProducer> producer;
+    state::StateStore* store = nullptr;
+    const SourceSettings* source = nullptr;
+    const TableSettings* table = nullptr;
+    std::shared_ptr<RowWatermark> watermark;  // the row stream's acknowledged sweeps
+    std::shared_ptr<EmittedIds> emitted;
+  };
+  explicit Reconciler(Deps deps);
+
+  void Start();
+  // Stops issuing requests. Records in flight still complete; the page they belong to is
+  // swept again next time (the position moves only after a whole page is acknowledged).
+  void Stop();
+
+  struct View {
+    SweepState state;
+    int64_t deletes_emitted = 0;  // since start
+    int64_t rows_emitted = 0;     // rows found never emitted, since start
+    int64_t requests = 0;
+    std::string last_error;
+  };
+  View Read() const;
+
+ private:
+  using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
+
+  void Begin();
+  void Arm(int64_t delay_ms);
+  void Tick();
+  void RequestPage();
+  void OnPage(servicenow::CallResult result);
+  void ConfirmNext();
+  void ReadUnknownNext();
+  void WaitForGate();
+  void ProducePage();
+  void OnPageDelivered();
+  void Retry(const std::string& why);
+  void Persist();
+  void SetError(std::string message);
+
+  Deps deps_;
+  Strand strand_;
+  boost::asio::steady_timer timer_;
+
+  // Strand-only.
+  SweepState state_;
+  bool stopping_ = false;
+  bool loaded_ = false;
+  struct Page {
+    std::string end;  // last id of the page; "" on the sweep's last page
+    std::vector<std::string> gone;
+    std::vector<std::string> unknown;
+    size_t next = 0;  // next id (of gone, then unknown) to read
+    std::set<std::string> still_there;
+    int64_t gone_seen_at_ms = 0;  // instance clock when the last confirmation answered
+    int64_t rows_hi = 0;          // the row stream's watermark read before the id set was
+    std::vector<kafka::OutRecord> records;
+    std::vector<std::string> add;     // ids emitted as UPSERTs
+    std::vector<std::string> remove;  // ids emitted as DELETEs
+    size_t in_flight = 0;
+    bool failed = false;
+  };
+  Page page_;
+
+  mutable std::mutex view_mu_;
+  View view_;
+  std::atomic<int64_t> deletes_emitted_{0};
+  std::atomic<int64_t> rows_emitted_{0};
+  std::atomic<int64_t> requests_{0};
+};
+
+}  // namespace snowcar::source
