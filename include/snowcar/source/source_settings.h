@@ -52,6 +52,9 @@ struct SourceSettings {
   SchemaMode schema_mode = SchemaMode::kSchemaless;
   bool emit_envelope = false;
   bool emit_tombstones = false;  // after each DELETE record (deletes=audit)
+  // Concurrent sweeps over disjoint time ranges of a large backlog (docs/source.md, "Parallel
+  // backfill"); snow.source.backfill.parallelism, at most snow.http.max.concurrent.requests.
+  int backfill_parallelism = 4;
 
   // Reads and cross-checks the source keys. InvalidArgument lists every problem, naming the
   // key (e.g. "snow.table.inc.name is required because 'inc' is listed in snow.tables").
