@@ -60,30 +60,52 @@ struct Verified {
   size_t distinct = 0;
 };
 
-// Every key on the topic, through kcat (the consumer the tests use too).
-Verified ReadKeys(const std::string& bootstrap, const std::string& topic) {
-  testsupport::ChildOptions opts;
-  opts.args = {"-b", bootstrap, "-C", "-t", topic, "-o", "beginning", "-e", "-q", "-f", "%k\n"};
-  auto r = testsupport::RunToCompletion("kcat", opts, std::chrono::seconds(300));
-  Verified out;
-  if (!r.ok()) {
-    std::fprintf(stderr, "kcat: %s\n", r.status().message().c_str());
-    return out;
-  }
-  std::set<std::string> keys;
-  size_t begin = 0;
-  const std::string& text = r->out;
-  while (begin < text.size()) {
-    size_t nl = text.find('\n', begin);
-    if (nl == std::string::npos) nl = text.size();
-    if (nl > begin) {
-      keys.insert(text.substr(begin, nl - begin));
-      ++out.records;
+// Every record's key on the topic, written to `path` by kcat while the sidecar produces: the
+// embedded broker keeps only the last few MiB of each partition, so reading after the run would
+// see a tail. Waits until the file holds `rows` keys (or nothing new came for 60 s), plus 3 s
+// for any duplicate to show, then stops the consumer.
+Verified CollectKeys(testsupport::ChildProcess& consumer, const std::string& path, size_t rows) {
+  auto lines = [&] {
+    std::ifstream in(path);
+    std::vector<std::string> out;
+    std::string line;
+    while (std::getline(in, line)) {
+      if (!line.empty()) out.push_back(line);
     }
-    begin = nl + 1;
+    return out;
+  };
+  size_t seen = 0;
+  auto quiet_since = Clock::now();
+  while (SecondsSince(quiet_since) < 60) {
+    const size_t now = lines().size();
+    if (now != seen) quiet_since = Clock::now();
+    seen = now;
+    if (seen >= rows) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
-  out.distinct = keys.size();
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  (void)consumer.Signal(SIGTERM);
+  (void)consumer.Wait(std::chrono::seconds(10));
+  const std::vector<std::string> keys = lines();
+  Verified out;
+  out.records = keys.size();
+  out.distinct = std::set<std::string>(keys.begin(), keys.end()).size();
   return out;
+}
+
+std::unique_ptr<testsupport::ChildProcess> StartConsumer(const std::string& bootstrap,
+                                                         const std::string& topic,
+                                                         const std::string& path) {
+  testsupport::ChildOptions opts;
+  opts.args = {"-c", "exec kcat -b " + bootstrap + " -C -t " + topic +
+                         " -o beginning -q -u -f '%k\\n' > " + path};
+  opts.capture_stderr = true;
+  auto c = testsupport::ChildProcess::Spawn("sh", opts);
+  if (!c.ok()) {
+    std::fprintf(stderr, "kcat: %s\n", c.status().message().c_str());
+    std::exit(1);
+  }
+  return std::move(c).value();
 }
 
 }  // namespace
@@ -120,6 +142,7 @@ void RunParallelBackfill(const std::string& bootstrap, const ParallelBackfillOpt
           << "\nsocket.path=" << socket << "\nlog.level=warn\nkafka.bootstrap.servers=" << bootstrap
           << "\n";
     }
+    auto consumer = StartConsumer(bootstrap, topic, dir.File("keys.txt"));
     const auto start = Clock::now();
     testsupport::ChildOptions options;
     options.args = {"run", "--config", config_path};
@@ -143,7 +166,8 @@ void RunParallelBackfill(const std::string& bootstrap, const ParallelBackfillOpt
     (void)(*child)->Wait(std::chrono::seconds(60));
     const Requests requests = Journal(base, seq);
     seq = requests.last_seq;
-    const Verified kafka = ReadKeys(bootstrap, topic);
+    const Verified kafka =
+        CollectKeys(*consumer, dir.File("keys.txt"), static_cast<size_t>(o.rows));
     const double rate = static_cast<double>(emitted) / wall;
     if (p == 1 || single_rate == 0) single_rate = rate;
     std::printf("| %d | %.1f | %.0f | %.2f | %lld | %lld | %.1f | %zu | %zu |\n", p, wall, rate,
