@@ -74,6 +74,10 @@ std::string CursorKey(const CursorIdentity& id) {
   return k;
 }
 
+std::string BackfillKey(const CursorIdentity& id) {
+  return std::string("backfill") + '\0' + CursorKey(id);
+}
+
 std::optional<CursorIdentity> DecodeCursorKey(std::string_view key) {
   std::string_view parts[4];
   for (auto& p : parts) {

@@ -41,6 +41,8 @@ std::string PrefixSuccessor(std::string_view prefix);
 std::string CursorPrefix(std::string_view instance, std::string_view table);
 std::string CursorKey(const CursorIdentity& identity);
 std::optional<CursorIdentity> DecodeCursorKey(std::string_view key);
+// The meta-family key of a table's parallel backfill progress (state_store_backfill.cpp).
+std::string BackfillKey(const CursorIdentity& identity);
 // value = u8 format(1) u8 phase i64 ts i64 updated_at_ms sys_id-bytes
 std::string EncodeCursorValue(const Cursor& cursor, int64_t updated_at_ms);
 bool DecodeCursorValue(std::string_view value, Cursor* cursor, int64_t* updated_at_ms);

@@ -75,6 +75,9 @@ Status StateStoreImpl::AddTableDeletion(std::string_view table, rocksdb::WriteBa
   for (const auto& sc : cursors) {
     SNOWCAR_RETURN_IF_ERROR(
         FromRocks(batch.Delete(cursor_cf_, codec::CursorKey(sc.identity)), dir_, "reset"));
+    // A parallel backfill's ranges belong to the cursor they merge into.
+    SNOWCAR_RETURN_IF_ERROR(
+        FromRocks(batch.Delete(meta_cf_, codec::BackfillKey(sc.identity)), dir_, "reset"));
     instances.insert(sc.identity.instance);
   }
   // Dedup entries exist only beside a cursor of the same (instance, table): every commit

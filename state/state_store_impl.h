@@ -47,6 +47,11 @@ class StateStoreImpl final : public StateStore {
   Status ReplaceTable(const CursorIdentity& identity, const Cursor& cursor,
                       const std::vector<DedupKey>& entries, const DedupPolicy& policy) override;
 
+  Result<std::optional<BackfillProgress>> LoadBackfill(const CursorIdentity& identity) override;
+  Status CommitBackfill(const CursorIdentity& identity, const Cursor& cursor, DedupWindow& window,
+                        const std::optional<BackfillProgress>& progress) override;
+  bool KeepsBackfillProgress() const override { return true; }
+
   Result<std::optional<std::string>> GetCorrelation(std::string_view table, std::string_view field,
                                                     std::string_view value) override;
   Status PutCorrelation(std::string_view table, std::string_view field, std::string_view value,

@@ -12,6 +12,10 @@
 // with the sidecar's peak RSS. Targets: CPU/row <= 1.5x the floor's, rows/s >= 70 %.
 //
 //   source_e2e_bench [--rows 200000] [--page 5000] [--backfill-rows 1000000]
+//                    [--parallel-rows N [--latency-ms 300] [--parallelism 1,2,4,8]
+//                    [--only-parallel]]
+// --parallel-rows adds the parallel backfill section (parallel_backfill.h): rows/s of one
+// backfill per parallelism against an emulator answering each request after --latency-ms.
 #include <curl/curl.h>
 #include <librdkafka/rdkafka.h>
 
@@ -27,6 +31,7 @@
 #include <vector>
 
 #include "e2e_processes.h"
+#include "parallel_backfill.h"
 #include "support/temp_dir.h"
 
 namespace {
@@ -209,8 +214,32 @@ int main(int argc, char** argv) {
   int rows = 200000;
   int page = 5000;
   int backfill_rows = 1000000;
+  snowcar::bench::ParallelBackfillOptions parallel;
+  parallel.rows = 0;
+  bool only_parallel = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "--parallel-rows" && i + 1 < argc) {
+      parallel.rows = std::atoi(argv[++i]);
+      continue;
+    }
+    if (arg == "--latency-ms" && i + 1 < argc) {
+      parallel.latency_ms = std::atoi(argv[++i]);
+      continue;
+    }
+    if (arg == "--parallelism" && i + 1 < argc) {
+      parallel.parallelism.clear();
+      for (const char* p = argv[++i]; *p != 0;) {
+        parallel.parallelism.push_back(std::atoi(p));
+        while (*p != 0 && *p != ',') ++p;
+        if (*p == ',') ++p;
+      }
+      continue;
+    }
+    if (arg == "--only-parallel") {
+      only_parallel = true;
+      continue;
+    }
     if (arg == "--rows" && i + 1 < argc)
       rows = std::atoi(argv[++i]);
     else if (arg == "--page" && i + 1 < argc)
@@ -221,8 +250,19 @@ int main(int argc, char** argv) {
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
 
-  auto broker = StartSnowcar({"broker", "--brokers", "1", "--direct", "--topics",
-                              "bench.floor:4,bench.sidecar:4,bench.backfill:4"});
+  auto broker = StartSnowcar(
+      {"broker", "--brokers", "1", "--direct", "--topics",
+       "bench.floor:4,bench.sidecar:4,bench.backfill:4,bench.parallel.1:4,bench.parallel.2:4,"
+       "bench.parallel.4:4,bench.parallel.8:4,bench.parallel.16:4"});
+  if (parallel.rows > 0) {
+    parallel.page = page;
+    snowcar::bench::RunParallelBackfill(broker.first_line, parallel);
+    if (only_parallel) {
+      (void)broker.process->Signal(SIGTERM);
+      (void)broker.process->Wait(std::chrono::seconds(30));
+      return 0;
+    }
+  }
   auto emulator =
       StartSnowcar({"emulate", "--port", "0", "--tables", "incident:" + std::to_string(rows)});
   std::printf("source end to end: %d rows of `incident`, page %d, broker %s\n", rows, page,

@@ -179,6 +179,17 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
        .group = kSource,
        .doc = "How far behind the instance's clock a sweep stops, so a second is read only "
               "once the instance has finished writing it."},
+      {.name = "snow.source.backfill.parallelism",
+       .type = T::kInt,
+       .default_value = "4",
+       .min = 1,
+       .max = 64,
+       .group = kSource,
+       .doc = "Concurrent sweeps that read a large backlog (at least two pages per sweep), each "
+              "over its own time range cut by the instance's counts; the table's cursor moves "
+              "over the finished ranges in order. Used at most up to "
+              "`snow.http.max.concurrent.requests`. 1 reads every backlog with one sweep. Once "
+              "caught up a table is always read by one sweep."},
       {.name = "snow.source.dedup.window.records",
        .type = T::kInt,
        .default_value = "50000",

@@ -8,6 +8,8 @@ set(SNOWCAR_SOURCE_DIRECTION_SOURCES
   table_poller.cpp
   table_poller_probe.cpp
   table_poller_produce.cpp
+  table_poller_backfill.cpp
+  backfill_ranges.cpp
   source_direction.cpp
   source_routes.cpp
   source_metrics.cpp

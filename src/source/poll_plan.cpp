@@ -209,8 +209,10 @@ int64_t PollPlan::LaggedSecond(int64_t server_now_ms) const {
   return FloorDiv(server_now_ms - settings_.safety_lag_seconds * 1000, 1000);
 }
 
-void PollPlan::BeginSweep(int64_t server_now_ms) {
-  hi_ = LaggedSecond(server_now_ms);
+void PollPlan::BeginSweep(int64_t server_now_ms) { BeginSweepTo(LaggedSecond(server_now_ms)); }
+
+void PollPlan::BeginSweepTo(int64_t hi_ts) {
+  hi_ = hi_ts;
   ambiguous_range_.reset();
   in_sweep_ = true;
   counting_ = false;

@@ -96,6 +96,8 @@ class PollPlan {
   // Begins a sweep with HI = second(server_now_ms - safety lag). Afterwards in_sweep() is
   // false when there is nothing to read (the position is already at HI).
   void BeginSweep(int64_t server_now_ms);
+  // The same with the high-water mark given: a parallel backfill's range ends at hi_ts.
+  void BeginSweepTo(int64_t hi_ts);
   bool in_sweep() const { return in_sweep_; }
   int64_t hi() const { return hi_; }
 

@@ -136,6 +136,10 @@ Result<SourceSettings> SourceSettings::FromConfig(const config::Config& config) 
   s.bad_row = config.GetString("snow.source.bad.row.behavior") == "skip" ? BadRowBehavior::kSkip
                                                                          : BadRowBehavior::kFail;
   s.startup_probe = config.GetBool("snow.source.startup.probe");
+  // Never more sweeps than the client lets requests out at once: the rest would only queue.
+  s.backfill_parallelism =
+      static_cast<int>(std::min(config.GetInt("snow.source.backfill.parallelism"),
+                                config.GetInt("snow.http.max.concurrent.requests")));
   s.emit_envelope = config.GetBool("snow.source.emit.envelope");
   s.emit_tombstones = config.GetBool("snow.source.emit.tombstones");
   const std::string& mode = config.GetString("snow.source.schema.mode");

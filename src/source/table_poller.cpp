@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 #include <utility>
 
+#include "backfill_run.h"
 #include "page_request.h"
 #include "poller_detail.h"
 #include "snowcar/api/readiness.h"
@@ -87,6 +88,7 @@ void TablePoller::Begin() {
   }
   plan_.Restore(*cursor);
   if (cursor->has_value()) committed_ = **cursor;
+  if (cursor->has_value()) ResumeBackfill(**cursor);
   committable_ = committed_;
   status_.SetCursor(committed_);
   status_.SetPhase(plan_.phase());
@@ -127,6 +129,10 @@ void TablePoller::Pump() {
             /*retry_probe=*/false, std::nullopt, /*pause=*/true);
     return;
   }
+  if (backfill_) {
+    PumpBackfill();
+    return;
+  }
   if (!plan_.in_sweep()) {
     if (idle_wait_) {
       idle_wait_ = false;
@@ -154,6 +160,7 @@ void TablePoller::Pump() {
       SendClockRequest();
       return;
     }
+    if (MaybeStartBackfill()) return;
     plan_.BeginSweep(SweepClockMs());
     if (!plan_.in_sweep()) {
       const state::Phase phase = plan_.FinishSweep(deps_.client->ServerNowMillis());

@@ -164,6 +164,29 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void ReportHealth();
   std::string Label() const;
 
+  // ---- parallel backfill (table_poller_backfill.cpp, backfill_ranges.h) ----
+  struct BackfillRun;  // backfill_run.h
+  // At the start of a sweep in the backfill phase: cut a large backlog into ranges read by
+  // concurrent sweeps. True when that began (the split's counts are under way).
+  bool MaybeStartBackfill();
+  // Resumes the ranges stored beside `cursor` (a restart during a parallel backfill).
+  void ResumeBackfill(const state::Cursor& cursor);
+  void SendSplitCounts();
+  void OnSplitCount(uint64_t run, int64_t t, servicenow::CallResult result);
+  void StartRanges(std::vector<state::BackfillRange> ranges, int64_t hi);
+  void PumpBackfill();
+  void IssueRange(size_t index);
+  void OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& query, int64_t sent_at_ms,
+                     servicenow::CallResult result);
+  void AcceptRangePage(size_t index, boost::json::array rows);
+  void ProduceBackfillQueued();
+  void MaybeCommitBackfill(bool force);
+  void FinishBackfill();
+  void ResetRangesAfterFailure();
+  // A delivery report's ticket: the main tracker's, or a range's (its index in the top bits).
+  void AckTicket(AckTracker::Ticket ticket);
+  void FailTicket(AckTracker::Ticket ticket);
+
   // ---- hooks for the deletes stream (audit_poller.cpp) ----
   // The server clock a sweep begins with: held back for a deletes stream (the gate).
   int64_t SweepClockMs() const;
@@ -257,6 +280,11 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   std::deque<QueuedPage> queued_pages_;
   std::chrono::steady_clock::time_point last_commit_;
   std::promise<void> stop_promise_;
+
+  // Parallel backfill: set while a backlog is being cut or read by ranges (strand-only).
+  std::unique_ptr<BackfillRun> backfill_;
+  uint64_t backfill_runs_ = 0;  // tells answers of an abandoned run apart
+  bool try_parallel_ = true;    // cleared when a backlog was too small to cut
 
   // Deletes stream (audit_poller.cpp).
   std::shared_ptr<TablePoller> deletes_poller_;  // set before Start, never changed after

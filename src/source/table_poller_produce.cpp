@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 #include <utility>
 
+#include "backfill_run.h"
 #include "page_request.h"
 #include "poller_detail.h"
 #include "snowcar/api/readiness.h"
@@ -138,6 +139,7 @@ void TablePoller::ProduceQueued() {
     queued_pages_.pop_front();
     Pump();  // room for the next page
   }
+  if (backfill_) ProduceBackfillQueued();
   MaybeCommit(false);
 }
 
@@ -149,9 +151,9 @@ void TablePoller::OnDelivery(uint64_t generation, AckTracker::Ticket ticket,
     if (window_) window_->Insert(key);
     NoteDelivered(key);
     status_.rows_emitted.fetch_add(1);
-    if (generation == generation_) tracker_.Ack(ticket);
+    if (generation == generation_) AckTicket(ticket);
   } else {
-    if (generation == generation_) tracker_.Fail(ticket);
+    if (generation == generation_) FailTicket(ticket);
     // The decision table's Kafka produce failure row (docs/outcomes.md).
     const servicenow::Action action =
         servicenow::DecideProduceFailure(servicenow::CallPurpose::kGetPage);
@@ -186,6 +188,7 @@ void TablePoller::RecoverFromProduceFailure() {
   cursor_dirty_ = false;
   committable_ = committed_;
   plan_.Restore(committed_);  // rows acknowledged after it are in the window: suppressed
+  ResetRangesAfterFailure();
   rewind_pending_ = false;
   idle_wait_ = false;
   BackOff(status_.Read().last_error, /*retry_probe=*/false);
@@ -193,6 +196,10 @@ void TablePoller::RecoverFromProduceFailure() {
 
 void TablePoller::MaybeCommit(bool force) {
   if (!window_) return;
+  if (backfill_ && !backfill_->ranges.empty()) {
+    MaybeCommitBackfill(force);
+    return;
+  }
   if (auto prefix = tracker_.TakeCommittable()) {
     // After a rewind the re-read rows stand before the cursor already committed: the
     // cursor never moves back.

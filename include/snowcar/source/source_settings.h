@@ -71,6 +71,9 @@ struct SourceSettings {
   int64_t schema_refresh_ms = 3600000;  // typed: re-read sys_dictionary when older
   bool emit_envelope = false;
   bool emit_tombstones = false;  // after each DELETE record (deletes=audit)
+  // Concurrent sweeps over disjoint time ranges of a large backlog (docs/source.md, "Parallel
+  // backfill"); snow.source.backfill.parallelism, at most snow.http.max.concurrent.requests.
+  int backfill_parallelism = 4;
 
   // Reads and cross-checks the source keys. InvalidArgument lists every problem, naming the
   // key (e.g. "snow.table.inc.name is required because 'inc' is listed in snow.tables").

@@ -74,6 +74,22 @@ struct DedupKey {
   bool operator==(const DedupKey&) const = default;
 };
 
+// A parallel backfill's progress (docs/source.md, "Parallel backfill"): the time ranges
+// (lo, hi] that concurrent sweeps read, each with the position up to which Kafka acknowledged
+// its rows. The table's cursor is the contiguous prefix of these; this record lets a restart
+// resume every range where it stood. Committed in the same WriteBatch as the cursor.
+struct BackfillRange {
+  int64_t lo = 0;   // exclusive, seconds
+  int64_t hi = 0;   // inclusive, seconds
+  Cursor position;  // every row of the range at or before it is in Kafka ((lo + 1, "") at first)
+  bool done = false;
+  bool operator==(const BackfillRange&) const = default;
+};
+struct BackfillProgress {
+  std::vector<BackfillRange> ranges;  // ordered, adjacent: ranges[i].hi == ranges[i+1].lo
+  bool operator==(const BackfillProgress&) const = default;
+};
+
 struct DedupPolicy {
   int64_t overlap_seconds = 2;    // snow.source.overlap.seconds
   size_t window_records = 50000;  // snow.source.dedup.window.records
@@ -255,6 +271,21 @@ class StateStore {
     (void)instance, (void)table, (void)value;
     return Status::FailedPrecondition("this state store keeps no sweep state");
   }
+  // ---- parallel backfill progress (state_store_backfill.cpp) -------------------------------
+  // The progress stored beside the cursor of `identity`, or nullopt. Stores without the
+  // family answer nullopt and refuse CommitBackfill, which keeps their tables on one sweep.
+  virtual Result<std::optional<BackfillProgress>> LoadBackfill(const CursorIdentity& identity) {
+    (void)identity;
+    return std::optional<BackfillProgress>();
+  }
+  // Commit (above) plus the progress in the same WriteBatch; nullopt deletes the stored one.
+  virtual Status CommitBackfill(const CursorIdentity& identity, const Cursor& cursor,
+                                DedupWindow& window,
+                                const std::optional<BackfillProgress>& progress) {
+    (void)identity, (void)cursor, (void)window, (void)progress;
+    return Status::FailedPrecondition("this state store keeps no backfill progress");
+  }
+  virtual bool KeepsBackfillProgress() const { return false; }
 
   // ---- sink correlation cache ------------------------------------------------------------
   virtual Result<std::optional<std::string>> GetCorrelation(std::string_view table,

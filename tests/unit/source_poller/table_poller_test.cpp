@@ -97,6 +97,8 @@ class TablePollerTest : public ::testing::Test {
     source_.overlap_seconds = 2;
     source_.safety_lag_seconds = 1;
     source_.startup_probe = false;
+    // These tests follow one sweep request by request; the parallel backfill has its own.
+    source_.backfill_parallelism = 1;
     table_.alias = "inc";
     table_.name = "incident";
     table_.topic = "snow.incident";
