@@ -2,6 +2,7 @@
 #include "snowcar/kafka/producer.h"
 
 #include <librdkafka/rdkafka.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <boost/asio/post.hpp>
@@ -267,7 +268,10 @@ Result<std::unique_ptr<KafkaProducer>> KafkaProducer::Create(const ProducerOptio
   (void)conf.release();  // rd_kafka_new took it
   impl->events = rd_kafka_queue_get_main(impl->rk);
   Impl* raw = impl.get();
-  impl->poller = std::thread([raw] { raw->PollLoop(); });
+  impl->poller = std::thread([raw] {
+    pthread_setname_np(pthread_self(), "snowcar-produce");  // see per-thread CPU (top -H)
+    raw->PollLoop();
+  });
   SNOWCAR_LOG(kInfo, "kafka.producer.created",
               {{"client_id", properties["client.id"]},
                {"idempotent", properties["enable.idempotence"] == "true"},
