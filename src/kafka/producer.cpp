@@ -229,7 +229,11 @@ Result<internal::ConfPtr> PrepareConf(const ProducerOptions& options, internal::
         "kafka property 'transactional.id' is not supported: snowcar's producer is idempotent, "
         "not transactional");
   }
-  std::map<std::string, std::string> defaults = {{"partitioner", "murmur2_random"}};
+  // librdkafka's own byte bound is 1 GiB: a sidecar sized for 64 MiB must not be able to
+  // queue that much. 32 MiB is six pages of 5000 rows of about 1 KB; what does not fit waits
+  // in the queue-full FIFO (docs/kafka-clients.md).
+  std::map<std::string, std::string> defaults = {{"partitioner", "murmur2_random"},
+                                                 {"queue.buffering.max.kbytes", "32768"}};
   if (options.idempotent) {
     defaults.emplace("enable.idempotence", "true");
     defaults.emplace("acks", "all");
