@@ -11,21 +11,31 @@
 // Reported: rows/s (wall) and CPU per row of each, and their ratios; then a large backfill
 // with the sidecar's peak RSS. Targets: CPU/row <= 1.5x the floor's, rows/s >= 70 %.
 //
-//   source_e2e_bench [--rows 200000] [--page 5000] [--backfill-rows 1000000]
+//   source_e2e_bench [--rows 200000] [--page 5000] [--backfill-rows 1000000] [--baseline PATH]
 //                    [--parallel-rows N [--latency-ms 300] [--parallelism 1,2,4,8]
 //                    [--only-parallel]]
 // --parallel-rows adds the parallel backfill section (parallel_backfill.h): rows/s of one
 // backfill per parallelism against an emulator answering each request after --latency-ms.
+//
+// --baseline PATH: another snowcar binary (an earlier build) whose sidecar runs right after
+// this build's, on the same broker and emulator, so a change is measured before and after in
+// one run (the ratios to the floor are what compare; the machine's load moves both).
 #include <curl/curl.h>
 #include <librdkafka/rdkafka.h>
+#include <unistd.h>
 
 #include <boost/json.hpp>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -93,7 +103,65 @@ struct Measured {
   double cpu_s = 0;
   int64_t rows = 0;
   double peak_rss_mib = 0;
+  // Where the sidecar's time went (see PrintBreakdown).
+  std::map<std::string, double> thread_cpu_s;  // by thread name
+  double http_s = 0, http_n = 0;               // page requests: summed wall time, count
+  double ack_s = 0, ack_n = 0;                 // produce to acknowledgement, summed, count
 };
+
+// CPU seconds of each thread of `pid`, summed by thread name (/proc/<pid>/task/*/stat).
+std::map<std::string, double> ThreadCpu(pid_t pid) {
+  std::map<std::string, double> out;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(dir, ec)) {
+    std::ifstream in(task.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t open = stat.find('('), close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    std::string name = stat.substr(open + 1, close - open - 1);
+    // Numbered librdkafka and RocksDB threads count as one kind each.
+    while (!name.empty() && (std::isdigit(static_cast<unsigned char>(name.back())) != 0)) {
+      name.pop_back();
+    }
+    std::istringstream rest(stat.substr(close + 2));
+    std::string field;
+    double ticks = 0;
+    for (int i = 3; i <= 15 && rest >> field; ++i) {
+      if (i == 14 || i == 15) ticks += std::atof(field.c_str());  // utime, stime
+    }
+    out[name] += ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
+  return out;
+}
+
+// Sum and count of a histogram family in the Prometheus text, over all its label sets.
+void HistogramTotals(const std::string& text, const std::string& family, double* sum,
+                     double* count) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const bool is_sum = line.rfind(family + "_sum", 0) == 0;
+    const bool is_count = line.rfind(family + "_count", 0) == 0;
+    if (!is_sum && !is_count) continue;
+    const double v = std::atof(line.substr(line.rfind(' ') + 1).c_str());
+    *(is_sum ? sum : count) += v;
+  }
+}
+
+void PrintBreakdown(const char* name, const Measured& m) {
+  std::printf("\n%s: where the time went (%.2f s wall)\n", name, m.wall_s);
+  std::printf("  page requests: %.0f, %.3f s each (HTTP wall, incl. the parse)\n", m.http_n,
+              m.http_n > 0 ? m.http_s / m.http_n : 0.0);
+  std::printf("  produce to ack: %.0f records, mean %.1f ms\n", m.ack_n,
+              m.ack_n > 0 ? m.ack_s / m.ack_n * 1e3 : 0.0);
+  for (const auto& [thread, cpu] : m.thread_cpu_s) {
+    if (cpu >= 0.01) {
+      std::printf("  thread %-16s %6.2f s CPU (%3.0f%% of wall)\n", thread.c_str(), cpu,
+                  cpu / m.wall_s * 100);
+    }
+  }
+}
 
 // The floor: parse + build + produce + wait for every acknowledgement.
 Measured RunFloor(const std::vector<std::string>& pages, const std::string& bootstrap,
@@ -156,8 +224,8 @@ int64_t RowsEmitted(const std::string& socket) {
   return (n != nullptr && n->is_int64()) ? n->as_int64() : 0;
 }
 
-Measured RunSidecar(const std::string& base, const std::string& bootstrap, const std::string& topic,
-                    int rows, int page) {
+Measured RunSidecar(const std::string& binary, const std::string& base,
+                    const std::string& bootstrap, const std::string& topic, int rows, int page) {
   snowcar::testsupport::TempDir dir("source-bench");
   const std::string socket = dir.File("snowcar.sock");
   const std::string config_path = dir.File("bench.properties");
@@ -176,7 +244,7 @@ Measured RunSidecar(const std::string& base, const std::string& bootstrap, const
   const auto start = Clock::now();
   snowcar::testsupport::ChildOptions options;
   options.args = {"run", "--config", config_path};
-  auto child = snowcar::testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, options);
+  auto child = snowcar::testsupport::ChildProcess::Spawn(binary, options);
   if (!child.ok()) {
     std::fprintf(stderr, "snowcar run: %s\n", child.status().message().c_str());
     std::exit(1);
@@ -196,6 +264,10 @@ Measured RunSidecar(const std::string& base, const std::string& bootstrap, const
   m.cpu_s = ProcessCpuSeconds(pid);
   m.rows = emitted;
   m.peak_rss_mib = PeakRssMiB(pid);
+  m.thread_cpu_s = ThreadCpu(pid);
+  const std::string metrics = snowcar::bench::SocketGet(socket, "/metrics");
+  HistogramTotals(metrics, "snowcar_snow_request_duration_seconds", &m.http_s, &m.http_n);
+  HistogramTotals(metrics, "snowcar_kafka_produce_duration_seconds", &m.ack_s, &m.ack_n);
   (void)(*child)->Signal(SIGTERM);
   (void)(*child)->Wait(std::chrono::seconds(60));
   return m;
@@ -217,6 +289,7 @@ int main(int argc, char** argv) {
   snowcar::bench::ParallelBackfillOptions parallel;
   parallel.rows = 0;
   bool only_parallel = false;
+  std::string baseline;  // an earlier snowcar binary, measured in the same run
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--parallel-rows" && i + 1 < argc) {
@@ -246,14 +319,17 @@ int main(int argc, char** argv) {
       page = std::atoi(argv[++i]);
     else if (arg == "--backfill-rows" && i + 1 < argc)
       backfill_rows = std::atoi(argv[++i]);
+    else if (arg == "--baseline" && i + 1 < argc)
+      baseline = argv[++i];
     // Other flags (e.g. --benchmark_counters_tabular from scripts/run-benchmarks) are ignored.
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
 
   auto broker = StartSnowcar(
       {"broker", "--brokers", "1", "--direct", "--topics",
-       "bench.floor:4,bench.sidecar:4,bench.backfill:4,bench.parallel.1:4,bench.parallel.2:4,"
-       "bench.parallel.4:4,bench.parallel.8:4,bench.parallel.16:4"});
+       "bench.floor:4,bench.sidecar:4,bench.backfill:4,bench.baseline:4,bench.backfill-baseline:4,"
+       "bench.parallel.1:4,bench.parallel.2:4,bench.parallel.4:4,bench.parallel.8:4,"
+       "bench.parallel.16:4"});
   if (parallel.rows > 0) {
     parallel.page = page;
     snowcar::bench::RunParallelBackfill(broker.first_line, parallel);
@@ -275,10 +351,15 @@ int main(int argc, char** argv) {
   const Measured floor = RunFloor(pages, broker.first_line, "bench.floor");
   const double broker_cpu1 = ProcessCpuSeconds(broker.process->pid());
   const double emulator_cpu1 = ProcessCpuSeconds(emulator.process->pid());
-  const Measured sidecar =
-      RunSidecar(emulator.first_line, broker.first_line, "bench.sidecar", rows, page);
+  const Measured sidecar = RunSidecar(SNOWCAR_BINARY, emulator.first_line, broker.first_line,
+                                      "bench.sidecar", rows, page);
   const double broker_cpu2 = ProcessCpuSeconds(broker.process->pid());
   const double emulator_cpu2 = ProcessCpuSeconds(emulator.process->pid());
+  Measured before;
+  if (!baseline.empty()) {
+    before =
+        RunSidecar(baseline, emulator.first_line, broker.first_line, "bench.baseline", rows, page);
+  }
 
   std::printf("\n| %-28s | %9s | %8s | %10s | %8s | %8s |\n", "run", "rows", "wall s", "rows/s",
               "CPU us/row", "peak MiB");
@@ -287,6 +368,9 @@ int main(int argc, char** argv) {
       "\n");
   PrintRow("floor (parse+produce)", floor);
   PrintRow("sidecar (HTTP+dedup+state)", sidecar);
+  if (!baseline.empty()) PrintRow("baseline sidecar", before);
+  PrintBreakdown("sidecar", sidecar);
+  if (!baseline.empty()) PrintBreakdown("baseline sidecar", before);
   const double cpu_ratio = (sidecar.cpu_s / static_cast<double>(sidecar.rows)) /
                            (floor.cpu_s / static_cast<double>(floor.rows));
   const double rate_ratio = (static_cast<double>(sidecar.rows) / sidecar.wall_s) /
@@ -300,17 +384,31 @@ int main(int argc, char** argv) {
               cpu_ratio <= 1.5 ? "met" : "NOT met");
   std::printf("sidecar rows/s  = %.0f%% of the floor's (target >= 70%%): %s\n", rate_ratio * 100,
               rate_ratio >= 0.7 ? "met" : "NOT met");
+  if (!baseline.empty()) {
+    std::printf("baseline rows/s = %.0f%% of the floor's, CPU/row = %.2fx the floor's\n",
+                (static_cast<double>(before.rows) / before.wall_s) /
+                    (static_cast<double>(floor.rows) / floor.wall_s) * 100,
+                (before.cpu_s / static_cast<double>(before.rows)) /
+                    (floor.cpu_s / static_cast<double>(floor.rows)));
+  }
   (void)emulator.process->Signal(SIGTERM);
   (void)emulator.process->Wait(std::chrono::seconds(30));
 
   if (backfill_rows > 0) {
     auto big = StartSnowcar(
         {"emulate", "--port", "0", "--tables", "incident:" + std::to_string(backfill_rows)});
-    const Measured backfill =
-        RunSidecar(big.first_line, broker.first_line, "bench.backfill", backfill_rows, page);
+    const Measured backfill = RunSidecar(SNOWCAR_BINARY, big.first_line, broker.first_line,
+                                         "bench.backfill", backfill_rows, page);
     std::printf("\nbackfill: %lld rows in %.1f s (%.0f rows/s), sidecar peak RSS %.1f MiB\n",
                 static_cast<long long>(backfill.rows), backfill.wall_s,
                 static_cast<double>(backfill.rows) / backfill.wall_s, backfill.peak_rss_mib);
+    if (!baseline.empty()) {
+      const Measured old = RunSidecar(baseline, big.first_line, broker.first_line,
+                                      "bench.backfill-baseline", backfill_rows, page);
+      std::printf("baseline backfill: %lld rows in %.1f s (%.0f rows/s), peak RSS %.1f MiB\n",
+                  static_cast<long long>(old.rows), old.wall_s,
+                  static_cast<double>(old.rows) / old.wall_s, old.peak_rss_mib);
+    }
     (void)big.process->Signal(SIGTERM);
     (void)big.process->Wait(std::chrono::seconds(60));
   }

@@ -2,6 +2,7 @@
 #include "snowcar/kafka/producer.h"
 
 #include <librdkafka/rdkafka.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <boost/asio/post.hpp>
@@ -228,7 +229,11 @@ Result<internal::ConfPtr> PrepareConf(const ProducerOptions& options, internal::
         "kafka property 'transactional.id' is not supported: snowcar's producer is idempotent, "
         "not transactional");
   }
-  std::map<std::string, std::string> defaults = {{"partitioner", "murmur2_random"}};
+  // librdkafka's own byte bound is 1 GiB: a sidecar sized for 64 MiB must not be able to
+  // queue that much. 32 MiB is six pages of 5000 rows of about 1 KB; what does not fit waits
+  // in the queue-full FIFO (docs/kafka-clients.md).
+  std::map<std::string, std::string> defaults = {{"partitioner", "murmur2_random"},
+                                                 {"queue.buffering.max.kbytes", "32768"}};
   if (options.idempotent) {
     defaults.emplace("enable.idempotence", "true");
     defaults.emplace("acks", "all");
@@ -267,7 +272,10 @@ Result<std::unique_ptr<KafkaProducer>> KafkaProducer::Create(const ProducerOptio
   (void)conf.release();  // rd_kafka_new took it
   impl->events = rd_kafka_queue_get_main(impl->rk);
   Impl* raw = impl.get();
-  impl->poller = std::thread([raw] { raw->PollLoop(); });
+  impl->poller = std::thread([raw] {
+    pthread_setname_np(pthread_self(), "snowcar-produce");  // see per-thread CPU (top -H)
+    raw->PollLoop();
+  });
   SNOWCAR_LOG(kInfo, "kafka.producer.created",
               {{"client_id", properties["client.id"]},
                {"idempotent", properties["enable.idempotence"] == "true"},

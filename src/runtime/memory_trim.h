@@ -30,4 +30,14 @@ class MemoryTrimmer {
   PeriodicTask task_;  // the timer, its stop and its zero-interval "off" live there
 };
 
+// Keeps the heap compact during a backfill: one malloc arena, set before the pool and the
+// clients start their threads. glibc otherwise gives each busy thread an arena of its own, and
+// a page parsed on one pool thread, built into records on the other and released by
+// librdkafka's threads leaves free memory resident in each (a 300 000-row backfill peaked at
+// 108 MiB with the default, 75 MiB with one arena; docs/performance.md). A fixed mmap
+// threshold saved 9 MiB more but made every page's memory fresh pages again, which cost more
+// CPU than it was worth. Nothing is changed when the operator tunes malloc already
+// (GLIBC_TUNABLES, MALLOC_ARENA_MAX).
+void CompactAllocator();
+
 }  // namespace snowcar::runtime

@@ -204,6 +204,7 @@ Status Sidecar::Start() {
     return fail(s, "routes");
   }
 
+  CompactAllocator();  // before the pool's threads allocate anything
   pool_.Start();
   readiness_.SetNotReady("opening state store");
 
