@@ -208,6 +208,11 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void RegistryBackOff(const Status& why);
   // The accepted-page path after the page's types are settled.
   void AcceptAndContinue(boost::json::array rows);
+  // One accepted row version: its records produced under `ticket`, or, for a bad typed value
+  // (bad-row policy `log`) or the sink's own version under echo suppression, settled at once.
+  // False when the table failed (bad-row policy `fail`).
+  bool ProduceRow(const boost::json::object& row, const RowKey& key, int64_t extracted_at,
+                  AckTracker::Ticket ticket);
   // Produces them as one unit: one delivery report, OK only when every record's is.
   void ProduceRecords(std::vector<kafka::OutRecord> records, AckTracker::Ticket ticket,
                       state::DedupKey dedup);

@@ -307,12 +307,9 @@ void TablePoller::ProduceBackfillQueued() {
           if (window_->Contains(q.key.ts, q.key.sys_id, q.key.mod_count)) {
             status_.duplicates_suppressed.fetch_add(1);
             AckTicket(ticket);
-          } else {
-            const boost::json::object& row = page.rows[q.index].get_object();
-            std::vector<kafka::OutRecord> records = RecordsFor(row, q.key, page.extracted_at);
-            state::DedupKey dedup{q.key.ts, std::string(q.key.sys_id), q.key.mod_count};
-            ++in_flight_;
-            ProduceRecords(std::move(records), ticket, std::move(dedup));
+          } else if (!ProduceRow(page.rows[q.index].get_object(), q.key, page.extracted_at,
+                                 ticket)) {
+            return;
           }
           page.rows[q.index].emplace_null();
         }

@@ -83,6 +83,37 @@ EchoVerdict TablePoller::Echo(const boost::json::object& row, const RowKey& key,
   return verdict;
 }
 
+bool TablePoller::ProduceRow(const boost::json::object& row, const RowKey& key,
+                             int64_t extracted_at, AckTracker::Ticket ticket) {
+  std::vector<kafka::OutRecord> records;
+  if (Status s = RecordsFor(row, key, extracted_at, records); !s.ok()) {
+    // A typed value that does not parse: the bad-row policy, as for a row without a usable id
+    // or timestamp. A skipped row still moves the cursor, and its version enters the dedup
+    // index so the overlap's re-reads do not skip it again.
+    if (deps_.source->bad_row == BadRowBehavior::kFail) {
+      Fail(s.message());
+      return false;
+    }
+    status_.rows_skipped.fetch_add(1);
+    SNOWCAR_LOG(kWarn, "source.bad_row_skipped",
+                {{"table", deps_.table->alias}, {"error", s.message()}});
+    window_->Insert(key.ts, key.sys_id, key.mod_count);
+    AckTicket(ticket);
+    return true;
+  }
+  if (Echo(row, key, records) == EchoVerdict::kSuppressed) {
+    // The sink's own version stays out of the topic, but counts as read: its dedup entry and
+    // the cursor move on as if it had been delivered.
+    window_->Insert(key.ts, key.sys_id, key.mod_count);
+    AckTicket(ticket);
+    return true;
+  }
+  state::DedupKey dedup{key.ts, std::string(key.sys_id), key.mod_count};
+  ++in_flight_;
+  ProduceRecords(std::move(records), ticket, std::move(dedup));
+  return true;
+}
+
 size_t TablePoller::ProduceWindow() const {
   return static_cast<size_t>(std::max(1, deps_.table->batch_size));
 }
@@ -101,36 +132,9 @@ void TablePoller::ProduceQueued() {
       if (window_->Contains(q.key.ts, q.key.sys_id, q.key.mod_count)) {
         status_.duplicates_suppressed.fetch_add(1);
         tracker_.Ack(tracker_.Add(std::move(position)));
-      } else {
-        const boost::json::object& row = page.rows[q.index].get_object();
-        std::vector<kafka::OutRecord> records;
-        if (Status s = RecordsFor(row, q.key, page.extracted_at, records); !s.ok()) {
-          // A typed value that does not parse: the bad-row policy, as for a row without a
-          // usable id or timestamp. A skipped row still moves the cursor, and its version
-          // enters the dedup index so the overlap's re-reads do not skip it again.
-          if (deps_.source->bad_row == BadRowBehavior::kFail) {
-            Fail(s.message());
-            return;
-          }
-          status_.rows_skipped.fetch_add(1);
-          SNOWCAR_LOG(kWarn, "source.bad_row_skipped",
-                      {{"table", deps_.table->alias}, {"error", s.message()}});
-          window_->Insert(q.key.ts, q.key.sys_id, q.key.mod_count);
-          tracker_.Ack(tracker_.Add(std::move(position)));
-          page.rows[q.index].emplace_null();
-          continue;
-        }
-        if (Echo(row, q.key, records) == EchoVerdict::kSuppressed) {
-          // The sink's own version stays out of the topic, but counts as read: its dedup
-          // entry and the cursor move on as if it had been delivered.
-          window_->Insert(q.key.ts, q.key.sys_id, q.key.mod_count);
-          tracker_.Ack(tracker_.Add(std::move(position)));
-        } else {
-          state::DedupKey dedup{q.key.ts, std::string(q.key.sys_id), q.key.mod_count};
-          const AckTracker::Ticket ticket = tracker_.Add(std::move(position));
-          ++in_flight_;
-          ProduceRecords(std::move(records), ticket, std::move(dedup));
-        }
+      } else if (!ProduceRow(page.rows[q.index].get_object(), q.key, page.extracted_at,
+                             tracker_.Add(std::move(position)))) {
+        return;
       }
       // The record holds its own copy now: give the parsed row's memory back early.
       page.rows[q.index].emplace_null();
