@@ -24,6 +24,7 @@ inline constexpr char kDedupCf[] = "dedup";
 inline constexpr char kCorrelationCf[] = "correlation";
 inline constexpr char kMetaCf[] = "meta";
 inline constexpr char kOriginCf[] = "origin";  // layout: state/origin_index.h
+inline constexpr char kIdSetCf[] = "idset";    // layout: state/state_store_idset.cpp
 inline constexpr std::string_view kSchemaVersionKey = "schema_version";
 
 void AppendU32(std::string* out, uint32_t v);

@@ -18,7 +18,6 @@
 namespace snowcar::state {
 namespace {
 
-constexpr char kIdSetCf[] = "idset";
 constexpr char kIdTag = 'I';
 constexpr char kSweepTag = 'S';
 constexpr size_t kBinaryIdBytes = 16;
@@ -69,7 +68,7 @@ Status BadId(std::string_view sys_id) {
 
 Status StateStoreImpl::EnsureIdSetFamily() {
   for (rocksdb::ColumnFamilyHandle* h : handles_) {
-    if (h->GetName() == kIdSetCf) {
+    if (h->GetName() == codec::kIdSetCf) {
       idset_cf_ = h;
       return Status::Ok();
     }
@@ -78,8 +77,8 @@ Status StateStoreImpl::EnsureIdSetFamily() {
   o.write_buffer_size = 4 << 20;
   o.max_write_buffer_number = 2;
   rocksdb::ColumnFamilyHandle* h = nullptr;
-  SNOWCAR_RETURN_IF_ERROR(
-      FromRocks(db_->CreateColumnFamily(o, kIdSetCf, &h), dir_, "creating the idset family"));
+  SNOWCAR_RETURN_IF_ERROR(FromRocks(db_->CreateColumnFamily(o, codec::kIdSetCf, &h), dir_,
+                                    "creating the idset family"));
   handles_.push_back(h);
   idset_cf_ = h;
   return Status::Ok();

@@ -49,9 +49,9 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"health", 0, 0},  {"ready", 0, 0},        {"help", 0, 0},
-    {"cursors", 0, 1}, {"dedup", 2, 2},        {"correlation", 3, 3},
-    {"reset", 1, 1},   {"reset-cursor", 1, 1}, {"origin", 2, 2}, {"deletes", 0, 1},
+    {"health", 0, 0}, {"ready", 0, 0},       {"help", 0, 0},  {"cursors", 0, 1},
+    {"dedup", 2, 2},  {"correlation", 3, 3}, {"reset", 1, 1}, {"reset-cursor", 1, 1},
+    {"origin", 2, 2}, {"deletes", 0, 1},
 };
 
 int Usage(std::ostream& err, const std::string& problem) {

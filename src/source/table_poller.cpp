@@ -222,6 +222,21 @@ void TablePoller::Issue(const PlannedQuery& query) {
                      });
 }
 
+bool TablePoller::ApplyCount(PollPlan& plan, const PlannedQuery& query,
+                             const servicenow::CallResult& result) {
+  if (!result.response.total_count) {
+    Fail(Label() + ": the count request (" + DescribeQuery(query) +
+         ") came back without X-Total-Count, so hidden rows cannot be told from no rows; "
+         "a proxy between snowcar and the instance may strip the header");
+    return false;
+  }
+  if (Status s = plan.OnCount(*result.response.total_count); !s.ok()) {
+    Fail(Label() + ": " + s.message());
+    return false;
+  }
+  return true;
+}
+
 void TablePoller::AnswerWasGood() {
   consecutive_failures_ = 0;
   if (status_.Read().state == TableState::kBackingOff) {
@@ -282,16 +297,7 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
   }
   AnswerWasGood();
   if (query.count) {
-    if (!result.response.total_count) {
-      Fail(Label() + ": the count request (" + DescribeQuery(query) +
-           ") came back without X-Total-Count, so hidden rows cannot be told from no rows; "
-           "a proxy between snowcar and the instance may strip the header");
-      return;
-    }
-    if (Status s = plan_.OnCount(*result.response.total_count); !s.ok()) {
-      Fail(Label() + ": " + s.message());
-      return;
-    }
+    if (!ApplyCount(plan_, query, result)) return;
     if (*result.response.total_count > 0) {
       SNOWCAR_LOG(kDebug, "source.range_count",
                   {{"table", deps_.table->alias},

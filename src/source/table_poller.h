@@ -141,6 +141,8 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void OnAnswer(const PlannedQuery& query, int64_t sent_at_ms, servicenow::CallResult result);
   // Checks a fetched page row by row, moves the plan over it and queues its rows.
   void AcceptPage(boost::json::array rows);
+  // A count answer handed to `plan` (the table's or a range's); false when the table failed.
+  bool ApplyCount(PollPlan& plan, const PlannedQuery& query, const servicenow::CallResult& result);
   // Produces queued rows while the produced-but-not-durable count stays under the window.
   void ProduceQueued();
   size_t ProduceWindow() const;
@@ -282,6 +284,9 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
     size_t next = 0;  // first accepted row not produced yet
     int64_t extracted_at = 0;
   };
+  // Checks a page's rows and moves `plan` over them, queueing the good ones in `page` (the
+  // table's own plan, or a backfill range's).
+  void AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page, boost::json::array rows);
   std::deque<QueuedPage> queued_pages_;
   std::chrono::steady_clock::time_point last_commit_;
   std::promise<void> stop_promise_;

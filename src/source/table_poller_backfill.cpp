@@ -226,16 +226,7 @@ void TablePoller::OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& 
   }
   AnswerWasGood();
   if (query.count) {
-    if (!result.response.total_count) {
-      Fail(Label() + ": the count request (" + DescribeQuery(query) +
-           ") came back without X-Total-Count, so hidden rows cannot be told from no rows; "
-           "a proxy between snowcar and the instance may strip the header");
-      return;
-    }
-    if (Status s = r.plan->OnCount(*result.response.total_count); !s.ok()) {
-      Fail(Label() + ": " + s.message());
-      return;
-    }
+    if (!ApplyCount(*r.plan, query, result)) return;
   } else {
     status_.pages_fetched.fetch_add(1);
     AcceptRangePage(index, std::move(result.response.rows));
@@ -247,35 +238,8 @@ void TablePoller::OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& 
 }
 
 void TablePoller::AcceptRangePage(size_t index, boost::json::array rows) {
-  // As AcceptPage, with the range's plan and queue.
   BackfillRun::Range& r = backfill_->ranges[index];
-  QueuedPage& page = r.pages.emplace_back();
-  page.rows = std::move(rows);
-  page.extracted_at = NowMs();
-  page.accepted.reserve(page.rows.size());
-  for (size_t i = 0; i < page.rows.size(); ++i) {
-    const boost::json::object* row = page.rows[i].if_object();
-    Result<RowKey> key = row != nullptr
-                             ? ReadRowKey(*row, *deps_.table)
-                             : Result<RowKey>(Status::InvalidArgument(
-                                   Label() + ": a row of the page is not a JSON object"));
-    if (!key.ok()) {
-      if (deps_.source->bad_row == BadRowBehavior::kFail) {
-        Fail(key.status().message());
-        return;
-      }
-      status_.rows_skipped.fetch_add(1);
-      SNOWCAR_LOG(kWarn, "source.bad_row_skipped",
-                  {{"table", deps_.table->alias}, {"error", key.status().message()}});
-      continue;
-    }
-    if (Status s = r.plan->Accept(key->ts, key->sys_id); !s.ok()) {
-      Fail(Label() + " (" + deps_.table->name + "): " + s.message());
-      return;
-    }
-    page.accepted.push_back(QueuedRow{i, *key, state::Phase::kBackfill});
-  }
-  if (Status s = r.plan->OnPage(page.rows.size()); !s.ok()) Fail(Label() + ": " + s.message());
+  AcceptInto(*r.plan, /*backfill_range=*/true, r.pages.emplace_back(), std::move(rows));
 }
 
 void TablePoller::ProduceBackfillQueued() {

@@ -32,10 +32,14 @@ constexpr std::chrono::milliseconds kCommitRetry{1000};
 }  // namespace
 
 void TablePoller::AcceptPage(boost::json::array rows) {
+  AcceptInto(plan_, /*backfill_range=*/false, queued_pages_.emplace_back(), std::move(rows));
+}
+
+void TablePoller::AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
+                             boost::json::array rows) {
   // Every row is checked and the plan moves over the whole page before any of it is
   // produced, so the next page can be requested at once (Pump). The queued keys view into
   // the page's rows, which stay in place (deque elements do not move) until produced.
-  QueuedPage& page = queued_pages_.emplace_back();
   page.rows = std::move(rows);
   page.extracted_at = NowMs();
   page.accepted.reserve(page.rows.size());
@@ -55,16 +59,15 @@ void TablePoller::AcceptPage(boost::json::array rows) {
                   {{"table", deps_.table->alias}, {"error", key.status().message()}});
       continue;
     }
-    if (Status s = plan_.Accept(key->ts, key->sys_id); !s.ok()) {
+    if (Status s = plan.Accept(key->ts, key->sys_id); !s.ok()) {
       Fail(Label() + " (" + deps_.table->name + "): " + s.message());
       return;
     }
-    page.accepted.push_back(QueuedRow{i, *key, plan_.phase()});
+    // A backfill range's plan reads only backfill rows; the table's own plan says per row.
+    page.accepted.push_back(
+        QueuedRow{i, *key, backfill_range ? state::Phase::kBackfill : plan.phase()});
   }
-  if (Status s = plan_.OnPage(page.rows.size()); !s.ok()) {
-    Fail(Label() + ": " + s.message());
-    return;
-  }
+  if (Status s = plan.OnPage(page.rows.size()); !s.ok()) Fail(Label() + ": " + s.message());
 }
 
 EchoVerdict TablePoller::Echo(const boost::json::object& row, const RowKey& key,

@@ -172,6 +172,7 @@ TEST(SourceSettingsTest, TypedSchemaModeWritesJsonTypedUnlessAFormatIsGiven) {
   EXPECT_EQ(s->key_format, RecordFormat::kString);
   keys["value.format"] = "avro";
   keys["key.format"] = "avro";
+  keys["schema.registry.url"] = "http://127.0.0.1:8081";  // avro needs a registry
   s = Settings(keys);
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->value_format, RecordFormat::kAvro);
@@ -181,6 +182,7 @@ TEST(SourceSettingsTest, TypedSchemaModeWritesJsonTypedUnlessAFormatIsGiven) {
 TEST(SourceSettingsTest, ATypedFormatMakesTypedValuesUnlessTheModeSaysOtherwise) {
   auto keys = BaseKeys();
   keys["value.format"] = "avro";  // what value.converter=...AvroConverter becomes
+  keys["schema.registry.url"] = "http://127.0.0.1:8081";
   auto s = Settings(keys);
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->schema_mode, SchemaMode::kTyped);
@@ -228,7 +230,11 @@ TEST(SourceSettingsTest, DeletesFromTheAuditTrailAndTombstones) {
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->tables[0].deletes, DeleteCapture::kAudit);
   EXPECT_TRUE(s->emit_tombstones);
-  keys["snow.table.inc.deletes"] = "reconcile";
+  keys["snow.table.inc.deletes"] = "audit+reconcile";
+  s = Settings(keys);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->tables[0].deletes, DeleteCapture::kAuditReconcile);
+  keys["snow.table.inc.deletes"] = "everything";
   EXPECT_THAT(Settings(keys).status().message(), HasSubstr("snow.table.inc.deletes"));
 }
 

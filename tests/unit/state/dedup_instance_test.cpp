@@ -70,7 +70,7 @@ void RewriteAsVersion1(const std::string& dir,
                        const std::vector<std::pair<StoredCursor, int64_t>>& written_at) {
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
   for (const char* name : {"default", codec::kCursorCf, codec::kDedupCf, codec::kCorrelationCf,
-                           codec::kMetaCf, codec::kOriginCf}) {
+                           codec::kMetaCf, codec::kOriginCf, codec::kIdSetCf}) {
     cfs.emplace_back(name, rocksdb::ColumnFamilyOptions());
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;

@@ -101,7 +101,7 @@ TEST(StateStoreOpenTest, NewerSchemaVersionIsRefusedNamingBoth) {
     // Rewrite the version as a future snowcar would.
     std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
     for (const char* name : {"default", codec::kCursorCf, codec::kDedupCf, codec::kCorrelationCf,
-                             codec::kMetaCf, codec::kOriginCf}) {
+                             codec::kMetaCf, codec::kOriginCf, codec::kIdSetCf}) {
       cfs.emplace_back(name, rocksdb::ColumnFamilyOptions());
     }
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
