@@ -11,6 +11,7 @@
 #include "client_harness.h"
 #include "script_server.h"
 #include "snowcar/common/time.h"
+#include "support/refusing_port.h"
 
 namespace snowcar::servicenow::testing {
 namespace {
@@ -415,12 +416,8 @@ TEST(ClientTest, V1EmptyListIsAnEmptyResult) {
 
 TEST(ClientTest, RefusedConnectionIsRetriedThenReported) {
   IoThreads io;
-  std::string dead_url;
-  {
-    ScriptServer gone([](const SeenRequest&, int) { return Json(200, kList); });
-    gone.Start();
-    dead_url = gone.base_url();
-  }
+  const testsupport::RefusingPort gone;  // nothing listens there, and no one can bind it
+  const std::string dead_url = gone.http_url();
   ClientOptions o = BasicOptions(dead_url);
   o.retry.max_attempts = 3;
   auto client = MakeClient(io.io(), o, {.jitter = ZeroJitter()});
@@ -441,12 +438,8 @@ TEST(ClientTest, RefusedConnectionIsRetriedThenReported) {
 // refused credentials do not.
 TEST(ClientTest, ReachabilityFollowsFailedConnectionsAnswersAndRefusedCredentials) {
   IoThreads io;
-  std::string dead_url;
-  {
-    ScriptServer gone([](const SeenRequest&, int) { return Json(200, kList); });
-    gone.Start();
-    dead_url = gone.base_url();
-  }
+  const testsupport::RefusingPort gone;  // nothing listens there, and no one can bind it
+  const std::string dead_url = gone.http_url();
   ScriptServer live([](const SeenRequest& req, int) {
     if (req.target.find("/broken") != std::string::npos) return Json(500, R"({"error":{}})");
     if (req.target.find("/locked") != std::string::npos) {

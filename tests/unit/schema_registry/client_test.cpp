@@ -2,16 +2,13 @@
 // The client against the registry double, over a real loopback socket.
 #include "snowcar/schema_registry/client.h"
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "snowcar/registry/registry_server.h"
 #include "snowcar/state/state_store.h"
+#include "support/refusing_port.h"
 #include "support/temp_dir.h"
 
 namespace snowcar::schema_registry {
@@ -158,24 +155,14 @@ TEST_F(ClientTest, ServerErrorsBeyondTheAttemptsAreUnavailable) {
 }
 
 TEST_F(ClientTest, UnreachableRegistryIsUnavailable) {
-  // A port this test holds bound but not listening: connections to it are refused, and no
-  // other test's server can take it meanwhile (as it could a port a stopped server freed).
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const testsupport::RefusingPort gone;  // refuses connections; no other test can take it
   RegistryOptions o = Options();
-  o.url = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  o.url = gone.http_url();
   o.retry.max_attempts = 2;
   auto id = Client(o)->RegisterSchema("t-value", SchemaType::kAvro, kV1);
   ASSERT_FALSE(id.ok());
   EXPECT_TRUE(id.status().retriable()) << id.status().ToString();
   EXPECT_THAT(id.status().message(), HasSubstr("after 2 attempts"));
-  ::close(fd);
 }
 
 TEST_F(ClientTest, BasicAuthIsSentAndWrongCredentialsAreNamedWithoutTheSecret) {
