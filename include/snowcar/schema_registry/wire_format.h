@@ -37,6 +37,8 @@ struct Unframed {
 // than the header or its first byte is not the magic byte (e.g. a plain JSON record sent to a
 // topic configured for Avro).
 Result<Unframed> Unframe(std::string_view record);
+// The payload view would outlive a temporary string: hold the framed record in a variable.
+Result<Unframed> Unframe(std::string&& record) = delete;
 
 // True when `record` is long enough and starts with the magic byte. A cheap test only: plain
 // JSON never starts with a 0 byte, so a sink can tell framed commands from JSON ones.

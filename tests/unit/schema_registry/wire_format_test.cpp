@@ -22,7 +22,8 @@ TEST(WireFormatTest, HeaderIsMagicByteAndBigEndianId) {
 
 TEST(WireFormatTest, RoundTripsIdsAcrossTheWholeRange) {
   for (int32_t id : {0, 1, 255, 256, 65536, 2147483647, -1, -2147483647 - 1}) {
-    auto u = Unframe(Frame(id, "x"));
+    const std::string framed = Frame(id, "x");
+    auto u = Unframe(framed);
     ASSERT_TRUE(u.ok()) << u.status().message();
     EXPECT_EQ(u->schema_id, id);
     EXPECT_EQ(u->payload, "x");
@@ -30,7 +31,8 @@ TEST(WireFormatTest, RoundTripsIdsAcrossTheWholeRange) {
 }
 
 TEST(WireFormatTest, EmptyPayloadIsAllowed) {
-  auto u = Unframe(Frame(7, ""));
+  const std::string framed = Frame(7, "");
+  auto u = Unframe(framed);
   ASSERT_TRUE(u.ok());
   EXPECT_EQ(u->schema_id, 7);
   EXPECT_TRUE(u->payload.empty());
@@ -44,7 +46,8 @@ TEST(WireFormatTest, AppendWriteIntoAnExistingBuffer) {
 }
 
 TEST(WireFormatTest, ShortRecordIsRefusedWithItsLength) {
-  auto u = Unframe(std::string("\0\0\0", 3));
+  const std::string short_record("\0\0\0", 3);
+  auto u = Unframe(short_record);
   ASSERT_FALSE(u.ok());
   EXPECT_EQ(u.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(u.status().message(), HasSubstr("3 bytes"));
