@@ -111,6 +111,16 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
               "store): ids gone from the instance become DELETE records marked "
               "`snow.source.delete.found.by=reconciliation`, ids never emitted are read and "
               "emitted. `audit+reconcile`: both. See docs/semantics.md, Deletes."},
+      {.name = "snow.table.<alias>.deletes.last.row",
+       .type = T::kBool,
+       .default_value = "false",
+       .group = kSource,
+       .doc = "Tables with `deletes=audit` or `audit+reconcile`: each DELETE record also "
+              "carries the row as it was when deleted (`last_row`, or `before` with "
+              "`snow.source.emit.envelope`), read from `sys_audit_delete`, one more request per "
+              "page of deletions. Needs read access to `sys_audit_delete`; only audited tables "
+              "keep the row there, so for the others `last_row` is null. Restricted to the "
+              "table's `fields` when those are set."},
       {.name = "snow.table.<alias>.reconcile.interval.ms",
        .type = T::kInt,
        .default_value = "3600000",

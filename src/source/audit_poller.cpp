@@ -156,17 +156,44 @@ void TablePoller::ProduceRecords(std::vector<kafka::OutRecord> records, AckTrack
   }
 }
 
-bool TablePoller::FetchRecoveredRows(boost::json::array& rows) {
+bool TablePoller::FetchAuditReads(boost::json::array& rows) {
   if (!deps_.deletes) return false;
-  std::string target = RecoveredRowsTarget(*deps_.deletes->rows, rows);
-  if (target.empty()) return false;
+  // Two reads a page of audit entries may need before it is accepted, in turn: the rows of
+  // its undeletes, then (deletes.last.row) what sys_audit_delete kept of its deletions.
+  const boost::json::array unseen = Unseen(rows);
+  if (std::string target = RecoveredRowsTarget(*deps_.deletes->rows, unseen); !target.empty()) {
+    SendAuditRead(std::move(target), std::move(rows), /*recovered=*/true);
+    return true;
+  }
+  if (std::string target = DeletedRowsTarget(*deps_.deletes->rows, unseen); !target.empty()) {
+    SendAuditRead(std::move(target), std::move(rows), /*recovered=*/false);
+    return true;
+  }
+  return false;
+}
+
+boost::json::array TablePoller::Unseen(const boost::json::array& entries) const {
+  // The overlap re-reads entries already in Kafka; they will be suppressed, so the reads
+  // they would need are skipped (one read per page of new deletions, not one per poll).
+  boost::json::array out;
+  for (const boost::json::value& v : entries) {
+    if (const boost::json::object* entry = v.if_object(); entry != nullptr && window_) {
+      Result<RowKey> key = ReadRowKey(*entry, *deps_.table);
+      if (key.ok() && window_->Contains(key->ts, key->sys_id, key->mod_count)) continue;
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+void TablePoller::SendAuditRead(std::string target, boost::json::array rows, bool recovered) {
   servicenow::HttpRequest request;
   request.target = std::move(target);
   status_.SetLastRequestAt(SystemClock::Instance().NowMillis());
   http_busy_ = true;
   deps_.client->Send(std::move(request), strand_,
-                     [self = shared_from_this(),
-                      page = std::move(rows)](const servicenow::CallResult& result) mutable {
+                     [self = shared_from_this(), page = std::move(rows),
+                      recovered](const servicenow::CallResult& result) mutable {
                        self->http_busy_ = false;
                        if (self->stopping_) {
                          self->FinishStop();
@@ -178,13 +205,22 @@ bool TablePoller::FetchRecoveredRows(boost::json::array& rows) {
                          self->OnFailedAnswer(result);
                          return;
                        }
-                       AttachRecoveredRows(*self->deps_.deletes->rows, result.response.rows, page);
+                       const TableSettings& table = *self->deps_.deletes->rows;
+                       if (recovered) {
+                         AttachRecoveredRows(table, result.response.rows, page);
+                         if (std::string next = DeletedRowsTarget(table, self->Unseen(page));
+                             !next.empty()) {
+                           self->SendAuditRead(std::move(next), std::move(page), false);
+                           return;
+                         }
+                       } else {
+                         AttachDeletedRows(table, result.response.rows, page);
+                       }
                        self->AcceptPage(std::move(page));
                        if (self->failed_) return;
                        self->AfterPage();
                        self->ProduceQueued();
                      });
-  return true;
 }
 
 void TablePoller::SignalStopped(bool force) {

@@ -6,7 +6,9 @@
 #include <boost/json/serialize.hpp>
 #include <unordered_map>
 
+#include "deleted_row_payload.h"
 #include "page_request.h"
+#include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
 #include "snowcar/source/keyset_query.h"
 #include "snowcar/source/record_builder.h"
@@ -118,6 +120,70 @@ void AttachRecoveredRows(const TableSettings& rows, const boost::json::array& fe
   }
 }
 
+std::string DeletedRowsTarget(const TableSettings& rows, const boost::json::array& audit_rows) {
+  if (!rows.deletes_last_row) return {};
+  std::string ids;
+  int deleted = 0;
+  for (const boost::json::value& v : audit_rows) {
+    const boost::json::object* row = v.if_object();
+    if (row == nullptr || Text(*row, "fieldname") != kAuditDeleted) continue;
+    const std::string id = Text(*row, "documentkey");
+    if (!IsSysId(id)) continue;
+    ids += (ids.empty() ? "" : ",") + id;
+    ++deleted;
+  }
+  if (ids.empty()) return {};
+  TableSettings kept;
+  kept.name = "sys_audit_delete";
+  kept.fields = {"documentkey", "payload", "sys_created_on"};
+  kept.display_value = DisplayValue::kFalse;
+  kept.exclude_reference_link = true;
+  kept.query_domain = rows.query_domain;
+  PageRequestOptions options;
+  // A row deleted, restored and deleted again has a payload per deletion; newest first, so
+  // a page of a few per row holds the ones these entries need.
+  options.limit = std::min(4 * deleted, 10000);
+  return PageTarget(
+      kept, "tablename=" + rows.name + "^documentkeyIN" + ids + "^ORDERBYDESCsys_created_on",
+      options);
+}
+
+void AttachDeletedRows(const TableSettings& rows, const boost::json::array& fetched,
+                       boost::json::array& audit_rows) {
+  // documentkey -> (sys_created_on, payload), newest first as asked.
+  std::unordered_multimap<std::string, std::pair<std::string, std::string>> kept;
+  for (const boost::json::value& v : fetched) {
+    const boost::json::object* row = v.if_object();
+    if (row == nullptr) continue;
+    kept.emplace(Text(*row, "documentkey"),
+                 std::pair{Text(*row, "sys_created_on"), Text(*row, "payload")});
+  }
+  for (boost::json::value& v : audit_rows) {
+    boost::json::object* entry = v.if_object();
+    if (entry == nullptr || Text(*entry, "fieldname") != kAuditDeleted) continue;
+    const std::string id = Text(*entry, "documentkey");
+    const std::string deleted_on = Text(*entry, "sys_created_on");
+    // The payload written with this deletion: the newest one not after it (the two rows are
+    // written together; an earlier deletion's payload is older, a later one's newer).
+    // Timestamps "YYYY-MM-DD hh:mm:ss" compare as text.
+    const std::pair<std::string, std::string>* best = nullptr;
+    auto [begin, end] = kept.equal_range(id);
+    for (auto it = begin; it != end; ++it) {
+      if (it->second.first > deleted_on) continue;
+      if (best == nullptr || it->second.first > best->first) best = &it->second;
+    }
+    if (best == nullptr) continue;
+    Result<boost::json::object> row = ParseDeletedRowPayload(best->second, rows.name, rows.fields);
+    if (row.ok()) {
+      (*entry)[kLastRowMember] = std::move(row).value();
+    } else {
+      SNOWCAR_LOG(kWarn, "source.deleted_row_unreadable",
+                  {{"table", rows.alias}, {"sys_id", id}, {"error", row.status().message()}});
+      (*entry)[kLastRowErrorMember] = row.status().message();
+    }
+  }
+}
+
 std::vector<kafka::OutRecord> AuditRecords(const boost::json::object& audit_row, const RowKey& key,
                                            const DeletesStream& stream,
                                            const SourceSettings& source, int64_t extracted_at_ms) {
@@ -145,22 +211,32 @@ std::vector<kafka::OutRecord> AuditRecords(const boost::json::object& audit_row,
                            {"deleted_at", FormatSnowTimestamp(key.ts)},
                            {"deleted_by", Text(audit_row, "user")},
                            {"audit_sys_id", std::string(key.sys_id)}};
+  const boost::json::value* last_row = audit_row.if_contains(kLastRowMember);
+  const boost::json::value* last_row_error = audit_row.if_contains(kLastRowErrorMember);
   if (!source.emit_envelope) {
+    if (rows.deletes_last_row) {
+      // null when sys_audit_delete kept nothing (the table is not audited) or it did not parse.
+      what["last_row"] = last_row != nullptr ? *last_row : boost::json::value(nullptr);
+      if (last_row_error != nullptr) what["last_row_error"] = *last_row_error;
+    }
     record.value = boost::json::serialize(what);
   } else {
-    boost::json::object envelope{{"before", nullptr},
-                                 {"after", nullptr},
-                                 {"source",
-                                  {{"connector", "snowcar"},
-                                   {"instance", source.instance},
-                                   {"table", rows.name},
-                                   {"alias", rows.alias},
-                                   {"sys_id", id},
-                                   {"ts_ms", key.ts * 1000},
-                                   {"deleted_by", Text(audit_row, "user")},
-                                   {"audit_sys_id", std::string(key.sys_id)}}},
-                                 {"op", "d"},
-                                 {"ts_ms", extracted_at_ms}};
+    boost::json::object envelope{
+        {"before", last_row != nullptr ? *last_row : boost::json::value(nullptr)},
+        {"after", nullptr},
+        {"source",
+         {{"connector", "snowcar"},
+          {"instance", source.instance},
+          {"table", rows.name},
+          {"alias", rows.alias},
+          {"sys_id", id},
+          {"ts_ms", key.ts * 1000},
+          {"deleted_by", Text(audit_row, "user")},
+          {"audit_sys_id", std::string(key.sys_id)}}},
+        {"op", "d"},
+        {"ts_ms", extracted_at_ms}};
+    if (last_row_error != nullptr)
+      envelope["source"].as_object()["last_row_error"] = *last_row_error;
     record.value = boost::json::serialize(envelope);
   }
   out.push_back(record);

@@ -92,6 +92,20 @@ inline constexpr std::string_view kRecoveredRowMember = "__snowcar_row";
 void AttachRecoveredRows(const TableSettings& rows, const boost::json::array& fetched,
                          boost::json::array& audit_rows);
 
+// With deletes.last.row: the request that reads the sys_audit_delete rows (documentkey,
+// payload, sys_created_on) of these DELETED entries, newest first. Empty when the table does
+// not ask for the last row or `audit_rows` holds no deletion.
+std::string DeletedRowsTarget(const TableSettings& rows, const boost::json::array& audit_rows);
+
+// Puts into each DELETED entry the row sys_audit_delete kept of it (the newest payload not
+// written after the entry, parsed: deleted_row_payload.h) under kLastRowMember, or, when its
+// payload does not parse, the reason under kLastRowErrorMember. An entry without a payload (a
+// table that is not audited) gets neither.
+inline constexpr std::string_view kLastRowMember = "__snowcar_last_row";
+inline constexpr std::string_view kLastRowErrorMember = "__snowcar_last_row_error";
+void AttachDeletedRows(const TableSettings& rows, const boost::json::array& fetched,
+                       boost::json::array& audit_rows);
+
 // The tombstone that follows a DELETE record (snow.source.emit.tombstones): same topic, key,
 // timestamp and headers, a null value, and snow.source.operation=TOMBSTONE rather than DELETE.
 // Why not DELETE: the pair must read as ONE deletion. A consumer that applies the operation

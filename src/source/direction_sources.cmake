@@ -20,6 +20,7 @@ set(SNOWCAR_SOURCE_DIRECTION_SOURCES
   state_changelog.cpp
   table_ownership.cpp
   audit_stream.cpp
+  deleted_row_payload.cpp
   audit_poller.cpp
   reconcile_sweep.cpp
   reconciler.cpp

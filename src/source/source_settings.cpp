@@ -110,6 +110,13 @@ TableSettings ReadTable(const config::Config& config, const std::string& alias, 
               : deletes == "reconcile"       ? DeleteCapture::kReconcile
               : deletes == "audit+reconcile" ? DeleteCapture::kAuditReconcile
                                              : DeleteCapture::kNone;
+  t.deletes_last_row = config.GetBool(key("deletes.last.row"));
+  if (t.deletes_last_row && !ReadsAudit(t.deletes)) {
+    errors.push_back(key("deletes.last.row") +
+                     "=true needs deletes=audit or audit+reconcile: the row comes from the "
+                     "audit trail (" +
+                     key("deletes") + " is '" + deletes + "')");
+  }
   t.reconcile_interval_ms = config.GetInt(key("reconcile.interval.ms"));
   t.reconcile_batch_size = static_cast<int>(config.GetInt(key("reconcile.batch.size")));
   t.display_value = ParseDisplay(config.GetString(key("display.value")));

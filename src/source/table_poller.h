@@ -218,9 +218,14 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   // Produces them as one unit: one delivery report, OK only when every record's is.
   void ProduceRecords(std::vector<kafka::OutRecord> records, AckTracker::Ticket ticket,
                       state::DedupKey dedup);
-  // A deletes stream's page with RECOVERED entries: re-read their rows first. False when the
-  // page needs nothing (accept it at once).
-  bool FetchRecoveredRows(boost::json::array& rows);
+  // A deletes stream's page with RECOVERED entries: re-read their rows first; with
+  // deletes.last.row, then read what sys_audit_delete kept of its DELETED ones. False when the
+  // page needs neither (accept it at once).
+  bool FetchAuditReads(boost::json::array& rows);
+  // One of those reads (`recovered`: the first kind); accepts the page after the last one.
+  void SendAuditRead(std::string target, boost::json::array rows, bool recovered);
+  // The entries of a deletes stream's page not yet in the dedup window.
+  boost::json::array Unseen(const boost::json::array& entries) const;
   // Completes Stop's future once this poller and its deletes stream both stopped (`force`:
   // at once).
   void SignalStopped(bool force);

@@ -51,7 +51,8 @@ struct TableSettings {
   // sweeps, and the sys_ids one sweep request reads.
   int64_t reconcile_interval_ms = 3600000;
   int reconcile_batch_size = 10000;
-  // deletes=audit: put the last known row (sys_audit_delete) into each DELETE record.
+  // .deletes.last.row (deletes=audit, audit+reconcile): put the row sys_audit_delete kept
+  // into each DELETE record.
   bool deletes_last_row = false;
 };
 

@@ -297,6 +297,62 @@ TEST_F(SourceDeletes, AVersionReadBeforeTheDeletionIsProducedBeforeTheDelete) {
   StopGracefully();
 }
 
+// deletes.last.row: each DELETE carries the row as sys_audit_delete kept it, read with one
+// request per page of deletions; a table that is not audited keeps none (null, not lost).
+TEST_F(SourceDeletes, ADeleteCarriesTheLastKnownRowWhenAskedFor) {
+  props_["snow.table.inc.deletes"] = "audit";
+  props_["snow.table.inc.deletes.last.row"] = "true";
+  props_["snow.source.poll.interval.ms"] = "100";
+  ASSERT_TRUE(broker().CreateTopic(topic_, 2).ok());
+  std::vector<std::string> ids = LoadRows({NowS() - 100, NowS() - 99, NowS() - 98});
+  Start();
+  ASSERT_TRUE(testsupport::WaitFor([&] { return ReadAll().size() >= 3; }, 20s, 100ms));
+  ASSERT_TRUE(emu_->store().Update("incident", ids[0], {{"short_description", "last words"}}).ok());
+  ASSERT_TRUE(emu_->store().Delete("incident", ids[0]).ok());
+  // Not audited from here on: the deletion is in sys_audit, the row is kept nowhere.
+  emu_->store().SetDeleteAudit("incident", /*audited=*/false, /*no_audit_delete=*/false);
+  ASSERT_TRUE(emu_->store().Delete("incident", ids[1]).ok());
+  std::map<std::string, boost::json::object> deletes;
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        for (const Rec& r : ReadAll()) {
+          if (r.IsDelete()) deletes[r.key] = boost::json::parse(*r.value).as_object();
+        }
+        return deletes.size() == 2;
+      },
+      30s, 100ms));
+  const boost::json::object& first = deletes.at(ids[0]);
+  ASSERT_TRUE(first.at("last_row").is_object()) << boost::json::serialize(first);
+  const boost::json::object& last = first.at("last_row").as_object();
+  EXPECT_EQ(last.at("short_description").as_string(), "last words");
+  EXPECT_EQ(last.at("sys_id").as_string(), ids[0]);
+  EXPECT_EQ(last.at("sys_mod_count").as_string(), "1");
+  EXPECT_FALSE(first.contains("last_row_error"));
+  const boost::json::object& second = deletes.at(ids[1]);
+  EXPECT_TRUE(second.at("last_row").is_null()) << boost::json::serialize(second);
+  EXPECT_FALSE(second.contains("last_row_error"));
+  // Once both entries are acknowledged (in the dedup window), the overlap re-reads of them
+  // ask sys_audit_delete nothing more: one read per page of new deletions, not per poll.
+  auto count = [&](std::string_view prefix) {
+    size_t n = 0;
+    for (const auto& e : emu_->journal().All()) n += e.target.starts_with(prefix) ? 1 : 0;
+    return n;
+  };
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        const boost::json::object view = Table();
+        return view.contains("deletes") && view.at("deletes").at("rows_emitted").as_int64() == 2;
+      },
+      20s, 50ms));
+  const size_t kept_reads = count("/api/now/table/sys_audit_delete?");
+  EXPECT_GE(kept_reads, 1u);
+  const size_t audit_reads = count("/api/now/table/sys_audit?");
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] { return count("/api/now/table/sys_audit?") >= audit_reads + 10; }, 20s, 50ms));
+  EXPECT_EQ(count("/api/now/table/sys_audit_delete?"), kept_reads);
+  StopGracefully();
+}
+
 // Without deletes=audit (the default) nothing but UPSERTs reaches the topic, and sys_audit is
 // never asked.
 TEST_F(SourceDeletes, NoDeletesByDefault) {

@@ -238,5 +238,28 @@ TEST(SourceSettingsTest, DeletesFromTheAuditTrailAndTombstones) {
   EXPECT_THAT(Settings(keys).status().message(), HasSubstr("snow.table.inc.deletes"));
 }
 
+TEST(SourceSettingsTest, TheLastRowNeedsTheAuditTrail) {
+  auto keys = BaseKeys();
+  keys["snow.table.inc.deletes.last.row"] = "true";
+  keys["snow.table.inc.deletes"] = "audit";
+  auto s = Settings(keys);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE(s->tables[0].deletes_last_row);
+  keys["snow.table.inc.deletes"] = "audit+reconcile";
+  ASSERT_TRUE(Settings(keys).ok());
+  for (const char* mode : {"none", "reconcile"}) {
+    keys["snow.table.inc.deletes"] = mode;
+    auto refused = Settings(keys);
+    ASSERT_FALSE(refused.ok()) << mode;
+    EXPECT_THAT(refused.status().message(), HasSubstr("snow.table.inc.deletes.last.row=true needs "
+                                                      "deletes=audit"));
+    EXPECT_THAT(refused.status().message(), HasSubstr(std::string("is '") + mode + "'"));
+  }
+  keys.erase("snow.table.inc.deletes.last.row");
+  s = Settings(keys);
+  ASSERT_TRUE(s.ok());
+  EXPECT_FALSE(s->tables[0].deletes_last_row);
+}
+
 }  // namespace
 }  // namespace snowcar::source

@@ -151,5 +151,98 @@ TEST(AuditStream, ARecoveredEntryReReadsTheRowAndEmitsItAsAnUpsert) {
   EXPECT_TRUE(AuditRecords(page[2].as_object(), key, stream, source, 1).empty());
 }
 
+// What sys_audit_delete kept of a row: the instance's XML export of the record.
+std::string Payload(std::string_view description) {
+  return R"(<?xml version="1.0" encoding="UTF-8"?><record_update table="incident">)"
+         R"(<incident action="DELETE"><sys_id>)" +
+         kRowId + "</sys_id><short_description>" + std::string(description) +
+         R"(</short_description><caller_id display_value="Abel Tuter">)"
+         R"(62826bf03710200044e0bfc8bcbe5df1</caller_id></incident></record_update>)";
+}
+
+boost::json::object Kept(std::string payload, std::string_view created_on) {
+  return {{"documentkey", kRowId}, {"payload", std::move(payload)}, {"sys_created_on", created_on}};
+}
+
+TEST(AuditStream, TheLastRowIsReadFromSysAuditDeleteOnlyWhenAskedFor) {
+  TableSettings rows = Rows();
+  boost::json::array page{Entry("DELETED"), Entry("RECOVERED"),
+                          Entry("DELETED", "11111111111111111111111111111111"),
+                          Entry("DELETED", "not-an-id")};
+  EXPECT_TRUE(DeletedRowsTarget(rows, page).empty());  // deletes.last.row is off
+  rows.deletes_last_row = true;
+  const std::string target = DeletedRowsTarget(rows, page);
+  EXPECT_NE(target.find("/api/now/table/sys_audit_delete?sysparm_query=tablename%3Dincident%5E"
+                        "documentkeyIN" +
+                        kRowId + "%2C11111111111111111111111111111111%5EORDERBYDESCsys_created_on"),
+            std::string::npos)
+      << target;
+  EXPECT_NE(target.find("sysparm_fields=documentkey%2Cpayload%2Csys_created_on"), std::string::npos)
+      << target;
+  EXPECT_NE(target.find("sysparm_limit=8"), std::string::npos) << target;
+  EXPECT_TRUE(DeletedRowsTarget(rows, boost::json::array{Entry("RECOVERED")}).empty());
+}
+
+TEST(AuditStream, ADeleteRecordCarriesThePayloadWrittenWithItsDeletion) {
+  TableSettings rows = Rows();
+  rows.deletes_last_row = true;
+  DeletesStream stream;
+  stream.rows = &rows;
+  SourceSettings source;
+  // The row was deleted before (an older payload), restored, then deleted at kT; a later
+  // deletion's payload (after a second restore) is newer than this entry.
+  boost::json::array fetched{Kept(Payload("later"), FormatSnowTimestamp(kT + 60)),
+                             Kept(Payload("as deleted"), FormatSnowTimestamp(kT)),
+                             Kept(Payload("first"), FormatSnowTimestamp(kT - 3600))};
+  boost::json::array page{Entry("DELETED")};
+  AttachDeletedRows(rows, fetched, page);
+  const RowKey key{kT, kAuditId, 0};
+  auto records = AuditRecords(page[0].as_object(), key, stream, source, 1);
+  ASSERT_EQ(records.size(), 1u);
+  const boost::json::object value = boost::json::parse(*records[0].value).as_object();
+  const boost::json::object& last = value.at("last_row").as_object();
+  EXPECT_EQ(last.at("short_description"), "as deleted");
+  EXPECT_EQ(last.at("sys_id").as_string(), kRowId);
+  // The raw value, as the row stream has it; the display text is not the value.
+  EXPECT_EQ(last.at("caller_id"), "62826bf03710200044e0bfc8bcbe5df1");
+  EXPECT_FALSE(value.contains("last_row_error"));
+
+  // The envelope puts it where a change event's prior state goes.
+  source.emit_envelope = true;
+  records = AuditRecords(page[0].as_object(), key, stream, source, 1);
+  const boost::json::object envelope = boost::json::parse(*records[0].value).as_object();
+  EXPECT_EQ(envelope.at("before").at("short_description"), "as deleted");
+  EXPECT_TRUE(envelope.at("after").is_null());
+}
+
+TEST(AuditStream, NoPayloadOrABadOneStillEmitsTheDeleteAndSaysWhy) {
+  TableSettings rows = Rows();
+  rows.deletes_last_row = true;
+  DeletesStream stream;
+  stream.rows = &rows;
+  SourceSettings source;
+  const RowKey key{kT, kAuditId, 0};
+
+  // A table that is not audited keeps no payload: the DELETE says null.
+  boost::json::array page{Entry("DELETED")};
+  AttachDeletedRows(rows, boost::json::array{}, page);
+  auto records = AuditRecords(page[0].as_object(), key, stream, source, 1);
+  ASSERT_EQ(records.size(), 1u);
+  boost::json::object value = boost::json::parse(*records[0].value).as_object();
+  EXPECT_TRUE(value.at("last_row").is_null());
+  EXPECT_FALSE(value.contains("last_row_error"));
+
+  // A payload that does not parse: the deletion is not lost, the record names the problem.
+  page = boost::json::array{Entry("DELETED")};
+  AttachDeletedRows(
+      rows, boost::json::array{Kept("<incident><number>INC1", FormatSnowTimestamp(kT))}, page);
+  records = AuditRecords(page[0].as_object(), key, stream, source, 1);
+  ASSERT_EQ(records.size(), 1u);
+  value = boost::json::parse(*records[0].value).as_object();
+  EXPECT_TRUE(value.at("last_row").is_null());
+  EXPECT_NE(std::string(value.at("last_row_error").as_string()).find("not XML"), std::string::npos)
+      << value;
+}
+
 }  // namespace
 }  // namespace snowcar::source
