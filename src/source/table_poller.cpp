@@ -307,7 +307,7 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
   } else {
     status_.pages_fetched.fetch_add(1);
     if (FetchAuditReads(result.response.rows)) return;  // a deletes stream; accepts later
-    if (HoldForTypes(result.response.rows)) return;        // typed: types first
+    if (HoldForTypes(result.response.rows)) return;     // typed: types first
     AcceptPage(std::move(result.response.rows));
     if (failed_) return;
   }
