@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <limits>
 
 #include "state/key_codec.h"
 
@@ -245,7 +246,7 @@ void DedupWindowImpl::DropFront() {
 }
 
 bool DedupWindowImpl::HasEntryBelow(int64_t bound) const {
-  if (size_ == 0) return false;
+  if (size_ == 0 || bound == std::numeric_limits<int64_t>::min()) return false;
   if (ts_ordered_) return At(0).ts < bound;
   for (size_t i = 0; i < size_; ++i) {
     if (At(i).ts < bound) return true;
@@ -318,9 +319,17 @@ void DedupWindowImpl::OnCommitted(int64_t bound) {
     if (size_ == 0) last_ts_.reset();
     return;
   }
-  // Rows arrived out of timestamp order (rare: the source reads in ts order). Keep what is
-  // at or above the bound, put it in ts order so pruning and the cap work from the front
-  // again, and rebuild the index.
+  // Rows arrived out of timestamp order (parallel backfill ranges, or a single sweep's rare
+  // late row). Nothing below the bound (the commit deferred pruning): nothing to do. Else
+  // keep what is at or above the bound, put it in ts order so pruning and the cap work from
+  // the front again, and rebuild the index.
+  if (!HasEntryBelow(bound)) {
+    if (size_ == 0) {
+      ts_ordered_ = true;
+      last_ts_.reset();
+    }
+    return;
+  }
   std::vector<Entry> kept;
   kept.reserve(size_);
   for (size_t i = 0; i < size_; ++i) {

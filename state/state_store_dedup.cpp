@@ -4,6 +4,7 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -178,10 +179,12 @@ Result<int64_t> StateStoreImpl::AddCommit(const CursorIdentity& identity, const 
     codec::AppendI64Ordered(&end, to);
     s = batch.DeleteRange(dedup_cf_, begin, end);
   };
-  int64_t oldest = std::numeric_limits<int64_t>::max();
-  if (w->size() > 0) oldest = w->MinTs();
-  w->ForEachEvicted([&](int64_t ts, std::string_view, uint32_t) { oldest = std::min(oldest, ts); });
+  int64_t prune = bound;  // what this commit takes out of the window
   if (w->ts_ordered()) {
+    int64_t oldest = std::numeric_limits<int64_t>::max();
+    if (w->size() > 0) oldest = w->MinTs();
+    w->ForEachEvicted(
+        [&](int64_t ts, std::string_view, uint32_t) { oldest = std::min(oldest, ts); });
     const int64_t cut = w->FirstTsAtOrAbove(bound).value_or(bound);
     const size_t doomed = w->CountBelow(cut, kPointDeleteLimit + 1) + w->evicted();
     if (doomed > kPointDeleteLimit && oldest < cut) {
@@ -193,8 +196,17 @@ Result<int64_t> StateStoreImpl::AddCommit(const CursorIdentity& identity, const 
       w->ForEachBelow(bound, point_delete);
       w->ForEachEvicted(point_delete);
     }
+  } else if (const size_t below = w->CountBelow(bound, (w->size() + 3) / 4);
+             below * 4 < w->size()) {
+    // Rows out of timestamp order (a parallel backfill's ranges interleave): pruning them
+    // from memory means a scan, a sort and a rebuilt index, which at every commit (128 rows)
+    // cost more than the rows. So entries below the bound stay, in memory and on disk alike,
+    // until they are a quarter of the window: an entry below the bound is never needed again
+    // and never wrong (its row is never re-read), only kept a little longer.
+    prune = std::numeric_limits<int64_t>::min();
+    w->ForEachEvicted(point_delete);
   } else {
-    if (w->CountBelow(bound, kPointDeleteLimit + 1) > kPointDeleteLimit) {
+    if (below > kPointDeleteLimit) {
       range_delete(w->MinTs(), bound);
     } else {
       w->ForEachBelow(bound, point_delete);
@@ -203,14 +215,14 @@ Result<int64_t> StateStoreImpl::AddCommit(const CursorIdentity& identity, const 
   }
   // Puts after deletes: an entry evicted and then emitted again is present in the end.
   w->ForEachPending([&](int64_t ts, std::string_view id, uint32_t mod) {
-    if (!s.ok() || ts < bound) return;  // would be pruned by this very commit
+    if (!s.ok() || ts < prune) return;  // would be pruned by this very commit
     key.assign(prefix);
     codec::AppendDedupSuffix(&key, ts, id, mod);
     s = batch.Put(dedup_cf_, key, rocksdb::Slice());
   });
   SNOWCAR_RETURN_IF_ERROR(
       FromRocks(s, dir_, "building the commit of table " + Quote(identity.table)));
-  return bound;
+  return prune;
 }
 
 }  // namespace snowcar::state

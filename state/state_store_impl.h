@@ -108,7 +108,8 @@ class StateStoreImpl final : public StateStore {
   template <typename Fn>
   Status ScanDedupOfAlias(std::string_view table, Fn&& fn);
   // Adds a commit of `cursor` and `w`'s pending entries and pruning to `batch`; returns the
-  // pruning bound (cursor.ts - overlap).
+  // bound the commit prunes below (cursor.ts - overlap, or INT64_MIN when pruning an
+  // out-of-order window waits), for OnCommitted.
   Result<int64_t> AddCommit(const CursorIdentity& identity, const Cursor& cursor,
                             DedupWindowImpl& w, rocksdb::WriteBatch& batch);
   // Adds the deletion of every cursor and dedup entry of the alias to `batch`.

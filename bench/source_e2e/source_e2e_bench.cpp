@@ -224,6 +224,13 @@ int64_t RowsEmitted(const std::string& socket) {
   return (n != nullptr && n->is_int64()) ? n->as_int64() : 0;
 }
 
+// Extra `key=value` lines for every sidecar's configuration (--sidecar-property), e.g. to
+// compare snow.source.backfill.parallelism=1 with the default in two invocations.
+std::vector<std::string>& SidecarProperties() {
+  static std::vector<std::string> properties;
+  return properties;
+}
+
 Measured RunSidecar(const std::string& binary, const std::string& base,
                     const std::string& bootstrap, const std::string& topic, int rows, int page) {
   snowcar::testsupport::TempDir dir("source-bench");
@@ -240,6 +247,7 @@ Measured RunSidecar(const std::string& binary, const std::string& base,
         << "snow.source.startup.probe=false\n"
         << "state.dir=" << dir.File("state") << "\nsocket.path=" << socket << "\n"
         << "log.level=warn\nkafka.bootstrap.servers=" << bootstrap << "\n";
+    for (const std::string& line : SidecarProperties()) cfg << line << "\n";
   }
   const auto start = Clock::now();
   snowcar::testsupport::ChildOptions options;
@@ -321,6 +329,8 @@ int main(int argc, char** argv) {
       backfill_rows = std::atoi(argv[++i]);
     else if (arg == "--baseline" && i + 1 < argc)
       baseline = argv[++i];
+    else if (arg == "--sidecar-property" && i + 1 < argc)
+      SidecarProperties().emplace_back(argv[++i]);
     // Other flags (e.g. --benchmark_counters_tabular from scripts/run-benchmarks) are ignored.
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <random>
 #include <set>
 #include <tuple>
@@ -120,14 +121,36 @@ TEST(DedupWindowTest, OnCommittedPrunesBelowTheBoundEvenOutOfOrder) {
   EXPECT_TRUE(w.Contains({12, "odd", 0}));
   EXPECT_FALSE(w.Contains({5, HexId(2), 0}));
   EXPECT_FALSE(w.Contains({7, "odd", 1}));
-  // The cap now works in timestamp order.
-  auto small = MakeWindow(2);
+  // A prune puts the window in timestamp order: the cap then evicts the oldest second.
+  auto small = MakeWindow(3);
   ASSERT_TRUE(small.Insert({9, HexId(1), 0}));
   ASSERT_TRUE(small.Insert({3, HexId(2), 0}));
-  small.OnCommitted(0);
+  ASSERT_TRUE(small.Insert({1, HexId(4), 0}));
+  small.OnCommitted(2);  // prunes 1, sorts what stays: 3, 9
   ASSERT_TRUE(small.Insert({20, HexId(3), 0}));
+  ASSERT_TRUE(small.Insert({21, HexId(5), 0}));  // evicts 3, the oldest, not 9 (first to arrive)
   EXPECT_FALSE(small.Contains({3, HexId(2), 0}));
   EXPECT_TRUE(small.Contains({9, HexId(1), 0}));
+  EXPECT_TRUE(small.Contains({21, HexId(5), 0}));
+}
+
+// With nothing below the bound an out-of-order window is left as it is (a parallel backfill
+// commits every 128 rows: sorting and re-indexing 50 000 entries each time cost more than the
+// rows), and the cap keeps evicting in arrival order.
+TEST(DedupWindowTest, OnCommittedWithNothingBelowTheBoundKeepsArrivalOrder) {
+  auto w = MakeWindow(2);
+  ASSERT_TRUE(w.Insert({9, HexId(1), 0}));
+  ASSERT_TRUE(w.Insert({3, HexId(2), 0}));
+  w.OnCommitted(0);
+  EXPECT_EQ(w.size(), 2u);
+  EXPECT_FALSE(w.ts_ordered());
+  ASSERT_TRUE(w.Insert({20, HexId(3), 0}));
+  EXPECT_FALSE(w.Contains({9, HexId(1), 0}));
+  EXPECT_TRUE(w.Contains({3, HexId(2), 0}));
+  EXPECT_TRUE(w.Contains({20, HexId(3), 0}));
+  // INT64_MIN (the store's "pruning waits") is nothing below, whatever the window holds.
+  w.OnCommitted(std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(w.size(), 2u);
 }
 
 // A plain model (ordered set + FIFO list) driven with the same random operations; the window
@@ -176,12 +199,20 @@ TEST(DedupWindowTest, AgreesWithASimpleModelUnderRandomUse) {
         const int64_t bound = ts - 3;
         w.OnCommitted(bound);
         std::deque<std::pair<Key, bool>> kept;
+        bool pruned = false;
         for (auto& [k, committed] : model) {
-          if (std::get<0>(k) >= bound) kept.emplace_back(k, true);
+          if (std::get<0>(k) >= bound) {
+            kept.emplace_back(k, true);
+          } else {
+            pruned = true;
+          }
         }
-        std::stable_sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
-          return std::get<0>(a.first) < std::get<0>(b.first);
-        });
+        // A prune leaves the window in ts order; without one, arrival order stays.
+        if (pruned) {
+          std::stable_sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
+            return std::get<0>(a.first) < std::get<0>(b.first);
+          });
+        }
         model = std::move(kept);
         model_evicted.clear();
       } else {
