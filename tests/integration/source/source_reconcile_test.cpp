@@ -247,9 +247,26 @@ TEST_F(SourceReconcile, ASweepKilledHalfWayResumesWhereItStood) {
       },
       120s, 50ms))
       << "the sweep did not get under way";
+  // What a failure needs to be read: the killed process's log (its last sweep pages), the
+  // restarted one's (source.reconcile_resumed says where it took up), the requests since.
+  const std::string killed_log = child_->Stderr();
   Kill9();
   emu_->journal().Clear();
   Start();
+  auto explain = [&] {
+    std::string out = "\nposition read before the kill: " + position + "\nrequests since:\n";
+    int n = 0;
+    for (const auto& e : emu_->journal().All()) {
+      if (++n > 40) break;
+      out += "  " + e.method + " " + e.target + " -> " + std::to_string(e.status) + "\n";
+    }
+    auto tail = [](const std::string& log) {
+      return log.size() > 6000 ? log.substr(log.size() - 6000) : log;
+    };
+    out += "killed sidecar's log (tail):\n" + tail(killed_log);
+    if (child_ != nullptr) out += "\nrestarted sidecar's log (tail):\n" + tail(child_->Stderr());
+    return out;
+  };
   // The first sweep request after the restart starts after the stored position.
   std::string first;
   ASSERT_TRUE(testsupport::WaitFor(
@@ -265,14 +282,23 @@ TEST_F(SourceReconcile, ASweepKilledHalfWayResumesWhereItStood) {
         }
         return false;
       },
-      60s, 50ms));
+      60s, 50ms))
+      << explain();
   const size_t after = first.find("sys_id%3E");
-  ASSERT_NE(after, std::string::npos) << "the sweep started over: " << first;
-  EXPECT_GE(first.substr(after + 9, 32), position) << first;
+  ASSERT_NE(after, std::string::npos) << "the sweep started over: " << first << explain();
+  EXPECT_GE(first.substr(after + 9, 32), position) << first << explain();
   emu_->faults().SetLatency(emulator::LatencyKnob{});
-  ASSERT_TRUE(WaitSweeps(1)) << "the resumed sweep did not finish";
-  const auto r = Reconciliation();
-  EXPECT_EQ(r.at("last_sweep").at("deleted").to_number<int64_t>(), 0);
+  // Read once a finished sweep shows (a single read could meet a socket too busy to answer).
+  boost::json::object r;
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        r = Reconciliation();
+        const boost::json::value* last = r.if_contains("last_sweep");
+        return last != nullptr && last->is_object();
+      },
+      120s, 100ms))
+      << "the resumed sweep did not finish" << explain();
+  EXPECT_EQ(r.at("last_sweep").at("deleted").to_number<int64_t>(), 0) << explain();
   StopGracefully();
 }
 
