@@ -29,31 +29,6 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-std::string Pad(std::string s, size_t width) {
-  if (s.size() < width) s.append(width - s.size(), ' ');
-  return s;
-}
-
-std::string PadLeft(const std::string& s, size_t width) {
-  return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
-}
-
-std::string Indent(const std::string& text) {
-  std::string out = "  ";
-  for (size_t i = 0; i < text.size(); ++i) {
-    out += text[i];
-    if (text[i] == '\n' && i + 1 < text.size()) out += "  ";
-  }
-  if (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
-
-std::string Seconds(Clock::duration d) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f s", std::chrono::duration<double>(d).count());
-  return buf;
-}
-
 // One command for the sink: a CREATE carrying a correlation value, then (once the sink has
 // cached the new row's sys_id under that value) a PATCH of the same row.
 struct Command {
@@ -477,12 +452,6 @@ int Demo::Run() {
     return 1;
   }
   return 0;
-}
-
-std::string SelfExecutable() {
-  std::error_code ec;
-  const auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("/proc/self/exe") : path.string();
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 
@@ -200,6 +201,12 @@ std::string Tail(const std::string& path, int lines) {
   std::ostringstream out;
   for (const auto& l : last) out << "  " << l << "\n";
   return out.str();
+}
+
+std::string SelfExecutable() {
+  std::error_code ec;
+  const auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("/proc/self/exe") : path.string();
 }
 
 }  // namespace snowcar::demo

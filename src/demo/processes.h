@@ -28,6 +28,10 @@ struct Captured {
   std::string output;  // stdout and stderr interleaved, as a terminal would show them
 };
 
+// The path of the running executable (/proc/self/exe resolved): the demo starts its
+// children from the same `snowcar` binary.
+std::string SelfExecutable();
+
 class ProcessGroup {
  public:
   explicit ProcessGroup(std::string binary);

@@ -4,11 +4,18 @@
 // plain lines every tick when stdout is a pipe or a file (CI logs, tests).
 #pragma once
 
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 namespace snowcar::demo {
+
+// Layout of the lines the demo prints.
+std::string Pad(std::string s, size_t width);                // spaces after, up to width
+std::string PadLeft(const std::string& s, size_t width);     // spaces before, up to width
+std::string Indent(const std::string& text);                 // two spaces before every line
+std::string Seconds(std::chrono::steady_clock::duration d);  // "12.3 s"
 
 class Screen {
  public:

@@ -9,13 +9,12 @@
 #include <atomic>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <cctype>
 #include <deque>
 #include <future>
 #include <mutex>
-#include <random>
 #include <set>
 
+#include "client_call.h"
 #include "curl_multi_loop.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/redact.h"
@@ -26,50 +25,9 @@
 namespace snowcar::servicenow {
 namespace {
 
-std::string NewRequestId() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id(32, '0');
-  for (int half = 0; half < 2; ++half) {
-    uint64_t bits = rng();
-    for (int i = 0; i < 16; ++i) id[half * 16 + i] = kHex[(bits >> (i * 4)) & 15];
-  }
-  return id;
-}
-
 struct CurlGlobal {
   CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
 };
-
-}  // namespace
-
-struct Call {
-  HttpRequest request;
-  boost::asio::any_io_executor executor;
-  Completion done;
-  std::string url;
-  bool list = false;
-  int attempts = 0;
-  int64_t started_ms = 0;
-  bool reauthenticated = false;
-  std::string token;  // the bearer token of the current attempt
-  std::unique_ptr<boost::asio::steady_timer> wait;
-};
-
-namespace {
-
-// The labels of snowcar_snow_request_duration_seconds (ClientStats::request_seconds).
-std::string OperationLabel(const Call& call) {
-  if (call.list) return "list";
-  std::string name(MethodName(call.request.method));
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name;
-}
-
-std::string StatusClassLabel(int status) {
-  if (status < 100 || status > 599) return "none";
-  return std::to_string(status / 100) + "xx";
-}
 
 }  // namespace
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The module arrows only point down: every #include "..." in src/, state/ and include/ names a
-// file of its own module or of a module on a lower row of the layer table in docs/README.md
-// (the one place the order is written; this test reads it from there).
+// The module arrows only point down, and no room outgrows one job: every #include "..." in src/,
+// state/ and include/ names a file of its own module or of a module on a lower row of the layer
+// table in docs/README.md (the one place the order is written; this test reads it from there).
 //
 // A file's module is its folder: src/<m>/..., include/snowcar/<m>/..., state/ (the state
 // store), src/main.cpp (main). An include's module is its first folder: "snowcar/<m>/x.h",
@@ -118,6 +118,26 @@ TEST(ModuleArrowsTest, EveryIncludePointsToItsOwnModuleOrALowerRow) {
   for (const auto& m : unplaced) {
     ADD_FAILURE() << "module " << m << " has no row in the table in docs/README.md";
   }
+}
+
+// No room grows past 500 lines: a file that long holds several jobs (docs/README.md, The
+// modules). Tests, benchmarks and the public headers' documentation are not counted.
+TEST(ModuleArrowsTest, NoFileUnderSrcOrStateIsOver500Lines) {
+  constexpr int kMaxLines = 500;
+  int files = 0;
+  for (const char* top : {"src", "state"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(kRoot / top)) {
+      const std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() || (ext != ".h" && ext != ".cpp")) continue;
+      ++files;
+      std::ifstream in(entry.path());
+      int lines = 0;
+      for (std::string line; std::getline(in, line);) ++lines;
+      EXPECT_LE(lines, kMaxLines) << fs::relative(entry.path(), kRoot).string() << " has " << lines
+                                  << " lines: split it by job";
+    }
+  }
+  EXPECT_GT(files, 100) << "the tree was not found under " << kRoot;
 }
 
 // The reading itself: the folders map to the modules the table names.

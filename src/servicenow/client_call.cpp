@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "client_call.h"
+
+#include <cctype>
+#include <random>
+
+namespace snowcar::servicenow {
+
+std::string NewRequestId() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id(32, '0');
+  for (int half = 0; half < 2; ++half) {
+    uint64_t bits = rng();
+    for (int i = 0; i < 16; ++i) id[half * 16 + i] = kHex[(bits >> (i * 4)) & 15];
+  }
+  return id;
+}
+
+std::string OperationLabel(const Call& call) {
+  if (call.list) return "list";
+  std::string name(MethodName(call.request.method));
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+std::string StatusClassLabel(int status) {
+  if (status < 100 || status > 599) return "none";
+  return std::to_string(status / 100) + "xx";
+}
+
+}  // namespace snowcar::servicenow
