@@ -49,9 +49,9 @@ LaneEvents ConsumerLoop::MakeEvents() {
 }
 
 void ConsumerLoop::PostEvent(Event event) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   events_.push_back(std::move(event));
-  cv_.notify_all();
+  cv_.NotifyAll();
   if (wake_ != nullptr) wake_->Wake();
 }
 
@@ -62,7 +62,7 @@ Status ConsumerLoop::Start() {
   Status s = result.get();
   if (!s.ok()) {
     thread_.join();
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stopped_ = true;
   }
   return s;
@@ -83,7 +83,7 @@ void ConsumerLoop::Run(std::promise<Status>* started) {
   }
   consumer_ = std::move(created).value();
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     wake_ = consumer_.get();
   }
   subscribed_ = true;
@@ -121,7 +121,7 @@ void ConsumerLoop::Run(std::promise<Status>* started) {
 void ConsumerLoop::DrainEvents() {
   std::deque<Event> events;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     events.swap(events_);
   }
   for (auto& e : events) {
@@ -234,9 +234,10 @@ bool ConsumerLoop::WaitIdle(const std::vector<std::shared_ptr<PartitionLane>>& l
     if (!busy) return true;
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return false;
-    std::unique_lock lock(mu_);
-    cv_.wait_until(lock, std::min(deadline, now + std::chrono::milliseconds(50)),
-                   [this] { return !events_.empty(); });
+    MutexLock lock(mu_);
+    const auto until = std::min(deadline, now + std::chrono::milliseconds(50));
+    while (events_.empty() && cv_.WaitUntil(lock, until)) {
+    }
   }
 }
 
@@ -245,7 +246,7 @@ void ConsumerLoop::OnRevoked(const std::vector<kafka::TopicPartition>& tps) {
   for (const auto& lane : lanes) lane->Stop();
   auto deadline = std::chrono::steady_clock::now() + options_.revoke_wait;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (stop_requested_.load() && deadline_ < deadline) deadline = deadline_;
   }
   WaitIdle(lanes, deadline);
@@ -277,7 +278,7 @@ void ConsumerLoop::OnLost(const std::vector<kafka::TopicPartition>& tps) {
 void ConsumerLoop::Shutdown() {
   std::chrono::steady_clock::time_point deadline;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     deadline = deadline_;
   }
   auto lanes = lanes_.All();
@@ -295,7 +296,7 @@ void ConsumerLoop::Shutdown() {
               {{"drained", idle}, {"commit", committed.ok() ? "ok" : committed.message()}});
   consumer_->Close();
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     wake_ = nullptr;
   }
   consumer_.reset();
@@ -304,7 +305,7 @@ void ConsumerLoop::Shutdown() {
 
 void ConsumerLoop::Stop(std::chrono::steady_clock::time_point deadline) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (stopped_) return;
     stopped_ = true;
     deadline_ = deadline;

@@ -21,18 +21,17 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <future>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "lane_set.h"
 #include "snowcar/api/readiness.h"
+#include "snowcar/common/mutex.h"
 #include "snowcar/kafka/consumer.h"
 
 namespace snowcar::sink {
@@ -110,12 +109,12 @@ class ConsumerLoop {
   std::chrono::steady_clock::time_point last_commit_{};
   std::map<kafka::TopicPartition, Progress> progress_;  // consumer thread only
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Event> events_;                          // guarded by mu_
-  kafka::KafkaConsumer* wake_ = nullptr;              // guarded by mu_
-  std::chrono::steady_clock::time_point deadline_{};  // guarded by mu_
-  bool stopped_ = false;                              // guarded by mu_
+  Mutex mu_;
+  CondVar cv_;
+  std::deque<Event> events_ SNOWCAR_GUARDED_BY(mu_);
+  kafka::KafkaConsumer* wake_ SNOWCAR_GUARDED_BY(mu_) = nullptr;
+  std::chrono::steady_clock::time_point deadline_ SNOWCAR_GUARDED_BY(mu_){};
+  bool stopped_ SNOWCAR_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace snowcar::sink

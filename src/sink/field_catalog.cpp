@@ -128,7 +128,7 @@ struct FieldCatalog::Lookup : std::enable_shared_from_this<FieldCatalog::Lookup>
                    {"chain", self->ChainText()},
                    {"columns", static_cast<int64_t>(columns->size())}});
       {
-        std::lock_guard lock(self->catalog->mu_);
+        MutexLock lock(self->catalog->mu_);
         self->catalog->cache_[self->table] = columns;
       }
       self->done(CatalogAnswer{std::move(columns), std::nullopt});
@@ -161,7 +161,7 @@ void FieldCatalog::Columns(const std::string& table, const boost::asio::any_io_e
 }
 
 std::shared_ptr<const ColumnSet> FieldCatalog::Cached(const std::string& table) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = cache_.find(table);
   return it == cache_.end() ? nullptr : it->second;
 }

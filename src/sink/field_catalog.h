@@ -12,12 +12,12 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "limited_client.h"
+#include "snowcar/common/mutex.h"
 #include "snowcar/sink/failure.h"
 
 namespace snowcar::sink {
@@ -46,8 +46,8 @@ class FieldCatalog {
   struct Lookup;
 
   LimitedClient& client_;
-  mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<const ColumnSet>> cache_;  // guarded by mu_
+  mutable Mutex mu_;
+  std::map<std::string, std::shared_ptr<const ColumnSet>> cache_ SNOWCAR_GUARDED_BY(mu_);
 };
 
 }  // namespace snowcar::sink

@@ -10,7 +10,7 @@ InFlightLimit::InFlightLimit(int max_in_flight) : max_(std::max(1, max_in_flight
 
 void InFlightLimit::Acquire(boost::asio::any_io_executor executor, std::function<void()> granted) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (held_ >= max_ || !waiters_.empty()) {
       waiters_.push_back(Waiter{std::move(executor), std::move(granted)});
       return;
@@ -24,7 +24,7 @@ void InFlightLimit::Acquire(boost::asio::any_io_executor executor, std::function
 void InFlightLimit::Release() {
   Waiter next;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (waiters_.empty()) {
       if (held_ > 0) --held_;
       return;
@@ -37,17 +37,17 @@ void InFlightLimit::Release() {
 }
 
 int InFlightLimit::in_flight() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return held_;
 }
 
 int InFlightLimit::max_observed() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return max_observed_;
 }
 
 size_t InFlightLimit::waiting() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return waiters_.size();
 }
 

@@ -11,7 +11,8 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <mutex>
+
+#include "snowcar/common/mutex.h"
 
 namespace snowcar::sink {
 
@@ -38,10 +39,10 @@ class InFlightLimit {
   };
 
   const int max_;
-  mutable std::mutex mu_;
-  int held_ = 0;                // guarded by mu_
-  int max_observed_ = 0;        // guarded by mu_
-  std::deque<Waiter> waiters_;  // guarded by mu_
+  mutable Mutex mu_;
+  int held_ SNOWCAR_GUARDED_BY(mu_) = 0;
+  int max_observed_ SNOWCAR_GUARDED_BY(mu_) = 0;
+  std::deque<Waiter> waiters_ SNOWCAR_GUARDED_BY(mu_);
 };
 
 }  // namespace snowcar::sink

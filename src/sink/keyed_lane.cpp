@@ -20,7 +20,7 @@ KeyedLane::KeyedLane(kafka::TopicPartition tp, const SinkSettings* settings, Lan
 }
 
 void KeyedLane::Seed(int64_t committed, const std::string& metadata) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (committed < 0 || last_queued_ >= 0) return;
   prefix_.Reset(committed, metadata);
   reported_next_ = committed;
@@ -48,7 +48,7 @@ void KeyedLane::Enqueue(kafka::InRecord record) {
   Handoff handoff;
   std::vector<std::shared_ptr<Lane>> retired;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     retired.swap(retired_);
     if (abandoned_ || stopping_ || record.offset <= last_queued_) return;
     last_queued_ = record.offset;
@@ -90,14 +90,14 @@ KeyedLane::Handoff KeyedLane::TakeReadyLocked() {
 void KeyedLane::Dispatch() {
   Handoff handoff;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     handoff = TakeReadyLocked();
   }
   for (auto& [lane, r] : handoff) lane->Enqueue(std::move(r));
 }
 
 void KeyedLane::OnKeyDone(const std::string& key, int64_t next_offset) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (abandoned_) return;
   prefix_.MarkDone(next_offset - 1);
   ++status_.completed;
@@ -129,7 +129,7 @@ void KeyedLane::OnKeyDone(const std::string& key, int64_t next_offset) {
 }
 
 void KeyedLane::OnKeyFailed(const std::string& key, const Failure& failure) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = keys_.find(key);
   if (it != keys_.end()) {
     // The key stops here: its slot goes to other keys, its waiting records are never sent.
@@ -183,7 +183,7 @@ std::vector<std::shared_ptr<Lane>> KeyedLane::LanesLocked() const {
 void KeyedLane::Stop() {
   std::vector<std::shared_ptr<Lane>> lanes;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
     ready_.clear();
     for (auto& [key, k] : keys_) k.waiting.clear();
@@ -195,7 +195,7 @@ void KeyedLane::Stop() {
 void KeyedLane::Abandon() {
   std::vector<std::shared_ptr<Lane>> lanes;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     abandoned_ = true;
     stopping_ = true;
     ready_.clear();
@@ -208,7 +208,7 @@ void KeyedLane::Abandon() {
 bool KeyedLane::Busy() const {
   std::vector<std::shared_ptr<Lane>> lanes;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     lanes = LanesLocked();
   }
   for (const auto& lane : lanes) {
@@ -222,7 +222,7 @@ LaneStatus KeyedLane::Snapshot() const {
   std::vector<std::shared_ptr<Lane>> lanes;
   bool stopping = false;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     s = status_;
     s.queue_depth = prefix_.held();
     s.active_keys = keys_.size();
@@ -256,17 +256,17 @@ LaneStatus KeyedLane::Snapshot() const {
 }
 
 void KeyedLane::SetCommitted(int64_t offset) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   status_.committed_offset = offset;
 }
 
 void KeyedLane::SetHighWatermark(int64_t offset) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   status_.high_watermark = offset;
 }
 
 void KeyedLane::SetStored(int64_t offset) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   status_.stored_offset = std::max(status_.stored_offset, offset);
 }
 

@@ -29,13 +29,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "commit_prefix.h"
 #include "lane.h"
+#include "snowcar/common/mutex.h"
 
 namespace snowcar::sink {
 
@@ -82,13 +82,13 @@ class KeyedLane final : public PartitionLane, public std::enable_shared_from_thi
   std::shared_ptr<Lane> MakeKeyLane(const std::string& key);
   void OnKeyDone(const std::string& key, int64_t next_offset);  // under the key lane's lock
   void OnKeyFailed(const std::string& key, const Failure& failure);
-  void ReportLocked();       // REQUIRES: mu_
-  void UpdatePauseLocked();  // REQUIRES: mu_
-  std::vector<std::shared_ptr<Lane>> LanesLocked() const;
-  // Takes the next records for free slots, lowest offset first (REQUIRES: mu_); the caller
-  // gives them to their lanes after unlocking.
-  Handoff TakeReadyLocked();
-  void Dispatch();  // takes mu_ itself
+  void ReportLocked() SNOWCAR_REQUIRES(mu_);
+  void UpdatePauseLocked() SNOWCAR_REQUIRES(mu_);
+  std::vector<std::shared_ptr<Lane>> LanesLocked() const SNOWCAR_REQUIRES(mu_);
+  // Takes the next records for free slots, lowest offset first; the caller gives them to
+  // their lanes after unlocking.
+  Handoff TakeReadyLocked() SNOWCAR_REQUIRES(mu_);
+  void Dispatch() SNOWCAR_EXCLUDES(mu_);  // takes mu_ itself
 
   const kafka::TopicPartition tp_;
   const SinkSettings* settings_;
@@ -98,20 +98,20 @@ class KeyedLane final : public PartitionLane, public std::enable_shared_from_thi
   const boost::asio::any_io_executor executor_;
   const KeyLaneFactory factory_;
 
-  mutable std::mutex mu_;
-  CommitPrefix prefix_;              // guarded by mu_
-  std::map<std::string, Key> keys_;  // guarded by mu_
+  mutable Mutex mu_;
+  CommitPrefix prefix_ SNOWCAR_GUARDED_BY(mu_);
+  std::map<std::string, Key> keys_ SNOWCAR_GUARDED_BY(mu_);
   // Keys with a waiting record and none on their lane, by that record's offset.
-  std::set<std::pair<int64_t, std::string>> ready_;  // guarded by mu_
-  size_t active_ = 0;                                // guarded by mu_: keys running
-  std::vector<std::shared_ptr<Lane>> retired_;       // guarded by mu_: released off the lock
-  int64_t last_queued_ = -1;                         // guarded by mu_
-  int64_t reported_next_ = -1;                       // guarded by mu_
-  std::string reported_metadata_;                    // guarded by mu_
-  bool abandoned_ = false;                           // guarded by mu_
-  bool stopping_ = false;                            // guarded by mu_
-  bool paused_ = false;                              // guarded by mu_
-  LaneStatus status_;                                // guarded by mu_
+  std::set<std::pair<int64_t, std::string>> ready_ SNOWCAR_GUARDED_BY(mu_);
+  size_t active_ SNOWCAR_GUARDED_BY(mu_) = 0;                           // keys running
+  std::vector<std::shared_ptr<Lane>> retired_ SNOWCAR_GUARDED_BY(mu_);  // released off the lock
+  int64_t last_queued_ SNOWCAR_GUARDED_BY(mu_) = -1;
+  int64_t reported_next_ SNOWCAR_GUARDED_BY(mu_) = -1;
+  std::string reported_metadata_ SNOWCAR_GUARDED_BY(mu_);
+  bool abandoned_ SNOWCAR_GUARDED_BY(mu_) = false;
+  bool stopping_ SNOWCAR_GUARDED_BY(mu_) = false;
+  bool paused_ SNOWCAR_GUARDED_BY(mu_) = false;
+  LaneStatus status_ SNOWCAR_GUARDED_BY(mu_);
 };
 
 }  // namespace snowcar::sink
