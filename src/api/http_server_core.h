@@ -34,7 +34,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "http_limits.h"
+#include "connection_rules.h"
 #include "snowcar/api/http.h"
 #include "snowcar/api/router.h"
 #include "snowcar/common/log.h"
@@ -54,7 +54,7 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
   // Called on the new connection's strand before its first read.
   using Admit = std::function<Admission(Socket&)>;
 
-  HttpServerCore(boost::asio::io_context& io, HttpLimits limits,
+  HttpServerCore(boost::asio::io_context& io, ConnectionLimits limits,
                  std::shared_ptr<const Router> router, Admit admit, std::string log_prefix)
       : io_(io),
         limits_(std::move(limits)),
@@ -97,7 +97,7 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
     return sessions_.size();
   }
 
-  const HttpLimits& limits() const { return limits_; }
+  const ConnectionLimits& limits() const { return limits_; }
   const Router& router() const { return *router_; }
   const Admit& admit() const { return admit_; }
   const std::string& log_prefix() const { return log_prefix_; }
@@ -209,7 +209,7 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
   }
 
   boost::asio::io_context& io_;
-  const HttpLimits limits_;
+  const ConnectionLimits limits_;
   const std::shared_ptr<const Router> router_;
   const Admit admit_;
   const std::string log_prefix_;              // "unix" or "tcp", in log lines
@@ -277,7 +277,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Protocol>> {
   void Read() {
     namespace http = boost::beast::http;
     if (server_->stopped() || closing_) return CloseNow();
-    const HttpLimits& limits = server_->limits();
+    const ConnectionLimits& limits = server_->limits();
     parser_.emplace();
     parser_->header_limit(static_cast<uint32_t>(limits.header_limit));
     parser_->body_limit(limits.body_limit);

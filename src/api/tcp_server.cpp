@@ -67,13 +67,7 @@ TcpServer::TcpServer(net::io_context& io, TcpServerOptions options,
   state_->options = std::move(options);
   state_->has_router = router != nullptr;
   const TcpServerOptions& o = state_->options;
-  const internal::HttpLimits limits{.header_limit = o.header_limit,
-                                    .body_limit = o.body_limit,
-                                    .header_timeout = o.header_timeout,
-                                    .read_timeout = o.read_timeout,
-                                    .max_connections = o.max_connections,
-                                    .spare_connections = o.spare_connections,
-                                    .spare_header_timeout = o.spare_header_timeout};
+  const ConnectionLimits& limits = o.limits;
   // Peers are identified for the debug log only; who may connect is decided by the bind
   // address (loopback by default) and, beyond that, by the network around the pod.
   state_->core = std::make_shared<TcpCore>(

@@ -33,16 +33,6 @@ struct UnixSocketServer::State {
 
 namespace {
 
-internal::HttpLimits LimitsOf(const ServerOptions& o) {
-  return {.header_limit = o.header_limit,
-          .body_limit = o.body_limit,
-          .header_timeout = o.header_timeout,
-          .read_timeout = o.read_timeout,
-          .max_connections = o.max_connections,
-          .spare_connections = o.spare_connections,
-          .spare_header_timeout = o.spare_header_timeout};
-}
-
 // The connecting process as the kernel reports it (not as the client claims), checked
 // against the allow-list. A peer whose credentials cannot be read is refused when a list is
 // set: an unknown uid is not on it.
@@ -84,7 +74,7 @@ UnixSocketServer::UnixSocketServer(net::io_context& io, ServerOptions options,
   state_->has_router = router != nullptr;
   const std::vector<uint32_t> allowed = state_->options.allowed_uids;
   state_->core = std::make_shared<UnixCore>(
-      io, LimitsOf(state_->options), std::move(router),
+      io, state_->options.limits, std::move(router),
       [allowed](local::socket& socket) { return AdmitPeer(socket, allowed); }, "unix");
 }
 

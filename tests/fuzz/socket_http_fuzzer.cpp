@@ -40,7 +40,7 @@ struct World {
   snowcar::api::Readiness readiness;
   snowcar::api::HealthRegistry health;
   snowcar::api::Router router;
-  snowcar::api::internal::HttpLimits limits;  // the servers' default limits
+  snowcar::api::ConnectionLimits limits;  // the servers' default limits
 };
 
 World& TheWorld() {

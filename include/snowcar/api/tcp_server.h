@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "snowcar/api/connection_limits.h"
 #include "snowcar/api/router.h"
 #include "snowcar/common/status.h"
 
@@ -38,14 +39,10 @@ Result<ListenAddress> ParseListenAddress(std::string_view text);
 
 struct TcpServerOptions {
   ListenAddress address{"127.0.0.1", 0};
-  size_t header_limit = size_t{8} * 1024;  // 431 beyond
-  size_t body_limit = size_t{4} * 1024;    // 413 beyond; the admin routes take no body
-  // The same meaning as in ServerOptions (unix_socket_server.h).
-  std::chrono::milliseconds header_timeout{3000};
-  std::chrono::milliseconds read_timeout{10000};
-  size_t max_connections = 16;  // a scraper and two probes need a handful
-  size_t spare_connections = 16;
-  std::chrono::milliseconds spare_header_timeout{1000};
+  // As the socket's (connection_limits.h), smaller: the admin routes take no body, and a
+  // scraper and two probes need a handful of connections.
+  ConnectionLimits limits{
+      .body_limit = size_t{4} * 1024, .max_connections = 16, .spare_connections = 16};
 };
 
 class TcpServer {

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "snowcar/api/connection_limits.h"
 #include "snowcar/api/router.h"
 #include "snowcar/common/status.h"
 
@@ -32,26 +33,7 @@ inline constexpr const char* kDefaultSocketPath = "/var/run/snowcar/snowcar.sock
 
 struct ServerOptions {
   std::string path = kDefaultSocketPath;  // socket.path
-  // Request line plus headers. Default: 8 KiB (431 beyond).
-  size_t header_limit = size_t{8} * 1024;
-  // Default: 64 KiB (413 beyond). No endpoint takes a large body.
-  size_t body_limit = size_t{64} * 1024;
-  // Deadline for a request's line and headers, counted from when the server starts waiting
-  // for it (so it is also the keep-alive idle time). Default: 3 s. Not configurable: every
-  // client of this API sends its request at once, and a short deadline is what stops slow or
-  // idle clients from holding the connection slots.
-  std::chrono::milliseconds header_timeout{3000};
-  // Deadline for a request body and for writing one answer. Default: 10 s.
-  std::chrono::milliseconds read_timeout{10000};
-  // Regular connections (any request, keep-alive). Default: 64.
-  size_t max_connections = 64;
-  // While max_connections are open, up to this many more may each send one request within
-  // spare_header_timeout: GET /v1/health and /v1/ready are answered, anything else gets a
-  // 503 JSON answer, and the connection is closed. So probes are answered under a
-  // connection flood. When that many already wait, the oldest gets its 503 at once.
-  // Defaults: 64, 1 s.
-  size_t spare_connections = 64;
-  std::chrono::milliseconds spare_header_timeout{1000};
+  ConnectionLimits limits;                // the defaults in connection_limits.h
   // socket.allowed.uids: when not empty, only processes running as one of these uids are
   // served; any other peer gets 403 on every request (and a warn log line naming its uid).
   // Empty: everyone who can open the 0660 socket file.

@@ -280,7 +280,7 @@ TEST_F(ServerTest, PipelinedRequestsAreAnsweredInOrder) {
 
 TEST_F(ServerTest, SilentClientIsDroppedAfterTheHeaderTimeout) {
   ServerOptions options;
-  options.header_timeout = std::chrono::milliseconds(200);
+  options.limits.header_timeout = std::chrono::milliseconds(200);
   auto server = StartServer(options);
   RawConnection silent(path_);
   ASSERT_TRUE(silent.Send("GET /v1/pi"));  // never finishes its request
@@ -306,7 +306,7 @@ TEST_F(ServerTest, DefaultHeaderDeadlineDropsATricklingClientWithinSeconds) {
 
 TEST_F(ServerTest, ConnectionsBeyondTheCapGet503) {
   ServerOptions options;
-  options.max_connections = 2;
+  options.limits.max_connections = 2;
   auto server = StartServer(options);
   RawConnection a(path_), b(path_);
   ASSERT_TRUE(WaitFor([&] { return server->open_connections() == 2; }));
@@ -342,7 +342,7 @@ TEST_F(ServerTest, HealthIsAnsweredWhileSlowClientsHoldEverySlot) {
     ASSERT_TRUE(slow.back()->Send("G")) << i;
   }
   // Every regular slot is taken (the spare ones hold the rest, or answered them 503).
-  ASSERT_TRUE(WaitFor([&] { return server.open_connections() >= options.max_connections; }));
+  ASSERT_TRUE(WaitFor([&] { return server.open_connections() >= options.limits.max_connections; }));
 
   const auto start = std::chrono::steady_clock::now();
   RawConnection probe(path_);
@@ -367,9 +367,9 @@ TEST_F(ServerTest, HealthIsAnsweredWhileSlowClientsHoldEverySlot) {
 // close, never a reset (closing with its bytes unread would make the kernel reset it).
 TEST_F(ServerTest, ARefusedClientGets503AndAnOrderlyCloseNotAReset) {
   ServerOptions options;
-  options.max_connections = 1;
-  options.spare_connections = 1;
-  options.header_timeout = std::chrono::seconds(30);  // the regular slot stays taken
+  options.limits.max_connections = 1;
+  options.limits.spare_connections = 1;
+  options.limits.header_timeout = std::chrono::seconds(30);  // the regular slot stays taken
   auto server = StartServer(options);
   RawConnection holder(path_);
   ASSERT_TRUE(WaitFor([&] { return server->open_connections() == 1; }));

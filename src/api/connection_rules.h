@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the socket and admin servers (http_server_core.h) hold every connection to: sizes,
-// timeouts, the connection cap and its spare slots for probes, and the answers a read
-// failure or a refused connection gets.
+// The rules of one connection of the socket and admin servers (http_server_core.h) beyond
+// its limits (snowcar/api/connection_limits.h): how a closing connection lingers, which path
+// a target routes to, what was decided on admission, and the answer a read failure gets.
 #pragma once
 
 #include <boost/beast/core/error.hpp>
@@ -13,30 +13,10 @@
 #include <string_view>
 #include <vector>
 
+#include "snowcar/api/connection_limits.h"
 #include "snowcar/api/http.h"
 
 namespace snowcar::api::internal {
-
-struct HttpLimits {
-  size_t header_limit = size_t{8} * 1024;
-  size_t body_limit = size_t{64} * 1024;
-  // From the moment the server waits for a request (a new connection, or the next request on
-  // a kept-alive one) until its request line and headers are in; on expiry the connection is
-  // closed. Short on purpose: every client of this API sends a request in one go, and a
-  // client that trickles bytes or idles must not hold a connection slot for long.
-  std::chrono::milliseconds header_timeout{3000};
-  // For the body of a request and for writing one answer.
-  std::chrono::milliseconds read_timeout{10000};
-  size_t max_connections = 64;
-  // Connections accepted while max_connections are open. Each may send one request within
-  // spare_header_timeout: a GET of one of the probe_paths is answered as usual, anything
-  // else (or nothing in time) gets the 503. So liveness and readiness probes are answered
-  // while slow or idle clients hold every regular slot. When this many already wait, the
-  // oldest is answered 503 at once to make room: a newcomer always gets its chance.
-  size_t spare_connections = 64;
-  std::chrono::milliseconds spare_header_timeout{1000};
-  std::vector<std::string> probe_paths = {"/v1/health", "/v1/ready"};
-};
 
 // How long a connection the server closes after an answer still reads (and discards) what
 // the client sends. Closing a socket with unread input makes the kernel reset the connection,
@@ -60,7 +40,8 @@ struct Admission {
   std::optional<Response> refusal;
 };
 
-inline Response ErrorForReadFailure(const boost::beast::error_code& ec, const HttpLimits& limits) {
+inline Response ErrorForReadFailure(const boost::beast::error_code& ec,
+                                    const ConnectionLimits& limits) {
   namespace http = boost::beast::http;
   if (ec == http::error::body_limit) {
     return Response::Error(
@@ -77,7 +58,7 @@ inline Response ErrorForReadFailure(const boost::beast::error_code& ec, const Ht
 // Which kind of slot a connection holds, decided when it is accepted.
 enum class SlotKind {
   kRegular,  // any request, keep-alive
-  kSpare,    // beyond max_connections: one request, probe paths only (HttpLimits)
+  kSpare,    // beyond max_connections: one request, probe paths only (ConnectionLimits)
 };
 
 }  // namespace snowcar::api::internal
