@@ -14,8 +14,12 @@
 //   source_e2e_bench [--rows 200000] [--page 5000] [--backfill-rows 1000000] [--baseline PATH]
 //                    [--parallel-rows N [--latency-ms 300] [--parallelism 1,2,4,8]
 //                    [--only-parallel]]
+//                    [--sweep-rows N [--sweep-batch 10000] [--sweep-latency-ms 0]
+//                     [--sweep-deletions 1000] [--only-sweep]]
 // --parallel-rows adds the parallel backfill section (parallel_backfill.h): rows/s of one
 // backfill per parallelism against an emulator answering each request after --latency-ms.
+// --sweep-rows adds the reconciliation section (reconcile_sweep.h): what sweeping a table of
+// that many rows costs in requests, seconds and CPU, and its id set on disk.
 //
 // --baseline PATH: another snowcar binary (an earlier build) whose sidecar runs right after
 // this build's, on the same broker and emulator, so a change is measured before and after in
@@ -42,6 +46,7 @@
 
 #include "e2e_processes.h"
 #include "parallel_backfill.h"
+#include "reconcile_sweep.h"
 #include "support/temp_dir.h"
 
 namespace {
@@ -297,6 +302,9 @@ int main(int argc, char** argv) {
   snowcar::bench::ParallelBackfillOptions parallel;
   parallel.rows = 0;
   bool only_parallel = false;
+  snowcar::bench::SweepOptions sweep;
+  sweep.rows = 0;
+  bool only_sweep = false;
   std::string baseline;  // an earlier snowcar binary, measured in the same run
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -321,6 +329,18 @@ int main(int argc, char** argv) {
       only_parallel = true;
       continue;
     }
+    if (arg == "--only-sweep") {
+      only_sweep = true;
+      continue;
+    }
+    if (arg.starts_with("--sweep-") && i + 1 < argc) {
+      const int value = std::atoi(argv[++i]);
+      if (arg == "--sweep-rows") sweep.rows = value;
+      if (arg == "--sweep-batch") sweep.batch = value;
+      if (arg == "--sweep-latency-ms") sweep.latency_ms = value;
+      if (arg == "--sweep-deletions") sweep.deletions = value;
+      continue;
+    }
     if (arg == "--rows" && i + 1 < argc)
       rows = std::atoi(argv[++i]);
     else if (arg == "--page" && i + 1 < argc)
@@ -339,7 +359,15 @@ int main(int argc, char** argv) {
       {"broker", "--brokers", "1", "--direct", "--topics",
        "bench.floor:4,bench.sidecar:4,bench.backfill:4,bench.baseline:4,bench.backfill-baseline:4,"
        "bench.parallel.1:4,bench.parallel.2:4,bench.parallel.4:4,bench.parallel.8:4,"
-       "bench.parallel.16:4"});
+       "bench.parallel.16:4,bench.sweep:4"});
+  if (sweep.rows > 0) {
+    snowcar::bench::RunReconcileSweep(broker.first_line, sweep);
+    if (only_sweep) {
+      (void)broker.process->Signal(SIGTERM);
+      (void)broker.process->Wait(std::chrono::seconds(30));
+      return 0;
+    }
+  }
   if (parallel.rows > 0) {
     parallel.page = page;
     snowcar::bench::RunParallelBackfill(broker.first_line, parallel);

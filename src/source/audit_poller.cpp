@@ -5,6 +5,7 @@
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
 
+#include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
 #include "snowcar/source/record_builder.h"
 #include "table_poller.h"
@@ -73,11 +74,24 @@ void TablePoller::ApplyNote(const DeliveredNote* note, const kafka::DeliveryRepo
   } else {
     deps_.emitted->Add(note->sys_id);
   }
+  FlushEmittedIfDue();
 }
 
 void TablePoller::NoteDelivered(const state::DedupKey& key) {
   // A deletes stream's entries are audit rows: its records note themselves (ProduceRecords).
-  if (deps_.emitted && !deps_.deletes) deps_.emitted->Add(key.sys_id);
+  if (!deps_.emitted || deps_.deletes) return;
+  deps_.emitted->Add(key.sys_id);
+  FlushEmittedIfDue();
+}
+
+void TablePoller::FlushEmittedIfDue() {
+  if (!deps_.emitted->FlushDue()) return;
+  // The id set of the table whose rows these are (a deletes stream notes into its table's).
+  const std::string& alias = deps_.deletes ? deps_.deletes->rows->alias : deps_.table->alias;
+  if (Status s = deps_.emitted->Flush(*deps_.store, deps_.source->instance, alias); !s.ok()) {
+    // They stay pending: the reconciler's next page flushes them again before it compares.
+    SNOWCAR_LOG(kWarn, "source.idset_flush_failed", {{"table", alias}, {"error", s.message()}});
+  }
 }
 
 int64_t TablePoller::SweepClockMs() const {

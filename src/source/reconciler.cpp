@@ -41,15 +41,20 @@ std::string IdOf(const boost::json::value& row, const std::string& field) {
 
 void EmittedIds::Note(std::string_view sys_id, bool add) {
   if (!IsHexId(sys_id)) return;  // the set keeps 32-hex ids only (docs/state-store.md)
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   pending_[std::string(sys_id)] = add;
+}
+
+bool EmittedIds::FlushDue() const {
+  MutexLock lock(mu_);
+  return pending_.size() >= kFlushAt;
 }
 
 Status EmittedIds::Flush(state::StateStore& store, std::string_view instance,
                          std::string_view table) {
   std::unordered_map<std::string, bool> taken;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     taken.swap(pending_);
   }
   if (taken.empty()) return Status::Ok();
@@ -58,7 +63,7 @@ Status EmittedIds::Flush(state::StateStore& store, std::string_view instance,
   for (auto& [id, added] : taken) (added ? add : remove).push_back(id);
   Status s = store.UpdateIdSet(instance, table, add, remove);
   if (!s.ok()) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     for (auto& [id, added] : taken) pending_.try_emplace(id, added);  // newer notes win
   }
   return s;

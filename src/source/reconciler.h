@@ -26,6 +26,7 @@
 
 #include "audit_stream.h"
 #include "reconcile_sweep.h"
+#include "snowcar/common/mutex.h"
 #include "snowcar/kafka/producer.h"
 #include "snowcar/servicenow/table_client.h"
 #include "snowcar/source/source_settings.h"
@@ -37,15 +38,22 @@ namespace snowcar::source {
 // the store's id set. Any thread.
 class EmittedIds {
  public:
+  // Pending notes past which the pollers flush them themselves (FlushDue), rather than wait
+  // for the reconciler's next page: a backfill acknowledges every row of the table before
+  // the first sweep may start, and a million pending ids held about 200 MiB.
+  static constexpr size_t kFlushAt = 10000;
+
   void Add(std::string_view sys_id) { Note(sys_id, true); }
   void Remove(std::string_view sys_id) { Note(sys_id, false); }
+  bool FlushDue() const;
   // Writes what is pending into the id set of (instance, table); on failure it stays pending.
   Status Flush(state::StateStore& store, std::string_view instance, std::string_view table);
 
  private:
   void Note(std::string_view sys_id, bool add);
-  std::mutex mu_;
-  std::unordered_map<std::string, bool> pending_;  // id -> added (true) or removed (false)
+  mutable Mutex mu_;
+  // id -> added (true) or removed (false)
+  std::unordered_map<std::string, bool> pending_ SNOWCAR_GUARDED_BY(mu_);
 };
 
 class Reconciler : public std::enable_shared_from_this<Reconciler> {

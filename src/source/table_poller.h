@@ -231,6 +231,8 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void SignalStopped(bool force);
   // A record was acknowledged: note the row's id for reconciliation (row stream).
   void NoteDelivered(const state::DedupKey& key);
+  // Writes the emitted ids into the store's id set once enough are pending (EmittedIds).
+  void FlushEmittedIfDue();
   // A deletes stream's entry was acknowledged: count its DELETE, note its id.
   struct DeliveredNote {
     std::string sys_id;

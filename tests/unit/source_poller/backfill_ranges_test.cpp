@@ -49,7 +49,9 @@ void ExpectBalanced(const std::vector<int64_t>& sorted, const SplitResult& split
   for (size_t i = 0; i < split.ranges.size(); ++i) {
     const auto& r = split.ranges[i];
     EXPECT_LT(r.lo, r.hi);
-    if (i > 0) EXPECT_EQ(split.ranges[i - 1].hi, r.lo);
+    if (i > 0) {
+      EXPECT_EQ(split.ranges[i - 1].hi, r.lo);
+    }
     EXPECT_EQ(r.position, (state::Cursor{r.lo + 1, "", state::Phase::kBackfill}));
     const int64_t rows = CountUpTo(sorted, r.lo, r.hi);
     // Each range holds its share, give or take the splitter's tolerance (an eighth of a

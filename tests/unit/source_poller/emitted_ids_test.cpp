@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// EmittedIds: the ids a table's pollers acknowledged, held until written into the store's id
+// set, and written by the pollers themselves once enough are pending (a backfill notes every
+// row of the table before the first sweep may run).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "snowcar/state/state_store.h"
+#include "source/reconciler.h"
+#include "support/temp_dir.h"
+
+namespace snowcar::source {
+namespace {
+
+std::string Id(size_t i) {
+  char id[33];
+  std::snprintf(id, sizeof(id), "%032zx", i);
+  return id;
+}
+
+TEST(EmittedIds, AFlushIsDueOnceEnoughIdsArePendingAndWritesThemAll) {
+  testsupport::TempDir dir("emitted-ids");
+  auto store = state::StateStore::Open({.dir = dir.File("state")});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EmittedIds ids;
+  for (size_t i = 0; i + 1 < EmittedIds::kFlushAt; ++i) ids.Add(Id(i));
+  ids.Add(Id(0));        // a repeated note is one pending id
+  ids.Add("not-an-id");  // not tracked: never pending
+  EXPECT_FALSE(ids.FlushDue());
+  ids.Remove(Id(EmittedIds::kFlushAt - 1));  // a removal is a pending note too
+  EXPECT_TRUE(ids.FlushDue());
+
+  ASSERT_TRUE(ids.Flush(**store, "dev", "inc").ok());
+  EXPECT_FALSE(ids.FlushDue());
+  auto count = (*store)->IdSetCount("dev", "inc");
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(*count, EmittedIds::kFlushAt - 1);
+  auto first = (*store)->IdSetRange("dev", "inc", "", "", 2);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(*first, (std::vector<std::string>{Id(0), Id(1)}));
+}
+
+}  // namespace
+}  // namespace snowcar::source
