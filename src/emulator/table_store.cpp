@@ -407,6 +407,7 @@ Status TableStore::Load(std::string_view table, const std::vector<Fields>& rows,
       if (r) entries.push_back({r->sys_updated_on(), r->sys_id(), r.get()});
     }
     t->index.Rebuild(std::move(entries));
+    t->RebuildIdIndex();
     t->RebuildTablenameIndex();
   }
   return Status::Ok();

@@ -23,14 +23,17 @@ using Probe = IndexProbe;
 // it matches the branch) or only a superset to be filtered.
 // `ts_field` is the index's time field; a `skip_field=...` condition is one the index already
 // satisfies (the tablename of a sys_audit part index), so it does not make the range inexact.
+// `ts_field` nullopt: the index is the table's sys_id index (every entry's ts is empty), so
+// only sys_id conditions narrow the range.
 RankRange BranchRange(const BoundBranch& branch, const KeysetIndex& index, bool& exact,
-                      size_t ts_field = TableSchema::kSysUpdatedOn,
+                      std::optional<size_t> ts_field = TableSchema::kSysUpdatedOn,
                       std::optional<size_t> skip_field = std::nullopt) {
   RankRange r{0, index.size()};
   exact = true;
   auto lower = [&](size_t v) { r.lo = std::max(r.lo, v); };
   auto upper = [&](size_t v) { r.hi = std::min(r.hi, v); };
-  const std::string* pinned = nullptr;  // sys_updated_on=T
+  static const std::string kNoTs;
+  const std::string* pinned = ts_field ? nullptr : &kNoTs;  // sys_updated_on=T
   std::vector<const BoundCondition*> id_conds;
   for (const BoundGroup& g : branch.all_of) {
     if (g.any_of.size() != 1) {
@@ -39,7 +42,7 @@ RankRange BranchRange(const BoundBranch& branch, const KeysetIndex& index, bool&
     }
     const BoundCondition& c = g.any_of[0];
     if (skip_field && c.field == *skip_field && c.op == QueryOp::kEq) continue;
-    if (c.field == ts_field) {
+    if (ts_field && c.field == *ts_field) {
       switch (c.op) {
         case QueryOp::kEq:
           lower(index.LowerBound(Probe{c.value, Probe::Id::kBeforeAll, {}}));
@@ -156,6 +159,15 @@ bool IndexOrder(const CompiledQuery& q, bool& descending,
   return true;
 }
 
+// True when the order is sys_id's (first term; later ones cannot matter, sys_id is unique):
+// the table's sys_id index serves it.
+bool IdOrder(const CompiledQuery& q, bool& descending) {
+  const auto& o = q.order_by();
+  if (o.empty() || o[0].field != TableSchema::kSysId) return false;
+  descending = o[0].descending;
+  return true;
+}
+
 // Walks the ranks of `ranges` in order (or reverse), calling visit(entry) until it says stop.
 template <typename Visit>
 void Walk(const KeysetIndex& index, const std::vector<RankRange>& ranges, bool descending,
@@ -200,8 +212,8 @@ const std::string* TablenamePart(const CompiledQuery& q, size_t tablename_field)
 // Serves a query whose order is the index order from `index` (the table's own, or one
 // tablename's part of sys_audit): O(log n + page) when every branch is an exact key range.
 void ServeFromIndex(const KeysetIndex& index, const CompiledQuery& q, const ListRequest& request,
-                    bool descending, size_t ts_field, std::optional<size_t> skip_field,
-                    ListPage& page) {
+                    bool descending, std::optional<size_t> ts_field,
+                    std::optional<size_t> skip_field, ListPage& page) {
   const size_t offset = request.offset;
   const size_t limit = request.limit;
   page.used_index = true;
@@ -298,6 +310,8 @@ Result<ListPage> TableStore::List(std::string_view table, const ListRequest& req
     } else if (IndexOrder(q, descending)) {
       ServeFromIndex(t->index, q, request, descending, TableSchema::kSysUpdatedOn, std::nullopt,
                      page);
+    } else if (IdOrder(q, descending)) {
+      ServeFromIndex(t->by_id, q, request, descending, std::nullopt, std::nullopt, page);
     } else {
       std::vector<const Row*> matches;
       // When every branch bounds sys_updated_on to a small part of the table, only rows in

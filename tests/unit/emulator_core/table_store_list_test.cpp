@@ -100,6 +100,13 @@ TEST_F(ListTest, KeysetQueriesUseTheIndexAndMatchScanPlusSort) {
         ts + ">" + a + "^NQpriority=1" + asc,           // a branch without range
         "sys_id>" + s + asc,                            // sys_id without pinned ts
         asc.substr(1),                                  // no condition at all
+        // sys_id order alone: the sys_id index (a reconciliation sweep's page)
+        "sys_id>" + s + "^ORDERBYsys_id",
+        "sys_id<=" + s + "^ORDERBYDESCsys_id",
+        "sys_id>=" + s + "^priority<3^ORDERBYsys_id",         // residual filter
+        "sys_id<" + s + "^NQsys_id>" + s + "^ORDERBYsys_id",  // two branches, s left out
+        ts + ">" + a + "^ORDERBYsys_id",                      // ts filters, id orders
+        "ORDERBYsys_id",
     };
     // NOLINTEND(performance-inefficient-string-concatenation)
     for (const std::string& text : forms) {
