@@ -4,6 +4,7 @@
 // (tests compare them on random keyset queries).
 #include <algorithm>
 #include <mutex>
+#include <set>
 #include <shared_mutex>
 
 #include "snowcar/emulator/table_store.h"
@@ -157,6 +158,32 @@ bool IndexOrder(const CompiledQuery& q, bool& descending,
   }
   descending = o[0].descending;
   return true;
+}
+
+// The sys_ids a row must have to match `q`, when every ^NQ branch requires them (a
+// `sys_idIN...` or `sys_id=` condition standing alone in its group): an instance finds those
+// rows by its primary key. nullopt when some branch does not.
+std::optional<std::set<std::string_view>> RequiredIds(const CompiledQuery& q) {
+  if (q.matches_all()) return std::nullopt;
+  std::set<std::string_view> ids;
+  for (const BoundBranch& b : q.branches()) {
+    bool found = false;
+    for (const BoundGroup& g : b.all_of) {
+      if (g.any_of.size() != 1 || g.any_of[0].field != TableSchema::kSysId) continue;
+      const BoundCondition& c = g.any_of[0];
+      if (c.op == QueryOp::kIn) {
+        ids.insert(c.values.begin(), c.values.end());
+      } else if (c.op == QueryOp::kEq) {
+        ids.insert(c.value);
+      } else {
+        continue;
+      }
+      found = true;
+      break;
+    }
+    if (!found) return std::nullopt;
+  }
+  return ids;
 }
 
 // True when the order is sys_id's (first term; later ones cannot matter, sys_id is unique):
@@ -327,7 +354,20 @@ Result<ListPage> TableStore::List(std::string_view table, const ListRequest& req
         covered = 0;
         for (const RankRange& r : ranges) covered += r.hi - r.lo;
       }
-      if (covered * 4 < t->index.size()) {
+      if (auto ids = RequiredIds(q); ids.has_value()) {
+        // Rows by sys_id, back in insertion order (what the scan below would visit).
+        page.used_index = true;
+        std::vector<std::pair<size_t, const Row*>> found;
+        for (std::string_view id : *ids) {
+          auto at = t->position.find(id);
+          if (at == t->position.end()) continue;
+          const Row* row = t->rows[at->second].get();
+          if (row != nullptr && q.Matches(*row)) found.emplace_back(at->second, row);
+        }
+        std::sort(found.begin(), found.end());
+        matches.reserve(found.size());
+        for (const auto& f : found) matches.push_back(f.second);
+      } else if (covered * 4 < t->index.size()) {
         page.used_index = true;
         std::vector<std::pair<size_t, const Row*>> found;  // (insertion position, row)
         Walk(t->index, ranges, false, [&](const IndexEntry& e) {
