@@ -72,7 +72,8 @@ class Reconciler : public std::enable_shared_from_this<Reconciler> {
 
   void Start();
   // Stops issuing requests. Records in flight still complete; the page they belong to is
-  // swept again next time (the position moves only after a whole page is acknowledged).
+  // swept again next time (the position moves only after a whole batch of pages is
+  // acknowledged).
   void Stop();
 
   struct View {
@@ -90,7 +91,8 @@ class Reconciler : public std::enable_shared_from_this<Reconciler> {
   void Begin();
   void Arm(int64_t delay_ms);
   void Tick();
-  void RequestPage();
+  void StartBatch();   // pages from the stored position on
+  void RequestPage();  // the next page of the batch
   void OnPage(servicenow::CallResult result);
   void ConfirmNext();
   void ReadUnknownNext();
@@ -109,8 +111,13 @@ class Reconciler : public std::enable_shared_from_this<Reconciler> {
   SweepState state_;
   bool stopping_ = false;
   bool loaded_ = false;
+  // The pages of one batch (kPagesPerBatch in reconciler.cpp), compared one by one and their
+  // differences confirmed and produced together.
   struct Page {
-    std::string end;  // last id of the page; "" on the sweep's last page
+    std::string read_after;  // where the next page read starts (state_.after at first)
+    int pages = 0;           // compared so far
+    size_t compared = 0;     // ids compared so far
+    std::string end;         // last id of the last page; "" on the sweep's last page
     std::vector<std::string> gone;
     std::vector<std::string> unknown;
     size_t next = 0;  // next id (of gone, then unknown) to read
