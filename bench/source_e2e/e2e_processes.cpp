@@ -105,4 +105,18 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+std::string SourceSidecarProperties(const std::string& emulator_base, const std::string& bootstrap,
+                                    const std::string& topic, const std::string& dir) {
+  return "snow.url=" + emulator_base +
+         "\nsnow.auth.username=admin\nsnow.auth.password=admin-emulator\n"
+         "source.enabled=true\nsink.enabled=false\n"
+         "snow.tables=incident\nsnow.table.incident.name=incident\n"
+         "snow.table.incident.topic=" +
+         topic + "\nsnow.source.startup.probe=false\nstate.dir=" + dir +
+         "/state\nsocket.path=" + dir +
+         "/snowcar.sock\nlog.level=warn\n"
+         "kafka.bootstrap.servers=" +
+         bootstrap + "\n";
+}
+
 }  // namespace snowcar::bench

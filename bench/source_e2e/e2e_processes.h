@@ -39,4 +39,10 @@ std::string EmulatorHttp(const std::string& method, const std::string& url,
 
 double SecondsSince(std::chrono::steady_clock::time_point start);
 
+// The properties of a source-only sidecar reading the emulator's `incident` table (default
+// credentials) into `topic` on `bootstrap`, with its state and socket in `dir`, logging only
+// warnings and skipping the start-up probe. Each bench appends what it varies.
+std::string SourceSidecarProperties(const std::string& emulator_base, const std::string& bootstrap,
+                                    const std::string& topic, const std::string& dir);
+
 }  // namespace snowcar::bench

@@ -132,15 +132,9 @@ void RunParallelBackfill(const std::string& bootstrap, const ParallelBackfillOpt
     const std::string config_path = dir.File("bench.properties");
     {
       std::ofstream cfg(config_path);
-      cfg << "snow.url=" << base << "\nsnow.auth.username=admin\n"
-          << "snow.auth.password=admin-emulator\nsource.enabled=true\nsink.enabled=false\n"
-          << "snow.tables=incident\nsnow.table.incident.name=incident\n"
-          << "snow.table.incident.topic=" << topic << "\nsnow.source.batch.size=" << o.page
-          << "\nsnow.source.backfill.parallelism=" << p
-          << "\nsnow.http.max.concurrent.requests=" << std::max(8, p)
-          << "\nsnow.source.startup.probe=false\nstate.dir=" << dir.File("state")
-          << "\nsocket.path=" << socket << "\nlog.level=warn\nkafka.bootstrap.servers=" << bootstrap
-          << "\n";
+      cfg << SourceSidecarProperties(base, bootstrap, topic, dir.path().string())
+          << "snow.source.batch.size=" << o.page << "\nsnow.source.backfill.parallelism=" << p
+          << "\nsnow.http.max.concurrent.requests=" << std::max(8, p) << "\n";
     }
     auto consumer = StartConsumer(bootstrap, topic, dir.File("keys.txt"));
     const auto start = Clock::now();

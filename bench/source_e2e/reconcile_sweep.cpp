@@ -82,20 +82,14 @@ void RunReconcileSweep(const std::string& bootstrap, const SweepOptions& o) {
   const std::string config_path = dir.File("bench.properties");
   {
     std::ofstream cfg(config_path);
-    cfg << "snow.url=" << base << "\nsnow.auth.username=admin\n"
-        << "snow.auth.password=admin-emulator\nsource.enabled=true\nsink.enabled=false\n"
-        << "snow.tables=incident\nsnow.table.incident.name=incident\n"
-        << "snow.table.incident.topic=bench.sweep\nsnow.source.batch.size=5000\n"
-        << "snow.table.incident.deletes=reconcile\n"
+    cfg << SourceSidecarProperties(base, bootstrap, "bench.sweep", dir.path().string())
+        << "snow.source.batch.size=5000\nsnow.table.incident.deletes=reconcile\n"
         // A deletion is produced once the row stream has polled past the moment it was seen
         // (no DELETE may overtake the row's last UPSERT): a short poll interval keeps that wait
         // from dominating the sweeps that find deletions.
         << "snow.source.poll.interval.ms=1000\n"
         << "snow.table.incident.reconcile.interval.ms=1000\n"
-        << "snow.table.incident.reconcile.batch.size=" << o.batch
-        << "\nsnow.source.startup.probe=false\nstate.dir=" << dir.File("state")
-        << "\nsocket.path=" << socket << "\nlog.level=warn\nkafka.bootstrap.servers=" << bootstrap
-        << "\n";
+        << "snow.table.incident.reconcile.batch.size=" << o.batch << "\n";
   }
   std::printf(
       "\nreconciliation: %d rows of `incident`, reconcile.batch.size %d, %d ms per request "
