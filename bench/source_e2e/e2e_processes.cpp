@@ -119,4 +119,15 @@ std::string SourceSidecarProperties(const std::string& emulator_base, const std:
          bootstrap + "\n";
 }
 
+std::unique_ptr<testsupport::ChildProcess> StartSidecar(const std::string& config_path) {
+  testsupport::ChildOptions options;
+  options.args = {"run", "--config", config_path};
+  auto child = testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, options);
+  if (!child.ok()) {
+    std::fprintf(stderr, "snowcar run: %s\n", child.status().message().c_str());
+    return nullptr;
+  }
+  return std::move(child).value();
+}
+
 }  // namespace snowcar::bench

@@ -39,6 +39,9 @@ std::string EmulatorHttp(const std::string& method, const std::string& url,
 
 double SecondsSince(std::chrono::steady_clock::time_point start);
 
+// `snowcar run --config <config_path>`; nullptr (the reason printed) when it cannot start.
+std::unique_ptr<testsupport::ChildProcess> StartSidecar(const std::string& config_path);
+
 // The properties of a source-only sidecar reading the emulator's `incident` table (default
 // credentials) into `topic` on `bootstrap`, with its state and socket in `dir`, logging only
 // warnings and skipping the start-up probe. Each bench appends what it varies.

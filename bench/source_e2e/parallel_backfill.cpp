@@ -138,13 +138,8 @@ void RunParallelBackfill(const std::string& bootstrap, const ParallelBackfillOpt
     }
     auto consumer = StartConsumer(bootstrap, topic, dir.File("keys.txt"));
     const auto start = Clock::now();
-    testsupport::ChildOptions options;
-    options.args = {"run", "--config", config_path};
-    auto child = testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, options);
-    if (!child.ok()) {
-      std::fprintf(stderr, "snowcar run: %s\n", child.status().message().c_str());
-      return;
-    }
+    auto child = StartSidecar(config_path);
+    if (child == nullptr) return;
     int64_t emitted = 0;
     while ((emitted = Emitted(socket)) < o.rows) {
       if (SecondsSince(start) > 1800) {
@@ -155,9 +150,9 @@ void RunParallelBackfill(const std::string& bootstrap, const ParallelBackfillOpt
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     const double wall = SecondsSince(start);
-    const double rss = PeakRssMiB((*child)->pid());
-    (void)(*child)->Signal(SIGTERM);
-    (void)(*child)->Wait(std::chrono::seconds(60));
+    const double rss = PeakRssMiB(child->pid());
+    (void)child->Signal(SIGTERM);
+    (void)child->Wait(std::chrono::seconds(60));
     const Requests requests = Journal(base, seq);
     seq = requests.last_seq;
     const Verified kafka =

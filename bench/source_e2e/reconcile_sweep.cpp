@@ -96,14 +96,9 @@ void RunReconcileSweep(const std::string& bootstrap, const SweepOptions& o) {
       "after the backfill, %d rows removed by the Table Cleaner after the baseline sweep\n",
       o.rows, o.batch, o.latency_ms, o.deletions);
   const auto start = Clock::now();
-  testsupport::ChildOptions options;
-  options.args = {"run", "--config", config_path};
-  auto child = testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, options);
-  if (!child.ok()) {
-    std::fprintf(stderr, "snowcar run: %s\n", child.status().message().c_str());
-    return;
-  }
-  const pid_t pid = (*child)->pid();
+  auto child = StartSidecar(config_path);
+  if (child == nullptr) return;
+  const pid_t pid = child->pid();
   while (Number(Table(socket), {"rows_emitted"}) < o.rows) {
     if (SecondsSince(start) > 1800) {
       std::fprintf(stderr, "the backfill did not finish in 1800 s\n");
@@ -168,8 +163,8 @@ void RunReconcileSweep(const std::string& bootstrap, const SweepOptions& o) {
               IdSetSstBytes(socket) / static_cast<double>(o.rows),
               static_cast<double>(DirBytes(dir.File("state"))) / (1 << 20));
   std::printf("sidecar peak RSS %.1f MiB\n", PeakRssMiB(pid));
-  (void)(*child)->Signal(SIGTERM);
-  (void)(*child)->Wait(std::chrono::seconds(60));
+  (void)child->Signal(SIGTERM);
+  (void)child->Wait(std::chrono::seconds(60));
   (void)emulator.process->Signal(SIGTERM);
   (void)emulator.process->Wait(std::chrono::seconds(60));
 }
