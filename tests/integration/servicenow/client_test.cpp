@@ -449,7 +449,12 @@ TEST(ClientTest, ReachabilityFollowsFailedConnectionsAnswersAndRefusedCredential
   });
   live.Start();
   ClientOptions o = BasicOptions(dead_url);
-  o.retry.max_attempts = 2;
+  // One attempt per call, and the instance gate's first probe (after the initial backoff)
+  // far beyond the test: a probe in flight when a call changes the state would add a
+  // transition of its own (a refused /locked probe answered after the last call's 200).
+  o.retry.max_attempts = 1;
+  o.retry.initial_backoff_ms = 600000;
+  o.retry.max_backoff_ms = 600000;
   auto client = MakeClient(io.io(), o, {.jitter = ZeroJitter()});
   std::mutex mu;
   std::vector<InstanceReachability::View> told;
