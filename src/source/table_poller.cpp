@@ -393,14 +393,15 @@ void TablePoller::Fail(std::string message) {
   failed_flag_.store(true);
   timer_.cancel();
   commit_retry_.cancel();
-  // Error and health first: whoever sees the state turn to failed also sees why (a test
-  // under ThreadSanitizer caught the health report lagging the state).
+  // Error, health and start-up done first: whoever sees the state turn to failed also sees
+  // why, and that the table no longer holds readiness back (tests under ThreadSanitizer and
+  // ASan caught the health report, then started(), lagging the state).
   status_.SetLastError(message);
   if (deps_.health != nullptr) deps_.health->Report("source." + deps_.table->alias, false, message);
+  MarkStarted();
   status_.SetState(TableState::kFailed);
   SNOWCAR_LOG(kError, "source.table_failed", {{"table", deps_.table->alias}, {"error", message}});
   MaybeCommit(true);
-  MarkStarted();
 }
 
 void TablePoller::ReportHealth() {
