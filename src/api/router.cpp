@@ -6,8 +6,8 @@
 #include <exception>
 #include <set>
 
-#include "snowcar/api/percent_encoding.h"
 #include "snowcar/common/log.h"
+#include "snowcar/common/url_encoding.h"
 
 namespace snowcar::api {
 namespace {

@@ -13,6 +13,7 @@
 #include "snowcar/api/router.h"
 #include "snowcar/api/routes.h"
 #include "snowcar/common/text.h"
+#include "snowcar/common/url_encoding.h"
 
 namespace snowcar::cli {
 namespace {

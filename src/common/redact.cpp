@@ -8,6 +8,8 @@
 #include <shared_mutex>
 #include <vector>
 
+#include "snowcar/common/base64.h"
+
 namespace snowcar::redact {
 namespace {
 
@@ -18,32 +20,6 @@ std::shared_mutex& Mu() {
 std::vector<std::string>& Secrets() {
   static std::vector<std::string> secrets;
   return secrets;
-}
-
-std::string Base64(std::string_view in) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) |
-                       (static_cast<unsigned char>(in[i + 1]) << 8) |
-                       static_cast<unsigned char>(in[i + 2]);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (i < in.size()) {
-    unsigned v = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += i + 1 < in.size() ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
 }
 
 std::string Lower(std::string_view s) {
@@ -225,7 +201,7 @@ std::string Mask(std::string_view text) {
       for (size_t shift = 0; shift < 3; ++shift) {
         std::string padded(shift, 'x');
         padded += secret;
-        std::string enc = Base64(padded);
+        std::string enc = Base64Encode(padded);
         // Drop the characters influenced by the padding prefix and by the unknown suffix.
         const size_t skip = (shift * 4 + 2) / 3;
         if (enc.size() > skip + 4) {

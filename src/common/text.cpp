@@ -27,28 +27,6 @@ std::string_view TrimSpace(std::string_view s) {
   return s;
 }
 
-std::string PercentEncode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size() * 3);
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-        c == '_' || c == '.' || c == '~') {
-      out += ch;
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
-}  // namespace snowcar
-
-namespace snowcar {
-
 std::string_view HttpReasonPhrase(int status) {
   namespace http = boost::beast::http;
   if (http::int_to_status(static_cast<unsigned>(status)) == http::status::unknown) return "Unknown";

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+// Hand-written: no Debian C++ library reads java.util.Properties text (the format is Java's).
 #include "snowcar/config/properties.h"
 
 #include <cstdint>

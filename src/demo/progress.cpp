@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "snowcar/api/client.h"
-#include "snowcar/api/percent_encoding.h"
+#include "snowcar/common/url_encoding.h"
 
 namespace snowcar::demo {
 namespace {
@@ -91,8 +91,8 @@ bool SidecarReady(const std::string& socket) {
 
 std::optional<std::string> CachedSysId(const std::string& socket, const std::string& table,
                                        const std::string& field, const std::string& value) {
-  auto body = GetJson(socket, "/v1/sink/correlation/" + api::PercentEncode(table) + "/" +
-                                  api::PercentEncode(field) + "/" + api::PercentEncode(value));
+  auto body = GetJson(socket, "/v1/sink/correlation/" + PercentEncode(table) + "/" +
+                                  PercentEncode(field) + "/" + PercentEncode(value));
   if (!body) return std::nullopt;
   std::string id = Str(*body, "sys_id");
   if (id.empty()) return std::nullopt;

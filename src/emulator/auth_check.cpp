@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "emulator/auth_check.h"
 
-#include "emulator/base64.h"
+#include "snowcar/common/base64.h"
 
 namespace snowcar::emulator {
 namespace {

@@ -4,9 +4,9 @@
 #include <boost/json.hpp>
 #include <chrono>
 
-#include "emulator/base64.h"
 #include "emulator/responses.h"
 #include "emulator/table_api.h"
+#include "snowcar/common/base64.h"
 
 namespace snowcar::emulator {
 namespace json = boost::json;

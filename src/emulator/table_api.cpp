@@ -33,9 +33,9 @@ std::optional<TablePath> ParseTablePath(std::string_view path) {
   rest.remove_prefix(kTable.size());
   if (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
   const size_t slash = rest.find('/');
-  out.table = PercentDecode(rest.substr(0, slash), false);
+  out.table = DecodeOrVerbatim(rest.substr(0, slash), false);
   if (slash != std::string_view::npos) {
-    out.sys_id = PercentDecode(rest.substr(slash + 1), false);
+    out.sys_id = DecodeOrVerbatim(rest.substr(slash + 1), false);
     if (out.sys_id.empty() || out.sys_id.find('/') != std::string::npos) return std::nullopt;
   }
   if (out.table.empty()) return std::nullopt;

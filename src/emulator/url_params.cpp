@@ -2,34 +2,10 @@
 #include "emulator/url_params.h"
 
 namespace snowcar::emulator {
-namespace {
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
-
-std::string PercentDecode(std::string_view text, bool plus_as_space) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '%' && i + 2 < text.size()) {
-      const int hi = HexValue(text[i + 1]);
-      const int lo = HexValue(text[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out += static_cast<char>(hi * 16 + lo);
-        i += 2;
-        continue;
-      }
-    }
-    out += (plus_as_space && c == '+') ? ' ' : c;
-  }
-  return out;
+std::string DecodeOrVerbatim(std::string_view text, bool plus_as_space) {
+  auto decoded = PercentDecode(text, plus_as_space);
+  return decoded.ok() ? std::move(*decoded) : std::string(text);
 }
 
 std::vector<UrlParam> ParseUrlParams(std::string_view raw) {
@@ -44,10 +20,10 @@ std::vector<UrlParam> ParseUrlParams(std::string_view raw) {
       p.raw = std::string(piece);
       const size_t eq = piece.find('=');
       if (eq == std::string_view::npos) {
-        p.key = PercentDecode(piece);
+        p.key = DecodeOrVerbatim(piece);
       } else {
-        p.key = PercentDecode(piece.substr(0, eq));
-        p.value = PercentDecode(piece.substr(eq + 1));
+        p.key = DecodeOrVerbatim(piece.substr(0, eq));
+        p.value = DecodeOrVerbatim(piece.substr(eq + 1));
       }
       params.push_back(std::move(p));
     }

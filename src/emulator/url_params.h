@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "snowcar/common/text.h"
+#include "snowcar/common/url_encoding.h"
 
 namespace snowcar::emulator {
 
@@ -21,8 +21,10 @@ struct UrlParam {
 };
 
 // Decodes %XX escapes and, when `plus_as_space`, '+' as a space (query strings and form
-// bodies, as a servlet container decodes them). Malformed escapes are kept verbatim.
-std::string PercentDecode(std::string_view text, bool plus_as_space = true);
+// bodies, as a servlet container decodes them). Text with a malformed escape is kept as it
+// came: what an instance does with one is not known (docs/testbed.md), and snowcar never
+// sends one.
+std::string DecodeOrVerbatim(std::string_view text, bool plus_as_space = true);
 
 // Splits "a=1&b=2" (query string or application/x-www-form-urlencoded body). Empty pieces
 // are skipped.
@@ -30,8 +32,5 @@ std::vector<UrlParam> ParseUrlParams(std::string_view raw);
 
 // The first parameter named `key`, or nullptr.
 const UrlParam* FindParam(const std::vector<UrlParam>& params, std::string_view key);
-
-// Percent-encodes everything but unreserved characters (RFC 3986).
-using ::snowcar::PercentEncode;
 
 }  // namespace snowcar::emulator

@@ -7,9 +7,10 @@
 #include <boost/json.hpp>
 #include <vector>
 
-#include "emulator/base64.h"
 #include "emulator/http_listener.h"
+#include "emulator/url_params.h"
 #include "registry_store.h"
+#include "snowcar/common/base64.h"
 
 namespace snowcar::registry {
 namespace {
@@ -18,29 +19,6 @@ namespace json = boost::json;
 namespace http = emulator::http;
 
 constexpr uint64_t kMaxBody = 4 << 20;
-
-std::string PercentDecode(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size()) {
-      auto hex = [](char c) -> int {
-        if (c >= '0' && c <= '9') return c - '0';
-        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-        return -1;
-      };
-      const int hi = hex(s[i + 1]);
-      const int lo = hex(s[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out.push_back(static_cast<char>(hi * 16 + lo));
-        i += 2;
-        continue;
-      }
-    }
-    out.push_back(s[i]);
-  }
-  return out;
-}
 
 std::vector<std::string> Segments(std::string_view path) {
   std::vector<std::string> out;
@@ -52,7 +30,7 @@ std::vector<std::string> Segments(std::string_view path) {
     }
     size_t end = path.find('/', start);
     if (end == std::string_view::npos) end = path.size();
-    out.push_back(PercentDecode(path.substr(start, end - start)));
+    out.push_back(emulator::DecodeOrVerbatim(path.substr(start, end - start), false));
     start = end;
   }
   return out;
@@ -67,7 +45,8 @@ std::string QueryParam(std::string_view query, std::string_view name) {
     std::string_view item = query.substr(start, end - start);
     const size_t eq = item.find('=');
     if (item.substr(0, eq) == name) {
-      return eq == std::string_view::npos ? "true" : PercentDecode(item.substr(eq + 1));
+      return eq == std::string_view::npos ? "true"
+                                          : emulator::DecodeOrVerbatim(item.substr(eq + 1), false);
     }
     start = end + 1;
   }
@@ -111,7 +90,7 @@ http::Response RegistryServer::Impl::Handle(http::Request& req) {
     const std::string* auth = req.FindHeader("Authorization");
     bool ok = false;
     if (auth != nullptr && auth->starts_with("Basic ")) {
-      auto decoded = emulator::Base64Decode(std::string_view(*auth).substr(6));
+      auto decoded = Base64Decode(std::string_view(*auth).substr(6));
       ok = decoded.has_value() && *decoded == options.user + ":" + options.password;
     }
     if (!ok) {

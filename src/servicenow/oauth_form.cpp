@@ -3,10 +3,10 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
-#include <cctype>
 #include <cstdlib>
 
 #include "snowcar/common/redact.h"
+#include "snowcar/common/url_encoding.h"
 
 namespace snowcar::servicenow {
 namespace {
@@ -15,26 +15,10 @@ void Append(std::string& form, std::string_view key, std::string_view value) {
   if (!form.empty()) form += '&';
   form += key;
   form += '=';
-  form += FormEncode(value);
+  form += PercentEncode(value);  // a form value: unreserved kept, space as %20
 }
 
 }  // namespace
-
-std::string FormEncode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 std::string PrimaryGrantForm(const ClientOptions& o) {
   std::string form;

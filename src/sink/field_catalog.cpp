@@ -7,6 +7,7 @@
 #include "call_failure.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/text.h"
+#include "snowcar/common/url_encoding.h"
 
 namespace snowcar::sink {
 namespace {

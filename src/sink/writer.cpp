@@ -9,6 +9,7 @@
 #include "origin_recorder.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/text.h"
+#include "snowcar/common/url_encoding.h"
 
 namespace snowcar::sink {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "snowcar/common/text.h"
 #include "snowcar/common/time.h"
+#include "snowcar/common/url_encoding.h"
 
 namespace snowcar::source {
 namespace {

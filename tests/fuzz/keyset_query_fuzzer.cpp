@@ -15,8 +15,8 @@
 
 #include "config/value_checks.h"
 #include "fuzz_check.h"
-#include "snowcar/api/percent_encoding.h"
 #include "snowcar/common/time.h"
+#include "snowcar/common/url_encoding.h"
 #include "snowcar/emulator/query.h"
 #include "snowcar/source/keyset_query.h"
 
@@ -118,7 +118,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const size_t end = target.find('&', q);
     const std::string_view encoded =
         std::string_view(target).substr(q + 15, end == std::string::npos ? end : end - q - 15);
-    auto decoded = snowcar::api::PercentDecode(encoded);
+    auto decoded = snowcar::PercentDecode(encoded);
     FUZZ_CHECK(decoded.ok() && *decoded == drain, "the target decodes back to the query");
     for (const char c : target) {
       FUZZ_CHECK(c > 0x20 && c < 0x7f && c != '#' && c != ' ', "the target is plain URL text");

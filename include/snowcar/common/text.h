@@ -14,10 +14,6 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 // `s` without leading and trailing ASCII white space (space, tab, CR, LF, VT, FF).
 std::string_view TrimSpace(std::string_view s);
 
-// RFC 3986 percent-encoding: unreserved characters (A-Z a-z 0-9 - . _ ~) stay, every other
-// byte becomes %XX with upper-case hex. Safe for a path segment or a query value.
-std::string PercentEncode(std::string_view text);
-
 // The reason phrase of an HTTP status ("Not Found" for 404), from Boost.Beast's table of the
 // registered codes; "Unknown" for any other number. The socket API and the emulator answer
 // with it.

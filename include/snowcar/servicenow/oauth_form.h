@@ -13,9 +13,6 @@
 
 namespace snowcar::servicenow {
 
-// application/x-www-form-urlencoded escaping (space as %20, unreserved kept).
-std::string FormEncode(std::string_view text);
-
 // The primary grant's body: client_credentials, or password with username and password.
 std::string PrimaryGrantForm(const ClientOptions& options);
 // A refresh_token grant's body.

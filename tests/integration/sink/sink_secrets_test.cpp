@@ -7,10 +7,9 @@
 // reporter topics.
 #include <gmock/gmock.h>
 
-#include <boost/beast/core/detail/base64.hpp>
-
 #include "sink_fixture.h"
 #include "snowcar/api/client.h"
+#include "snowcar/common/base64.h"
 #include "support/wait.h"
 
 namespace snowcar::sinkit {
@@ -20,12 +19,6 @@ using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testsupport::WaitFor;
-
-std::string Base64(const std::string& in) {
-  std::string out(boost::beast::detail::base64::encoded_size(in.size()), '\0');
-  out.resize(boost::beast::detail::base64::encode(out.data(), in.data(), in.size()));
-  return out;
-}
 
 std::string Dump(const std::vector<testsupport::Message>& messages) {
   std::string out;
@@ -107,8 +100,8 @@ class SinkSecrets : public SinkIntegrationTest {
 TEST_F(SinkSecrets, BasicAuthLeaksNothingThroughLogsSocketDlqOrReports) {
   const std::string everything = Exercise({}, false);
   ExpectNoSecret(everything, emulator::kDefaultPassword);
-  ExpectNoSecret(everything,
-                 Base64(std::string(emulator::kDefaultUser) + ":" + emulator::kDefaultPassword));
+  ExpectNoSecret(everything, Base64Encode(std::string(emulator::kDefaultUser) + ":" +
+                                          emulator::kDefaultPassword));
   int basic = 0;
   for (const auto& e : Journal()) basic += e.auth == "basic" ? 1 : 0;
   EXPECT_GE(basic, 3) << "the sink did not use Basic auth, so nothing was tested";
@@ -122,8 +115,8 @@ TEST_F(SinkSecrets, OAuthLeaksNoSecretNorIssuedTokenThroughAnyPath) {
                true);
   ExpectNoSecret(everything, emulator::kDefaultPassword);
   ExpectNoSecret(everything, emulator::kDefaultClientSecret);
-  ExpectNoSecret(everything, Base64(std::string(emulator::kDefaultClientId) + ":" +
-                                    emulator::kDefaultClientSecret));
+  ExpectNoSecret(everything, Base64Encode(std::string(emulator::kDefaultClientId) + ":" +
+                                          emulator::kDefaultClientSecret));
   const auto tokens = emulator().oauth().IssuedSoFar();
   // A first access + refresh token, then a new access token after the revocation.
   EXPECT_GE(tokens.size(), 3u);

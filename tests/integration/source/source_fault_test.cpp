@@ -3,6 +3,7 @@
 // secrets never showing anywhere while it happens.
 #include <gmock/gmock.h>
 
+#include "snowcar/common/base64.h"
 #include "snowcar/common/time.h"
 #include "source_harness.h"
 
@@ -13,25 +14,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 class SourceFaults : public SourceTest {};
-
-std::string Base64(std::string_view in) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out.push_back(kAlphabet[(n >> s) & 63]);
-  }
-  if (i + 1 == in.size()) {
-    const uint32_t n = uint8_t(in[i]) << 16;
-    out += {kAlphabet[(n >> 18) & 63], kAlphabet[(n >> 12) & 63], '=', '='};
-  } else if (i + 2 == in.size()) {
-    const uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += {kAlphabet[(n >> 18) & 63], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], '='};
-  }
-  return out;
-}
 
 TEST_F(SourceFaults, RetryableAnswersDelayButNeverLoseOrRepeatRows) {
   std::vector<int64_t> seconds;
@@ -83,7 +65,7 @@ TEST_F(SourceFaults, WrongPasswordPausesTheTableNamingCredentialsAndLeaksNothing
   EXPECT_THAT(last_stderr_, Not(HasSubstr("source.table_failed")));
   EXPECT_THAT(last_stderr_, HasSubstr("\"level\":\"trace\""));  // the most verbose level ran
   EXPECT_THAT(everything, Not(HasSubstr(password)));
-  EXPECT_THAT(everything, Not(HasSubstr(Base64("admin:" + password))));
+  EXPECT_THAT(everything, Not(HasSubstr(Base64Encode("admin:" + password))));
   EXPECT_TRUE(ReadTopic(topic_).empty());
 }
 

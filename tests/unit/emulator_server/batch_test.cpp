@@ -2,8 +2,8 @@
 // The Batch API: items run in order, base64 bodies, unserviced items.
 #include <gtest/gtest.h>
 
-#include "emulator/base64.h"
 #include "emulator_fixture.h"
+#include "snowcar/common/base64.h"
 
 namespace snowcar::emulator::testing {
 namespace {

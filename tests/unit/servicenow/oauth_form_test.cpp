@@ -19,11 +19,6 @@ ClientOptions Options() {
   return o;
 }
 
-TEST(OAuthFormTest, Encoding) {
-  EXPECT_EQ(FormEncode("a b&c=d/é"), "a%20b%26c%3Dd%2F%C3%A9");
-  EXPECT_EQ(FormEncode("AZaz09-_.~"), "AZaz09-_.~");
-}
-
 TEST(OAuthFormTest, Grants) {
   ClientOptions o = Options();
   EXPECT_EQ(PrimaryGrantForm(o),

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "snowcar/api/percent_encoding.h"
 #include "snowcar/common/time.h"
+#include "snowcar/common/url_encoding.h"
 #include "snowcar/servicenow/table_client.h"
 #include "source/poll_plan.h"
 
@@ -104,7 +104,7 @@ class SimTable {
       std::string part =
           rest.substr(begin, amp == std::string::npos ? std::string::npos : amp - begin);
       size_t eq = part.find('=');
-      auto value = api::PercentDecode(eq == std::string::npos ? "" : part.substr(eq + 1));
+      auto value = PercentDecode(eq == std::string::npos ? "" : part.substr(eq + 1));
       out[part.substr(0, eq)] = value.ok() ? *value : "";
       if (amp == std::string::npos) break;
       begin = amp + 1;

@@ -2,14 +2,14 @@
 // The coding itself is Boost's (Serialization's dataflow iterators, header-only); what is left
 // here is what clients send that strict base64 does not allow: optional padding, whitespace,
 // the URL-safe alphabet.
-#include "emulator/base64.h"
+#include "snowcar/common/base64.h"
 
 #include <boost/archive/iterators/base64_from_binary.hpp>
 #include <boost/archive/iterators/binary_from_base64.hpp>
 #include <boost/archive/iterators/dataflow_exception.hpp>
 #include <boost/archive/iterators/transform_width.hpp>
 
-namespace snowcar::emulator {
+namespace snowcar {
 namespace {
 namespace iterators = boost::archive::iterators;
 }  // namespace
@@ -50,4 +50,4 @@ std::optional<std::string> Base64Decode(std::string_view text) {
   }
 }
 
-}  // namespace snowcar::emulator
+}  // namespace snowcar

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "snowcar/api/percent_encoding.h"
+#include "snowcar/common/url_encoding.h"
 
 #include <gtest/gtest.h>
 
-namespace snowcar::api {
+namespace snowcar {
 namespace {
 
 TEST(PercentDecode, DecodesEscapesInAnyCase) {
@@ -45,5 +45,11 @@ TEST(PercentEncode, RoundTripsArbitraryBytes) {
   EXPECT_EQ(PercentEncode("inc_0001-a.b~"), "inc_0001-a.b~");
 }
 
+TEST(PercentEncode, UsesUpperCaseHexAndEncodesUtf8ByteByByte) {
+  EXPECT_EQ(PercentEncode("a b&c=d/é"), "a%20b%26c%3Dd%2F%C3%A9");
+  EXPECT_EQ(PercentEncode("AZaz09-_.~"), "AZaz09-_.~");
+  EXPECT_EQ(PercentEncode("+"), "%2B");
+}
+
 }  // namespace
-}  // namespace snowcar::api
+}  // namespace snowcar

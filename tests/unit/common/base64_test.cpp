@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The emulator's base64 (Basic auth, Batch API bodies): RFC 4648 with padding out, and in
+// Base64 (Basic auth, Batch API bodies, masked secrets): RFC 4648 with padding out, and in
 // what clients send: padding optional, whitespace skipped, the URL-safe alphabet accepted,
 // anything else refused.
-#include "emulator/base64.h"
+#include "snowcar/common/base64.h"
 
 #include <gtest/gtest.h>
 
-namespace snowcar::emulator {
+namespace snowcar {
 namespace {
 
 TEST(Base64Test, EncodesWithPadding) {
@@ -42,4 +42,4 @@ TEST(Base64Test, RefusesWhatIsNotBase64) {
 }
 
 }  // namespace
-}  // namespace snowcar::emulator
+}  // namespace snowcar
