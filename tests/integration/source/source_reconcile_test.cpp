@@ -10,6 +10,8 @@
 #include <sstream>
 #include <thread>
 
+#include "snowcar/common/url_host.h"
+#include "snowcar/state/state_store.h"
 #include "source_harness.h"
 
 namespace snowcar::source::it {
@@ -298,6 +300,42 @@ TEST_F(SourceReconcile, ASweepKilledHalfWayResumesWhereItStood) {
       << "the resumed sweep did not finish" << explain();
   EXPECT_EQ(r.at("last_sweep").at("deleted").to_number<int64_t>(), 0) << explain();
   StopGracefully();
+}
+
+// The pollers write the ids Kafka acknowledged into the id set every EmittedIds::kFlushAt, not
+// only when a sweep starts: a backfill killed before its first sweep keeps what it had
+// flushed (a million-row table would otherwise hold every id in memory until the sweep).
+TEST_F(SourceReconcile, AcknowledgedIdsReachTheIdSetBeforeAnySweep) {
+  props_["snow.table.inc.reconcile.interval.ms"] = "600000";
+  props_["snow.source.batch.size"] = "1000";
+  ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
+  std::vector<int64_t> seconds;
+  for (int i = 0; i < 30000; ++i) seconds.push_back(NowS() - 40000 + i);
+  LoadRows(seconds);
+  // 30 pages at 200 ms each: the kill below, at 11 000 rows acknowledged, leaves 19 pages
+  // (3.8 s) of backfill before the first sweep could start and flush on its own.
+  emulator::LatencyKnob slow;
+  slow.fixed_ms = 200;
+  slow.scope.path_prefix = "/api/now/table/incident";
+  emu_->faults().SetLatency(slow);
+  Start();
+  ASSERT_TRUE(testsupport::WaitFor([&] { return Counter("rows_emitted") >= 11000; }, 120s, 50ms))
+      << child_->Stderr();
+  const boost::json::object before_kill = Reconciliation();
+  Kill9();
+  const boost::json::value* sweep = before_kill.if_contains("current_sweep");
+  const boost::json::value* sweeps = before_kill.if_contains("sweeps");
+  EXPECT_TRUE(sweep != nullptr && sweep->is_null() && sweeps != nullptr &&
+              sweeps->to_number<int64_t>() == 0)
+      << "a sweep had begun (it flushes the ids itself): " << boost::json::serialize(before_kill);
+
+  auto store = state::StateStore::Open({.dir = props_.at("state.dir")});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto count = (*store)->IdSetCount(UrlHost(emu_->base_url()), "inc");
+  ASSERT_TRUE(count.ok()) << count.status().ToString();
+  // At least the first flush; never more than was acknowledged.
+  EXPECT_GE(*count, 10000u);
+  EXPECT_LE(*count, 30000u);
 }
 
 }  // namespace
