@@ -61,24 +61,20 @@ int RunMain(int argc, char** argv) {
   }
   const config::Config& cfg = *checked.config;
 
-  // Both were validated by the option table, so these parses cannot fail.
-  if (auto level = log::ParseLevel(cfg.GetString("log.level")); level.ok()) {
-    log::SetLevel(*level);
-  }
-  if (auto format = log::ParseFormat(cfg.GetString("log.format")); format.ok()) {
-    log::SetFormat(*format);
-  }
+  runtime::SidecarSettings settings = runtime::SidecarSettings::FromConfig(cfg);
+  log::SetLevel(settings.log_level);
+  log::SetFormat(settings.log_format);
   for (const auto& note : cfg.notes()) SNOWCAR_LOG(kInfo, "config.note", {{"note", note}});
   for (const auto& warning : cfg.warnings()) {
     SNOWCAR_LOG(kWarn, "config.warning", {{"warning", warning}});
   }
-  if (!cfg.GetBool("snow.tls.verify")) {
+  if (!settings.tls_verify) {
     SNOWCAR_LOG(kWarn, "config.tls_verify_disabled",
                 {{"key", "snow.tls.verify"},
                  {"message", "TLS certificates of ServiceNow are NOT verified"}});
   }
 
-  runtime::Sidecar sidecar(runtime::SidecarSettings::FromConfig(cfg), &cfg);
+  runtime::Sidecar sidecar(std::move(settings), &cfg);
   sidecar.HandleSignals();
   if (Status s = sidecar.Start(); !s.ok()) {
     std::fprintf(stderr, "snowcar run: %s\n", s.message().c_str());

@@ -41,6 +41,14 @@ SidecarSettings SidecarSettings::FromConfig(const config::Config& config) {
   }
   s.admin_listen = config.GetString("admin.listen");
   s.admin_allow_remote = config.GetBool("admin.listen.allow.remote");
+  s.source_group_id = config.GetString("source.group.id");
+  s.group_instance_id = config.GetString("kafka.group.instance.id");
+  // The option table refused any other spelling, so these parses cannot fail.
+  if (auto level = log::ParseLevel(config.GetString("log.level")); level.ok()) s.log_level = *level;
+  if (auto format = log::ParseFormat(config.GetString("log.format")); format.ok()) {
+    s.log_format = *format;
+  }
+  s.tls_verify = config.GetBool("snow.tls.verify");
   return s;
 }
 
@@ -59,9 +67,10 @@ namespace {
 // The librdkafka clients a run would create, checked without creating them: the metadata
 // probe and the producers (source, sink DLQ) share the producer's checks; the sink and the
 // source group each add a consumer.
-void CheckKafkaClients(const config::Config& config, std::vector<std::string>& problems) {
-  const bool source = config.GetBool("source.enabled");
-  const bool sink = config.GetBool("sink.enabled");
+void CheckKafkaClients(const config::Config& config, const SidecarSettings& settings,
+                       std::vector<std::string>& problems) {
+  const bool source = settings.source_enabled;
+  const bool sink = settings.sink_enabled;
   if (!source && !sink) return;
   kafka::ProducerOptions producer;
   producer.properties = config.WithPrefix("kafka.");
@@ -78,15 +87,15 @@ void CheckKafkaClients(const config::Config& config, std::vector<std::string>& p
   // The group consumers (the sink's, the source's table group) join as static members named
   // by kafka.group.instance.id or POD_NAME: the same resolution the directions make at start
   // (kafka/static_membership.h), so a POD_NAME Kafka would refuse fails the check too.
-  const bool source_group = source && !config.GetString("source.group.id").empty();
+  const bool source_group = source && !settings.source_group_id.empty();
   if (sink || source_group) {
-    auto membership = kafka::ResolveStaticMembership(config.GetString("kafka.group.instance.id"),
+    auto membership = kafka::ResolveStaticMembership(settings.group_instance_id,
                                                      std::getenv(kafka::kPodNameVariable));
     if (!membership.ok()) problems.push_back(membership.status().message());
   }
   if (source_group) {
     kafka::ConsumerOptions group = consumer;
-    group.properties["group.id"] = config.GetString("source.group.id");
+    group.properties["group.id"] = settings.source_group_id;
     if (Status s = kafka::KafkaConsumer::CheckProperties(group); !s.ok()) {
       problems.push_back(s.message());
     }
@@ -97,22 +106,21 @@ void CheckKafkaClients(const config::Config& config, std::vector<std::string>& p
 
 Status CheckRunSettings(const config::Config& config) {
   std::vector<std::string> problems;
-  if (Status s = CheckAdminListen(config.GetString("admin.listen"),
-                                  config.GetBool("admin.listen.allow.remote"));
-      !s.ok()) {
+  const SidecarSettings settings = SidecarSettings::FromConfig(config);
+  if (Status s = CheckAdminListen(settings.admin_listen, settings.admin_allow_remote); !s.ok()) {
     problems.push_back(s.message());
   }
-  if (config.GetBool("source.enabled")) {
+  if (settings.source_enabled) {
     if (auto s = source::SourceSettings::FromConfig(config); !s.ok()) {
       problems.push_back(s.status().message());
     }
   }
-  if (config.GetBool("sink.enabled")) {
+  if (settings.sink_enabled) {
     if (auto s = sink::SinkSettings::FromConfig(config); !s.ok()) {
       problems.push_back(s.status().message());
     }
   }
-  CheckKafkaClients(config, problems);
+  CheckKafkaClients(config, settings, problems);
   std::string message;
   for (const std::string& problem : problems) {
     // The same refused kafka property fails every client: say it once.

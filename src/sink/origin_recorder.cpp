@@ -6,8 +6,6 @@
 
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
-#include "snowcar/common/url_host.h"
-#include "snowcar/config/config.h"
 
 namespace snowcar::sink {
 namespace {
@@ -48,13 +46,8 @@ std::string CorrelationOf(const std::optional<Command>& command, const SinkSetti
 
 }  // namespace
 
-OriginSettings OriginSettings::FromConfig(const config::Config& config) {
-  OriginSettings s;
-  s.instance = UrlHost(config.GetString("snow.url"));
-  s.user = config.GetString("snow.auth.username");
-  s.policy.window_records = static_cast<size_t>(config.GetInt("snow.sink.origin.window.records"));
-  s.policy.window_seconds = config.GetInt("snow.sink.origin.window.seconds");
-  return s;
+OriginSettings OriginSettings::From(const SinkSettings& sink) {
+  return {.instance = sink.instance, .user = sink.username, .policy = sink.origin};
 }
 
 void ReadWrittenVersion(const boost::json::object& row, Applied& applied) {

@@ -40,7 +40,7 @@ struct OriginSettings {
   std::string user;      // snow.auth.username; empty when not known
   state::OriginPolicy policy;
 
-  static OriginSettings FromConfig(const config::Config& config);
+  static OriginSettings From(const SinkSettings& sink);
 };
 
 // Reads the version an answer to a write names into `applied`: sys_mod_count (a whole number,

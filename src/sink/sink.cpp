@@ -23,22 +23,20 @@ Result<std::unique_ptr<direction::Direction>> MakeSink(const direction::Directio
 
   SinkRuntimeOptions options;
   options.kafka = config.WithPrefix("kafka.");
-  options.origin = OriginSettings::FromConfig(config);
-  SNOWCAR_ASSIGN_OR_RETURN(
-      const kafka::StaticMembership membership,
-      kafka::ResolveStaticMembership(config.GetString("kafka.group.instance.id"),
-                                     std::getenv(kafka::kPodNameVariable)));
+  options.origin = OriginSettings::From(settings);
+  SNOWCAR_ASSIGN_OR_RETURN(const kafka::StaticMembership membership,
+                           kafka::ResolveStaticMembership(settings.group_instance_id,
+                                                          std::getenv(kafka::kPodNameVariable)));
   kafka::ApplyStaticMembership(membership, options.kafka);
   SNOWCAR_LOG(kInfo, "sink.static_membership",
               {{"group_instance_id", membership.id}, {"origin", membership.origin}});
-  options.lane.initial_backoff =
-      std::chrono::milliseconds(config.GetInt("snow.retry.initial.backoff.ms"));
-  options.lane.max_backoff = std::chrono::milliseconds(std::max(
-      config.GetInt("snow.retry.max.backoff.ms"), config.GetInt("snow.retry.initial.backoff.ms")));
+  options.lane.initial_backoff = std::chrono::milliseconds(settings.retry_initial_backoff_ms);
+  options.lane.max_backoff = std::chrono::milliseconds(
+      std::max(settings.retry_max_backoff_ms, settings.retry_initial_backoff_ms));
   // A revoke waits for records in flight at most this long: long enough for one request with
   // its retries in most cases, short enough not to stall the group's rebalance.
-  options.revoke_wait = std::chrono::milliseconds(
-      std::clamp<int64_t>(config.GetInt("shutdown.timeout.ms"), 1000, 10000));
+  options.revoke_wait =
+      std::chrono::milliseconds(std::clamp<int64_t>(settings.shutdown_timeout_ms, 1000, 10000));
   SNOWCAR_ASSIGN_OR_RETURN(options.registry, schema_registry::RegistryOptionsFromConfig(config));
   // One attempt per try: a lane whose registry call fails backs off on its own timer (paused
   // partition, growing wait) instead of sleeping on a pool thread.

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "command_text.h"
+#include "snowcar/common/url_host.h"
 #include "snowcar/config/config.h"
 
 namespace snowcar::sink {
@@ -286,6 +287,14 @@ Result<SinkSettings> SinkSettings::FromConfig(const config::Config& config) {
   ReadOperation(config, s, errors);
   ReadMapping(config, s, errors);
   ReadDelivery(config, s, errors);
+  s.retry_initial_backoff_ms = config.GetInt("snow.retry.initial.backoff.ms");
+  s.retry_max_backoff_ms = config.GetInt("snow.retry.max.backoff.ms");
+  s.shutdown_timeout_ms = config.GetInt("shutdown.timeout.ms");
+  s.group_instance_id = config.GetString("kafka.group.instance.id");
+  s.instance = UrlHost(config.GetString("snow.url"));
+  s.username = config.GetString("snow.auth.username");
+  s.origin.window_records = static_cast<size_t>(config.GetInt("snow.sink.origin.window.records"));
+  s.origin.window_seconds = config.GetInt("snow.sink.origin.window.seconds");
   if (errors.empty()) return s;
   std::string message = "invalid sink configuration:";
   for (const std::string& e : errors) message += "\n  " + e;

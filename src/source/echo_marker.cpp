@@ -19,11 +19,6 @@ bool CarriesModCount(const boost::json::object& row) {
 
 }  // namespace
 
-EchoMode EchoModeFromConfig(const config::Config& config) {
-  if (!config.GetBool("sink.enabled")) return EchoMode::kOff;
-  return config.GetString("snow.source.echo") == "suppress" ? EchoMode::kSuppress : EchoMode::kMark;
-}
-
 EchoVerdict ApplyEcho(state::StateStore& store, EchoMode mode, std::string_view instance,
                       const TableSettings& table, const boost::json::object& row, const RowKey& key,
                       std::vector<kafka::OutRecord>& records, Status* error) {

@@ -33,12 +33,6 @@ inline constexpr const char* kOriginOffsetHeader = "snow.origin.offset";
 inline constexpr const char* kOriginCorrelationHeader = "snow.origin.correlation";
 inline constexpr const char* kOriginRequestIdHeader = "snow.origin.request.id";
 
-// kOff: the sink does not run in this process (nothing to look up).
-enum class EchoMode { kOff, kMark, kSuppress };
-
-// snow.source.echo, or kOff when sink.enabled is false.
-EchoMode EchoModeFromConfig(const config::Config& config);
-
 enum class EchoVerdict {
   kForeign,     // not written by the sink: produce as it is
   kMarked,      // the sink's: the origin headers were added to the row's record

@@ -63,28 +63,27 @@ Result<std::unique_ptr<direction::Direction>> MakeSource(const direction::Direct
   }
 
   PollerOptions options;
-  options.initial_backoff_ms = config.GetInt("snow.retry.initial.backoff.ms");
-  options.max_backoff_ms = config.GetInt("snow.retry.max.backoff.ms");
-  options.username = config.GetString("snow.auth.username");
+  options.initial_backoff_ms = settings.retry_initial_backoff_ms;
+  options.max_backoff_ms = settings.retry_max_backoff_ms;
+  options.username = settings.username;
   SNOWCAR_ASSIGN_OR_RETURN(options.registrar, MakeRegistrar(config, context.store));
-  options.echo = EchoModeFromConfig(config);
+  options.echo = settings.echo;
 
   OwnershipOptions ownership;
-  ownership.group_id = config.GetString("source.group.id");
+  ownership.group_id = settings.group_id;
   if (!ownership.group_id.empty()) {
-    ownership.replica_id = config.GetString("source.group.replica.id");
+    ownership.replica_id = settings.group_replica_id;
     if (ownership.replica_id.empty()) {
       char host[256] = {};
       if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
       ownership.replica_id = std::string(host[0] != '\0' ? host : "replica") + "-" +
                              std::to_string(static_cast<int64_t>(getpid()));
     }
-    ownership.snapshot_interval_ms = config.GetInt("source.group.snapshot.interval.ms");
+    ownership.snapshot_interval_ms = settings.group_snapshot_interval_ms;
     ownership.kafka_properties = config.WithPrefix("kafka.");
-    SNOWCAR_ASSIGN_OR_RETURN(
-        const kafka::StaticMembership membership,
-        kafka::ResolveStaticMembership(config.GetString("kafka.group.instance.id"),
-                                       std::getenv(kafka::kPodNameVariable)));
+    SNOWCAR_ASSIGN_OR_RETURN(const kafka::StaticMembership membership,
+                             kafka::ResolveStaticMembership(settings.group_instance_id,
+                                                            std::getenv(kafka::kPodNameVariable)));
     kafka::ApplyStaticMembership(membership, ownership.kafka_properties);
     SNOWCAR_LOG(kInfo, "source.group.static_membership",
                 {{"group_instance_id", membership.id}, {"origin", membership.origin}});

@@ -143,6 +143,17 @@ Result<SourceSettings> SourceSettings::FromConfig(const config::Config& config) 
   s.bad_row = config.GetString("snow.source.bad.row.behavior") == "skip" ? BadRowBehavior::kSkip
                                                                          : BadRowBehavior::kFail;
   s.startup_probe = config.GetBool("snow.source.startup.probe");
+  if (config.GetBool("sink.enabled")) {
+    s.echo =
+        config.GetString("snow.source.echo") == "suppress" ? EchoMode::kSuppress : EchoMode::kMark;
+  }
+  s.retry_initial_backoff_ms = config.GetInt("snow.retry.initial.backoff.ms");
+  s.retry_max_backoff_ms = config.GetInt("snow.retry.max.backoff.ms");
+  s.username = config.GetString("snow.auth.username");
+  s.group_id = config.GetString("source.group.id");
+  s.group_replica_id = config.GetString("source.group.replica.id");
+  s.group_snapshot_interval_ms = config.GetInt("source.group.snapshot.interval.ms");
+  s.group_instance_id = config.GetString("kafka.group.instance.id");
   // Never more sweeps than the client lets requests out at once: the rest would only queue.
   s.backfill_parallelism =
       static_cast<int>(std::min(config.GetInt("snow.source.backfill.parallelism"),

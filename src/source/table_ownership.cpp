@@ -201,9 +201,7 @@ TableOwnership::Restore TableOwnership::RestoreTable(const TableSettings& table,
       r.outcome = "failed";
       r.detail = snapshot.status().message();
     } else {
-      state::DedupPolicy policy;
-      policy.overlap_seconds = settings_.overlap_seconds;
-      policy.window_records = settings_.dedup_window_records;
+      const state::DedupPolicy policy = settings_.dedup_policy();
       auto applied = ApplySnapshot(store_, *snapshot, IdentityFor(settings_, table), policy);
       if (applied.ok()) {
         if (Status s = ApplyDeletesState(store_, settings_, table, *snapshot, policy); !s.ok()) {

@@ -71,10 +71,7 @@ void TablePoller::Begin() {
     Fail(Label() + ": " + cursor.status().message());
     return;
   }
-  state::DedupPolicy policy;
-  policy.overlap_seconds = deps_.source->overlap_seconds;
-  policy.window_records = deps_.source->dedup_window_records;
-  auto window = deps_.store->LoadDedupWindow(identity_, policy);
+  auto window = deps_.store->LoadDedupWindow(identity_, deps_.source->dedup_policy());
   if (!window.ok()) {
     Fail(Label() + ": loading the dedup window: " + window.status().message());
     return;

@@ -28,6 +28,7 @@
 #include "snowcar/api/router.h"
 #include "snowcar/api/tcp_server.h"
 #include "snowcar/api/unix_socket_server.h"
+#include "snowcar/common/log.h"
 #include "snowcar/common/mutex.h"
 #include "snowcar/common/status.h"
 #include "snowcar/config/config.h"
@@ -57,8 +58,18 @@ struct SidecarSettings {
   // admin.listen ("" = no TCP listener) and admin.listen.allow.remote.
   std::string admin_listen;
   bool admin_allow_remote = false;
+  // source.group.id ("" = no table group) and kafka.group.instance.id: the group consumers a
+  // run would create, for the checks before it starts.
+  std::string source_group_id;
+  std::string group_instance_id;
+  // log.level, log.format (checked by the option table) and snow.tls.verify, which `snowcar
+  // run` applies or warns about before anything starts.
+  log::Level log_level = log::Level::kInfo;
+  log::Format log_format = log::Format::kJson;
+  bool tls_verify = true;
 
   static SidecarSettings FromConfig(const config::Config& config);
+  bool operator==(const SidecarSettings&) const = default;
 };
 
 // The checks of `snowcar run` that go beyond Config::Load, made without starting anything:

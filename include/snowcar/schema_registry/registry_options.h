@@ -38,7 +38,12 @@ struct RegistryOptions {
   int64_t connect_timeout_ms = 10000;    // schema.registry.connect.timeout.ms
   int64_t request_timeout_ms = 30000;    // schema.registry.request.timeout.ms
   int64_t max_response_bytes = 8 << 20;  // answers are schemas: small
-  servicenow::RetryPolicy retry;         // schema.registry.retry.* (same shape as snow.retry.*)
+  // schema.registry.retry.*: the shape of snow.retry.*, with shorter waits (a registry answers
+  // in milliseconds or is down).
+  servicenow::RetryPolicy retry{.max_attempts = 5,
+                                .max_elapsed_ms = 60000,
+                                .initial_backoff_ms = 200,
+                                .max_backoff_ms = 10000};
 
   SubjectStrategy key_subject_strategy = SubjectStrategy::kTopicName;
   SubjectStrategy value_subject_strategy = SubjectStrategy::kTopicName;
@@ -48,6 +53,7 @@ struct RegistryOptions {
   // InvalidArgument naming the key when a value cannot work (bad URL scheme, user info
   // without a ':', unknown credentials source).
   Status Validate() const;
+  bool operator==(const RegistryOptions&) const = default;
 };
 
 // Reads the schema.registry.* keys; an empty url when none is configured.

@@ -60,6 +60,7 @@ struct ClientOptions {
   std::string EffectiveTokenUrl() const;
   // InvalidArgument naming the key when something needed for the chosen auth is missing.
   Status Validate() const;
+  bool operator==(const ClientOptions&) const = default;
 };
 
 Result<ClientOptions> ClientOptionsFromConfig(const config::Config& config);

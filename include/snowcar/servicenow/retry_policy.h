@@ -14,6 +14,7 @@ struct RetryPolicy {
   int64_t max_elapsed_ms = 300000;   // snow.retry.max.elapsed.ms
   int64_t initial_backoff_ms = 500;  // snow.retry.initial.backoff.ms
   int64_t max_backoff_ms = 30000;    // snow.retry.max.backoff.ms
+  bool operator==(const RetryPolicy&) const = default;
 };
 
 // A uniform draw in [0, upper] (inclusive). Injected so tests fix the jitter.

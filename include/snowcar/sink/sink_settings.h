@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "snowcar/common/status.h"
+#include "snowcar/state/state_store.h"
 
 namespace snowcar::config {
 class Config;
@@ -82,6 +83,21 @@ struct SinkSettings {
   std::string reporter_success_topic;  // snow.sink.reporter.success.topic
   std::string reporter_error_topic;    // snow.sink.reporter.error.topic
   bool reporter_include_request_body = false;
+
+  // Keys the sink shares with the source and the sidecar: a lane's back-off between tries
+  // (snow.retry.*.backoff.ms), shutdown.timeout.ms (which bounds a revoke's wait for records in
+  // flight), kafka.group.instance.id (static membership), and what the origin records carry:
+  // the instance's host (snow.url, as the source keys its state), the integration user
+  // (snow.auth.username) and the window (snow.sink.origin.window.*).
+  int64_t retry_initial_backoff_ms = 500;
+  int64_t retry_max_backoff_ms = 30000;
+  int64_t shutdown_timeout_ms = 30000;
+  std::string group_instance_id;
+  std::string instance;
+  std::string username;
+  state::OriginPolicy origin;
+
+  bool operator==(const SinkSettings&) const = default;
 
   // Reads and cross-checks the sink keys; InvalidArgument lists every problem naming the key
   // (e.g. topic_map routing without a table for a consumed topic, allowlist and denylist

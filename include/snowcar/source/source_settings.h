@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "snowcar/common/status.h"
+#include "snowcar/state/state_store.h"
 
 namespace snowcar::config {
 class Config;
@@ -30,6 +31,9 @@ inline bool ReadsAudit(DeleteCapture d) {
 inline bool Reconciles(DeleteCapture d) {
   return d == DeleteCapture::kReconcile || d == DeleteCapture::kAuditReconcile;
 }
+// snow.source.echo (docs/semantics.md, "The sink's own versions"). kOff: the sink does not
+// run in this process (sink.enabled=false), so there is nothing to look up.
+enum class EchoMode { kOff, kMark, kSuppress };
 
 struct TableSettings {
   std::string alias;                               // ^[a-z0-9_]+$, unique
@@ -54,6 +58,8 @@ struct TableSettings {
   // .deletes.last.row (deletes=audit, audit+reconcile): put the row sys_audit_delete kept
   // into each DELETE record.
   bool deletes_last_row = false;
+
+  bool operator==(const TableSettings&) const = default;
 };
 
 struct SourceSettings {
@@ -75,6 +81,29 @@ struct SourceSettings {
   // Concurrent sweeps over disjoint time ranges of a large backlog (docs/source.md, "Parallel
   // backfill"); snow.source.backfill.parallelism, at most snow.http.max.concurrent.requests.
   int backfill_parallelism = 4;
+  EchoMode echo = EchoMode::kOff;
+
+  // Keys the source shares with the sink and the sidecar: the back-off between a table's
+  // failed reads (snow.retry.*.backoff.ms) and the integration user (snow.auth.username),
+  // whose writes the echo marker knows as the sink's.
+  int64_t retry_initial_backoff_ms = 500;
+  int64_t retry_max_backoff_ms = 30000;
+  std::string username;
+
+  // source.group.*: replicas sharing the tables (docs/scale-out.md). An empty group_id: this
+  // replica reads every table; an empty replica id is made from host name and pid at start.
+  std::string group_id;
+  std::string group_replica_id;
+  int64_t group_snapshot_interval_ms = 1000;
+  std::string group_instance_id;  // kafka.group.instance.id (static membership)
+
+  // The dedup index's policy for this source's tables: one builder, for the pollers and for a
+  // table taken over from another replica alike.
+  state::DedupPolicy dedup_policy() const {
+    return {.overlap_seconds = overlap_seconds, .window_records = dedup_window_records};
+  }
+
+  bool operator==(const SourceSettings&) const = default;
 
   // Reads and cross-checks the source keys. InvalidArgument lists every problem, naming the
   // key (e.g. "snow.table.inc.name is required because 'inc' is listed in snow.tables").

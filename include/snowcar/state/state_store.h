@@ -90,9 +90,12 @@ struct BackfillProgress {
   bool operator==(const BackfillProgress&) const = default;
 };
 
+// Built from the source's settings (SourceSettings::dedup_policy); the defaults here are the
+// option table's, which a test checks.
 struct DedupPolicy {
   int64_t overlap_seconds = 2;    // snow.source.overlap.seconds
   size_t window_records = 50000;  // snow.source.dedup.window.records
+  bool operator==(const DedupPolicy&) const = default;
 };
 
 // The in-memory front of one table's durable dedup index, as loaded by
@@ -159,6 +162,7 @@ struct StoredOrigin {
 struct OriginPolicy {
   int64_t window_seconds = 86400;  // snow.sink.origin.window.seconds
   size_t window_records = 50000;   // snow.sink.origin.window.records; 0 records nothing
+  bool operator==(const OriginPolicy&) const = default;
 };
 
 struct StateStoreOptions {
