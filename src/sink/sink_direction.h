@@ -39,7 +39,7 @@ class SinkDirection final : public direction::Direction {
   ~SinkDirection() override;
 
   std::string_view name() const override { return "sink"; }
-  Status RegisterRoutes(api::Router& router) override;
+  Status RegisterRoutes(api::ApiRouter& router) override;
   Status Start() override;
   void Stop(std::chrono::steady_clock::time_point deadline) override;
   bool Started() const override;

@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "sim_table.h"
+#include "snowcar/api/api_router.h"
 #include "snowcar/api/readiness.h"
-#include "snowcar/api/router.h"
 #include "snowcar/config/config.h"
 #include "snowcar/source/source.h"
 #include "support/fake_producer.h"
@@ -97,7 +97,7 @@ class SourceDirectionTest : public ::testing::Test {
     return direction_->RegisterRoutes(router_);
   }
   boost::json::value GetJson(const std::string& target, int expect = 200) {
-    api::Response r = router_.Handle("GET", target);
+    api::ApiResponse r = router_.Handle("GET", target);
     EXPECT_EQ(r.status, expect) << r.body;
     return boost::json::parse(r.body);
   }
@@ -112,7 +112,7 @@ class SourceDirectionTest : public ::testing::Test {
   std::shared_ptr<testsupport::FakeProducer> producer_ =
       std::make_shared<testsupport::FakeProducer>();
   api::HealthRegistry health_;
-  api::Router router_;
+  api::ApiRouter router_;
   SimTable sim_;
   std::unique_ptr<config::Config> config_;
   std::unique_ptr<direction::Direction> direction_;
