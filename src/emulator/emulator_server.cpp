@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "snowcar/emulator/emulator_server.h"
 
+#include "emulator/emulator_router.h"
 #include "emulator/http_listener.h"
-#include "emulator/router.h"
 #include "emulator/server_context.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/redact.h"
@@ -17,7 +17,7 @@ struct EmulatorServer::Impl {
         writer(store),
         oauth(clock),
         ctx{options, store, clock, faults, journal, writer, oauth, dictionary},
-        listener([this](http::Request& req) { return Route(ctx, req); }, options.threads,
+        listener([this](EmulatorRequest& req) { return Route(ctx, req); }, options.threads,
                  options.max_body_bytes, options.idle_timeout_ms) {
     oauth.SetLifetimes(options.access_token_seconds, options.refresh_token_seconds);
     redact::RegisterSecret(options.password);
