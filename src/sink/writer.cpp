@@ -16,7 +16,7 @@ namespace {
 using servicenow::Action;
 using servicenow::CallPurpose;
 using servicenow::CallResult;
-using servicenow::HttpRequest;
+using servicenow::InstanceRequest;
 using servicenow::Method;
 using servicenow::OutcomeClass;
 
@@ -66,7 +66,7 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
 
   void Send(Method method, std::string target, std::string body,
             std::function<void(CallResult)> next) {
-    HttpRequest r;
+    InstanceRequest r;
     r.method = method;
     r.target = std::move(target);
     r.body = std::move(body);

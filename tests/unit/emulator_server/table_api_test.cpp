@@ -252,7 +252,7 @@ class TableApiGzip : public EmulatorTest {
 };
 
 TEST_F(TableApiGzip, CompressesWhenAskedOnly) {
-  HttpRequest req;
+  InstanceRequest req;
   req.url = Url("/api/now/table/incident?sysparm_limit=20");
   req.userpwd = "admin:admin-emulator";
   req.accept_encoding = "gzip";
