@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The writer: one command -> the REST calls, for every operation and policy.
-#include "sink/writer.h"
+#include "sink/table_api_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -27,7 +27,7 @@ using sinktest::Rows;
 using sinktest::SysId;
 using testsupport::FakeTableClient;
 
-class WriterTest : public ::testing::Test {
+class TableApiWriterTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto store = state::StateStore::Open({.dir = dir_.File("state")});
@@ -38,7 +38,7 @@ class WriterTest : public ::testing::Test {
 
   WriteOutcome Run(Command command, std::shared_ptr<WriteHistory> history = nullptr) {
     LimitedClient client(fake_, limit_);
-    Writer writer(client, store_.get(), settings_);
+    TableApiWriter writer(client, store_.get(), settings_);
     std::promise<WriteOutcome> p;
     io_.restart();
     writer.Write(
@@ -71,7 +71,7 @@ class WriterTest : public ::testing::Test {
   SinkSettings settings_;
 };
 
-TEST_F(WriterTest, CreatePostsTheFieldsAndReportsTheNewSysId) {
+TEST_F(TableApiWriterTest, CreatePostsTheFieldsAndReportsTheNewSysId) {
   fake_.set_handler([](const InstanceRequest&) { return Ok({{"sys_id", SysId(7)}}, 201); });
   WriteOutcome out = Run(Cmd(Operation::kCreate));
   ASSERT_TRUE(out.ok());
@@ -86,14 +86,14 @@ TEST_F(WriterTest, CreatePostsTheFieldsAndReportsTheNewSysId) {
   EXPECT_FALSE(BodyOf(r[0]).contains("sys_id"));
 }
 
-TEST_F(WriterTest, CreateWithASysIdPostsItInTheBody) {
+TEST_F(TableApiWriterTest, CreateWithASysIdPostsItInTheBody) {
   fake_.set_handler([](const InstanceRequest&) { return Ok({{"sys_id", SysId(9)}}, 201); });
   WriteOutcome out = Run(Cmd(Operation::kCreate, SysId(9)));
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(BodyField(Requests()[0], "sys_id"), SysId(9));
 }
 
-TEST_F(WriterTest, PatchAndPutAddressTheRowBySysId) {
+TEST_F(TableApiWriterTest, PatchAndPutAddressTheRowBySysId) {
   fake_.set_handler([](const InstanceRequest&) { return Ok({{"sys_id", SysId(1)}}); });
   ASSERT_TRUE(Run(Cmd(Operation::kPatch, SysId(1))).ok());
   ASSERT_TRUE(Run(Cmd(Operation::kPut, SysId(1))).ok());
@@ -106,7 +106,7 @@ TEST_F(WriterTest, PatchAndPutAddressTheRowBySysId) {
   EXPECT_EQ(BodyField(r[1], "short_description"), "printer on fire");
 }
 
-TEST_F(WriterTest, DeleteSendsADeleteWithoutBody) {
+TEST_F(TableApiWriterTest, DeleteSendsADeleteWithoutBody) {
   fake_.set_handler([](const InstanceRequest&) { return Ok({}, 204); });
   WriteOutcome out = Run(Cmd(Operation::kDelete, SysId(3)));
   ASSERT_TRUE(out.ok());
@@ -118,7 +118,7 @@ TEST_F(WriterTest, DeleteSendsADeleteWithoutBody) {
   EXPECT_TRUE(r[0].body.empty());
 }
 
-TEST_F(WriterTest, NotFoundUnderFailIsANotFoundFailure) {
+TEST_F(TableApiWriterTest, NotFoundUnderFailIsANotFoundFailure) {
   settings_.not_found = NotFoundBehavior::kFail;
   fake_.set_handler(
       [](const InstanceRequest&) { return Fail(OutcomeClass::kNotFound, 404, "No Record found"); });
@@ -131,7 +131,7 @@ TEST_F(WriterTest, NotFoundUnderFailIsANotFoundFailure) {
   EXPECT_EQ(Requests().size(), 1u);
 }
 
-TEST_F(WriterTest, NotFoundUnderIgnoreCompletesWithoutWriting) {
+TEST_F(TableApiWriterTest, NotFoundUnderIgnoreCompletesWithoutWriting) {
   settings_.not_found = NotFoundBehavior::kIgnore;
   fake_.set_handler([](const InstanceRequest&) { return Fail(OutcomeClass::kNotFound, 404); });
   WriteOutcome out = Run(Cmd(Operation::kPut, SysId(4)));
@@ -140,7 +140,7 @@ TEST_F(WriterTest, NotFoundUnderIgnoreCompletesWithoutWriting) {
   EXPECT_EQ(Requests().size(), 1u);
 }
 
-TEST_F(WriterTest, NotFoundUnderCreatePostsWithTheAddressedSysId) {
+TEST_F(TableApiWriterTest, NotFoundUnderCreatePostsWithTheAddressedSysId) {
   settings_.not_found = NotFoundBehavior::kCreate;
   fake_.set_handler([](const InstanceRequest& r) {
     if (r.method == Method::kPatch) return Fail(OutcomeClass::kNotFound, 404);
@@ -158,7 +158,7 @@ TEST_F(WriterTest, NotFoundUnderCreatePostsWithTheAddressedSysId) {
   EXPECT_EQ(BodyField(r[1], "short_description"), "printer on fire");
 }
 
-TEST_F(WriterTest, DeleteNotFoundOnTheFirstTryFollowsThePolicy) {
+TEST_F(TableApiWriterTest, DeleteNotFoundOnTheFirstTryFollowsThePolicy) {
   settings_.not_found = NotFoundBehavior::kFail;
   fake_.set_handler([](const InstanceRequest&) { return Fail(OutcomeClass::kNotFound, 404); });
   WriteOutcome out = Run(Cmd(Operation::kDelete, SysId(6)));
@@ -172,7 +172,7 @@ TEST_F(WriterTest, DeleteNotFoundOnTheFirstTryFollowsThePolicy) {
   EXPECT_EQ(Requests().size(), 2u) << "no POST for a delete";
 }
 
-TEST_F(WriterTest, DeleteNotFoundAfterAnAmbiguousFirstTryIsSuccess) {
+TEST_F(TableApiWriterTest, DeleteNotFoundAfterAnAmbiguousFirstTryIsSuccess) {
   settings_.not_found = NotFoundBehavior::kFail;
   int calls = 0;
   fake_.set_handler([&calls](const InstanceRequest&) {
@@ -186,7 +186,7 @@ TEST_F(WriterTest, DeleteNotFoundAfterAnAmbiguousFirstTryIsSuccess) {
   EXPECT_EQ(Requests().size(), 2u);
 }
 
-TEST_F(WriterTest, AmbiguousCreateUnderRetryPostsAgain) {
+TEST_F(TableApiWriterTest, AmbiguousCreateUnderRetryPostsAgain) {
   settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
   int calls = 0;
   fake_.set_handler([&calls](const InstanceRequest&) {
@@ -202,7 +202,7 @@ TEST_F(WriterTest, AmbiguousCreateUnderRetryPostsAgain) {
 
 // Each POST whose answer was lost may have created a row: under retry there are at most
 // snow.retry.max.attempts of them, then the record fails as AMBIGUOUS.
-TEST_F(WriterTest, AmbiguousCreateUnderRetryIsBounded) {
+TEST_F(TableApiWriterTest, AmbiguousCreateUnderRetryIsBounded) {
   settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
   for (int max : {1, 3, 7}) {
     settings_.max_ambiguous_posts = max;
@@ -221,7 +221,7 @@ TEST_F(WriterTest, AmbiguousCreateUnderRetryIsBounded) {
 }
 
 // The count lives in the WriteHistory the lane passes to each try of the record.
-TEST_F(WriterTest, TheAmbiguousPostBoundCountsEarlierTries) {
+TEST_F(TableApiWriterTest, TheAmbiguousPostBoundCountsEarlierTries) {
   settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
   settings_.max_ambiguous_posts = 3;
   fake_.set_handler(
@@ -238,7 +238,7 @@ TEST_F(WriterTest, TheAmbiguousPostBoundCountsEarlierTries) {
 // A create naming its sys_id whose POST lost its answer in an earlier try (the GET that would
 // have settled it failed, and the lane retried): the new try asks first instead of POSTing a
 // row that may exist already.
-TEST_F(WriterTest, ACreateWithASysIdAsksFirstAfterAnEarlierTryLostItsAnswer) {
+TEST_F(TableApiWriterTest, ACreateWithASysIdAsksFirstAfterAnEarlierTryLostItsAnswer) {
   settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
   fake_.set_handler([](const InstanceRequest&) { return Ok({{"sys_id", SysId(2)}}); });
   auto history = std::make_shared<WriteHistory>();
@@ -255,7 +255,7 @@ TEST_F(WriterTest, ACreateWithASysIdAsksFirstAfterAnEarlierTryLostItsAnswer) {
 // A PATCH or PUT whose answer stayed lost after the client's resends is not the record's
 // fault and is harmless to send again: RETRIES_EXHAUSTED (the lane holds the record and
 // retries), never AMBIGUOUS (a record error).
-TEST_F(WriterTest, LostAnswersOfPatchAndPutAreHeldNotRecordErrors) {
+TEST_F(TableApiWriterTest, LostAnswersOfPatchAndPutAreHeldNotRecordErrors) {
   fake_.set_handler([](const InstanceRequest&) {
     return Fail(OutcomeClass::kAmbiguous, 0, "request sent but its answer was lost");
   });
@@ -268,7 +268,7 @@ TEST_F(WriterTest, LostAnswersOfPatchAndPutAreHeldNotRecordErrors) {
 }
 
 // A DELETE whose earlier try (a lane retry ago) lost its answer: the 404 now is success.
-TEST_F(WriterTest, DeleteNotFoundAfterALostAnswerOfAnEarlierTryIsSuccess) {
+TEST_F(TableApiWriterTest, DeleteNotFoundAfterALostAnswerOfAnEarlierTryIsSuccess) {
   settings_.not_found = NotFoundBehavior::kFail;
   fake_.set_handler([](const InstanceRequest&) { return Fail(OutcomeClass::kNotFound, 404); });
   auto history = std::make_shared<WriteHistory>();
@@ -279,7 +279,7 @@ TEST_F(WriterTest, DeleteNotFoundAfterALostAnswerOfAnEarlierTryIsSuccess) {
   EXPECT_EQ(Requests().size(), 1u);
 }
 
-TEST_F(WriterTest, AmbiguousCreateUnderFailAmbiguousFails) {
+TEST_F(TableApiWriterTest, AmbiguousCreateUnderFailAmbiguousFails) {
   settings_.ambiguous_create = AmbiguousCreateBehavior::kFailAmbiguous;
   fake_.set_handler(
       [](const InstanceRequest&) { return Fail(OutcomeClass::kAmbiguous, 0, "EOF"); });
@@ -290,7 +290,7 @@ TEST_F(WriterTest, AmbiguousCreateUnderFailAmbiguousFails) {
   EXPECT_EQ(Requests().size(), 1u);
 }
 
-TEST_F(WriterTest, AmbiguousCreateWithAKnownSysIdIsSettledByAGet) {
+TEST_F(TableApiWriterTest, AmbiguousCreateWithAKnownSysIdIsSettledByAGet) {
   settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
   fake_.set_handler([](const InstanceRequest& r) {
     if (r.method == Method::kPost) return Fail(OutcomeClass::kAmbiguous, 0);
@@ -305,10 +305,10 @@ TEST_F(WriterTest, AmbiguousCreateWithAKnownSysIdIsSettledByAGet) {
                              "?sysparm_fields=sys_id%2Csys_mod_count%2Csys_updated_on");
 }
 
-class CorrelationTest : public WriterTest {
+class CorrelationTest : public TableApiWriterTest {
  protected:
   void SetUp() override {
-    WriterTest::SetUp();
+    TableApiWriterTest::SetUp();
     settings_.ambiguous_create = AmbiguousCreateBehavior::kCorrelationLookup;
     settings_.correlation_field = "correlation_id";
   }
@@ -482,7 +482,7 @@ TEST_F(CorrelationTest, MissingCorrelationValueIsARecordErrorBeforeAnyRequest) {
   EXPECT_EQ(Requests().size(), 0u);
 }
 
-TEST_F(WriterTest, ErrorsMapToTheirClasses) {
+TEST_F(TableApiWriterTest, ErrorsMapToTheirClasses) {
   struct Case {
     OutcomeClass outcome;
     int status;
@@ -506,7 +506,7 @@ TEST_F(WriterTest, ErrorsMapToTheirClasses) {
 // An instance that cannot be reached at all (a certificate it presents is refused), or that
 // refuses the credentials after a fresh token, says nothing about the record: the lane holds
 // it as INSTANCE_UNAVAILABLE (the decision table's pause) instead of dead-lettering it.
-TEST_F(WriterTest, AnUnreachableInstanceIsRetriedNotDeadLettered) {
+TEST_F(TableApiWriterTest, AnUnreachableInstanceIsRetriedNotDeadLettered) {
   fake_.set_handler([](const InstanceRequest&) {
     servicenow::CallResult r =
         Fail(OutcomeClass::kPermanent, 0,

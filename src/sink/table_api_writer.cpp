@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "writer.h"
+#include "table_api_writer.h"
 
 #include <boost/json/serialize.hpp>
 #include <memory>
@@ -52,8 +52,8 @@ std::string SysIdOf(const CallResult& result) {
 
 }  // namespace
 
-struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
-  Writer* writer = nullptr;
+struct TableApiWriter::Op : std::enable_shared_from_this<TableApiWriter::Op> {
+  TableApiWriter* writer = nullptr;
   Command command;
   boost::asio::any_io_executor executor;
   Done done;
@@ -420,8 +420,8 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
   }
 };
 
-void Writer::Write(Command command, boost::asio::any_io_executor executor, Done done,
-                   std::shared_ptr<WriteHistory> history) {
+void TableApiWriter::Write(Command command, boost::asio::any_io_executor executor, Done done,
+                           std::shared_ptr<WriteHistory> history) {
   auto op = std::make_shared<Op>();
   op->writer = this;
   op->history = history != nullptr ? std::move(history) : std::make_shared<WriteHistory>();
