@@ -245,8 +245,8 @@ EmulatorResponse OAuth(const ServerContext& ctx, const EmulatorRequest& req) {
   return Ok();
 }
 
-json::object WriterJson(const Writer& w) {
-  const WriterStats s = w.stats();
+json::object RowGeneratorJson(const RowGenerator& w) {
+  const RowGeneratorStats s = w.stats();
   return {{"running", w.running()},
           {"inserted", s.inserted},
           {"updated", s.updated},
@@ -258,7 +258,7 @@ EmulatorResponse WriterRoute(const ServerContext& ctx, const EmulatorRequest& re
                              std::string_view action) {
   if (action == "start") {
     Body b(req.body);
-    WriterOptions o;
+    RowGeneratorOptions o;
     o.tables = b.Strings("tables");
     o.rows_per_second = b.Number("rows_per_second").value_or(o.rows_per_second);
     o.update_share = b.Number("update_share").value_or(o.update_share);
@@ -268,16 +268,17 @@ EmulatorResponse WriterRoute(const ServerContext& ctx, const EmulatorRequest& re
     o.late_seconds = b.Int("late_seconds").value_or(o.late_seconds);
     o.seed = static_cast<uint64_t>(b.Int("seed").value_or(7));
     if (!b.error().empty()) return Fail(400, b.error());
-    const Status st = ctx.writer.Start(o);
+    const Status st = ctx.row_generator.Start(o);
     if (!st.ok())
       return Fail(st.code() == StatusCode::kFailedPrecondition ? 409 : 400, st.message());
-    return Answer(200, WriterJson(ctx.writer));
+    return Answer(200, RowGeneratorJson(ctx.row_generator));
   }
   if (action == "stop") {
-    ctx.writer.Stop();
-    return Answer(200, WriterJson(ctx.writer));
+    ctx.row_generator.Stop();
+    return Answer(200, RowGeneratorJson(ctx.row_generator));
   }
-  if (action.empty() && req.method == "GET") return Answer(200, WriterJson(ctx.writer));
+  if (action.empty() && req.method == "GET")
+    return Answer(200, RowGeneratorJson(ctx.row_generator));
   return Fail(404, "unknown writer action; use /_emulator/writer/start or /stop");
 }
 

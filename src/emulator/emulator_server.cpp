@@ -14,9 +14,9 @@ struct EmulatorServer::Impl {
       : options(std::move(o)),
         store(clock, options.store),
         journal(options.journal_capacity),
-        writer(store),
+        row_generator(store),
         oauth(clock),
-        ctx{options, store, clock, faults, journal, writer, oauth, dictionary},
+        ctx{options, store, clock, faults, journal, row_generator, oauth, dictionary},
         listener([this](EmulatorRequest& req) { return Route(ctx, req); }, options.threads,
                  options.max_body_bytes, options.idle_timeout_ms) {
     oauth.SetLifetimes(options.access_token_seconds, options.refresh_token_seconds);
@@ -29,7 +29,7 @@ struct EmulatorServer::Impl {
   TableStore store;
   FaultKnobs faults;
   Journal journal;
-  Writer writer;
+  RowGenerator row_generator;
   OAuthTokens oauth;
   DictionarySync dictionary;
   ServerContext ctx;
@@ -55,7 +55,7 @@ Status EmulatorServer::Start() {
 }
 
 void EmulatorServer::Stop() {
-  impl_->writer.Stop();
+  impl_->row_generator.Stop();
   impl_->listener.Stop();
 }
 
@@ -69,7 +69,7 @@ TableStore& EmulatorServer::store() { return impl_->store; }
 EmulatorClock& EmulatorServer::clock() { return impl_->clock; }
 FaultKnobs& EmulatorServer::faults() { return impl_->faults; }
 Journal& EmulatorServer::journal() { return impl_->journal; }
-Writer& EmulatorServer::writer() { return impl_->writer; }
+RowGenerator& EmulatorServer::row_generator() { return impl_->row_generator; }
 OAuthTokens& EmulatorServer::oauth() { return impl_->oauth; }
 const EmulatorOptions& EmulatorServer::options() const { return impl_->options; }
 
