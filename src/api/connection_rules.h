@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "snowcar/api/api_http.h"
 #include "snowcar/api/connection_limits.h"
-#include "snowcar/api/http.h"
 
 namespace snowcar::api::internal {
 
@@ -37,22 +37,22 @@ struct Admission {
   std::string peer;  // who is asking, for handlers' audit logs ("pid=1 uid=0 gid=0")
   // When set, every request on the connection gets this answer and the connection closes.
   // The request is read first, so the client sees a proper HTTP answer rather than a reset.
-  std::optional<Response> refusal;
+  std::optional<ApiResponse> refusal;
 };
 
-inline Response ErrorForReadFailure(const boost::beast::error_code& ec,
-                                    const ConnectionLimits& limits) {
+inline ApiResponse ErrorForReadFailure(const boost::beast::error_code& ec,
+                                       const ConnectionLimits& limits) {
   namespace http = boost::beast::http;
   if (ec == http::error::body_limit) {
-    return Response::Error(
+    return ApiResponse::Error(
         413, "request body exceeds " + std::to_string(limits.body_limit) + " bytes", "");
   }
   if (ec == http::error::header_limit) {
-    return Response::Error(
+    return ApiResponse::Error(
         431, "request line and headers exceed " + std::to_string(limits.header_limit) + " bytes",
         "");
   }
-  return Response::Error(400, "malformed HTTP request: " + ec.message(), "");
+  return ApiResponse::Error(400, "malformed HTTP request: " + ec.message(), "");
 }
 
 // Which kind of slot a connection holds, decided when it is accepted.

@@ -6,14 +6,14 @@
 
 namespace snowcar::api {
 
-Status RegisterCoreRoutes(Router& router, const Readiness& readiness,
+Status RegisterCoreRoutes(ApiRouter& router, const Readiness& readiness,
                           const HealthRegistry& health) {
   // Liveness: answers 200 as long as the process serves requests. A component that is not
   // ok turns the overall status to "degraded" but not the HTTP status: restarting the pod
   // does not cure a ServiceNow outage, and the components say what is wrong.
   SNOWCAR_RETURN_IF_ERROR(
       router.Add(Route{"GET", "/v1/health", "liveness, with the health each component reported",
-                       false, [&health](const Request&) {
+                       false, [&health](const ApiRequest&) {
                          boost::json::object components;
                          bool all_ok = true;
                          for (const auto& [name, c] : health.Snapshot()) {
@@ -26,17 +26,17 @@ Status RegisterCoreRoutes(Router& router, const Readiness& readiness,
                          boost::json::object root;
                          root["status"] = all_ok ? "ok" : "degraded";
                          root["components"] = std::move(components);
-                         return Response::Json(200, root);
+                         return ApiResponse::Json(200, root);
                        }}));
   SNOWCAR_RETURN_IF_ERROR(router.Add(
       Route{"GET", "/v1/ready", "200 once start-up finished, 503 with the reason before", false,
-            [&readiness](const Request& request) {
+            [&readiness](const ApiRequest& request) {
               if (!readiness.ready()) {
-                return Response::Error(503, "not ready: " + readiness.reason(), request.path);
+                return ApiResponse::Error(503, "not ready: " + readiness.reason(), request.path);
               }
               boost::json::object root;
               root["ready"] = true;
-              return Response::Json(200, root);
+              return ApiResponse::Json(200, root);
             }}));
   return Status::Ok();
 }

@@ -35,8 +35,8 @@
 #include <vector>
 
 #include "connection_rules.h"
-#include "snowcar/api/http.h"
-#include "snowcar/api/router.h"
+#include "snowcar/api/api_http.h"
+#include "snowcar/api/api_router.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/mutex.h"
 #include "snowcar/common/text.h"
@@ -55,7 +55,7 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
   using Admit = std::function<Admission(Socket&)>;
 
   HttpServerCore(boost::asio::io_context& io, ConnectionLimits limits,
-                 std::shared_ptr<const Router> router, Admit admit, std::string log_prefix)
+                 std::shared_ptr<const ApiRouter> router, Admit admit, std::string log_prefix)
       : io_(io),
         limits_(std::move(limits)),
         router_(std::move(router)),
@@ -98,7 +98,7 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
   }
 
   const ConnectionLimits& limits() const { return limits_; }
-  const Router& router() const { return *router_; }
+  const ApiRouter& router() const { return *router_; }
   const Admit& admit() const { return admit_; }
   const std::string& log_prefix() const { return log_prefix_; }
 
@@ -110,11 +110,11 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
     return false;
   }
 
-  Response TooManyConnections() const {
-    return Response::Error(503,
-                           "too many open connections (limit " +
-                               std::to_string(limits_.max_connections) + "); retry later",
-                           "");
+  ApiResponse TooManyConnections() const {
+    return ApiResponse::Error(503,
+                              "too many open connections (limit " +
+                                  std::to_string(limits_.max_connections) + "); retry later",
+                              "");
   }
 
   void Forget(uint64_t id) {
@@ -210,7 +210,7 @@ class HttpServerCore : public std::enable_shared_from_this<HttpServerCore<Protoc
 
   boost::asio::io_context& io_;
   const ConnectionLimits limits_;
-  const std::shared_ptr<const Router> router_;
+  const std::shared_ptr<const ApiRouter> router_;
   const Admit admit_;
   const std::string log_prefix_;              // "unix" or "tcp", in log lines
   Acceptor acceptor_;                         // used on its own strand only
@@ -355,7 +355,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Protocol>> {
   }
 
   void AnswerReadFailure(const boost::beast::error_code& ec) {
-    const Response r = ErrorForReadFailure(ec, server_->limits());
+    const ApiResponse r = ErrorForReadFailure(ec, server_->limits());
     SNOWCAR_LOG(
         kDebug, "api.bad_request",
         {{"listener", server_->log_prefix()}, {"status", r.status}, {"error", ec.message()}});
@@ -364,12 +364,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Protocol>> {
 
   void Dispatch(bool keep_alive_allowed) {
     const auto& message = parser_->get();
-    Request request;
+    ApiRequest request;
     request.method = std::string(message.method_string());
     request.target = std::string(message.target());
     request.body = message.body();
     request.peer = peer_;
-    const Response response = server_->router().Handle(request);
+    const ApiResponse response = server_->router().Handle(request);
     SNOWCAR_LOG(kDebug, "api.request",
                 {{"listener", server_->log_prefix()},
                  {"method", request.method},
@@ -378,7 +378,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Protocol>> {
     Write(response, message.version(), keep_alive_allowed && message.keep_alive());
   }
 
-  void Write(const Response& r, unsigned version, bool keep_alive) {
+  void Write(const ApiResponse& r, unsigned version, bool keep_alive) {
     namespace http = boost::beast::http;
     auto res = std::make_shared<http::response<http::string_body>>();
     res->version(version == 10 ? 10 : 11);
@@ -431,7 +431,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Protocol>> {
   const uint64_t id_;
   const SlotKind kind_;
   std::string peer_;
-  std::optional<Response> refusal_;
+  std::optional<ApiResponse> refusal_;
   boost::asio::steady_timer spare_deadline_;  // spare: the time it has to send its request
   bool answered_ = false;    // spare: its one request was read (or it was answered anyway)
   bool pushed_out_ = false;  // spare: too slow, or made room for a newer connection

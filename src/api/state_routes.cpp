@@ -30,23 +30,23 @@ bool IsTableName(std::string_view name) {
   return true;
 }
 
-Response BadTable(const Request& request, const std::string& table) {
-  return Response::Error(400,
-                         "invalid table name '" + table.substr(0, 200) +
-                             "': expected lower-case letters, digits and '_' "
-                             "(^[a-z0-9_]+$), or a table's deletes stream <alias>.deletes",
-                         request.path);
+ApiResponse BadTable(const ApiRequest& request, const std::string& table) {
+  return ApiResponse::Error(400,
+                            "invalid table name '" + table.substr(0, 200) +
+                                "': expected lower-case letters, digits and '_' "
+                                "(^[a-z0-9_]+$), or a table's deletes stream <alias>.deletes",
+                            request.path);
 }
 
 // A store failure: retriable ones are 503 (try again), the rest 500. The message is masked
-// by Response::Error.
-Response StoreError(const Request& request, const Status& status) {
+// by ApiResponse::Error.
+ApiResponse StoreError(const ApiRequest& request, const Status& status) {
   int code = 500;
   if (status.retriable()) code = 503;
   if (status.code() == StatusCode::kInvalidArgument) code = 400;
   if (status.code() == StatusCode::kNotFound) code = 404;
   SNOWCAR_LOG(kWarn, "api.state_error", {{"path", request.path}, {"error", status.ToString()}});
-  return Response::Error(code, "state store: " + status.message(), request.path);
+  return ApiResponse::Error(code, "state store: " + status.message(), request.path);
 }
 
 // Spelled here rather than through state::PhaseName so this library needs only the state
@@ -113,19 +113,19 @@ Result<std::optional<int64_t>> ParseResetBody(std::string_view body) {
 }
 
 // The before-reset hook said no: a conflict with the running sidecar unless it says otherwise.
-Response Refused(const Request& request, const std::string& table, const Status& status) {
+ApiResponse Refused(const ApiRequest& request, const std::string& table, const Status& status) {
   const int code = status.code() == StatusCode::kFailedPrecondition ? 409
                    : status.retriable()                             ? 503
                                                                     : 500;
-  return Response::Error(code, "cannot reset table '" + table + "': " + status.message(),
-                         request.path);
+  return ApiResponse::Error(code, "cannot reset table '" + table + "': " + status.message(),
+                            request.path);
 }
 
-std::string Requester(const Request& request) {
+std::string Requester(const ApiRequest& request) {
   return request.peer.empty() ? "in-process" : request.peer;
 }
 
-Response Reset(state::StateStore& store, const Request& request, const std::string& table) {
+ApiResponse Reset(state::StateStore& store, const ApiRequest& request, const std::string& table) {
   // Counted first so the answer says what was dropped; informative, not transactional.
   auto cursors = store.CursorsForTable(table);
   if (!cursors.ok()) return StoreError(request, cursors.status());
@@ -143,22 +143,22 @@ Response Reset(state::StateStore& store, const Request& request, const std::stri
   root["reset"] = true;
   root["cursors_removed"] = cursors->size();
   root["dedup_entries_removed"] = *dedup;
-  return Response::Json(200, root);
+  return ApiResponse::Json(200, root);
 }
 
 // Moves every cursor of the table to (to, "") and keeps the dedup entries: the window is
 // loaded whole (no cap, no overlap pruning) and committed back unchanged with the new cursor.
-Response Rewind(state::StateStore& store, const Request& request, const std::string& table,
-                int64_t to) {
+ApiResponse Rewind(state::StateStore& store, const ApiRequest& request, const std::string& table,
+                   int64_t to) {
   auto cursors = store.CursorsForTable(table);
   if (!cursors.ok()) return StoreError(request, cursors.status());
   if (cursors->empty()) {
-    return Response::Error(404,
-                           "no cursor stored for table '" + table +
-                               "', so there is nothing to rewind; a table without a cursor "
-                               "starts at its snow.table." +
-                               table + ".start.timestamp",
-                           request.path);
+    return ApiResponse::Error(404,
+                              "no cursor stored for table '" + table +
+                                  "', so there is nothing to rewind; a table without a cursor "
+                                  "starts at its snow.table." +
+                                  table + ".start.timestamp",
+                              request.path);
   }
   const state::DedupPolicy keep_all{.overlap_seconds = std::numeric_limits<int64_t>::max(),
                                     .window_records = std::numeric_limits<size_t>::max()};
@@ -195,21 +195,22 @@ Response Rewind(state::StateStore& store, const Request& request, const std::str
   root["to_utc"] = FormatSnowTimestamp(to);
   root["cursors"] = std::move(rewound);
   root["dedup_entries_kept"] = kept;
-  return Response::Json(200, root);
+  return ApiResponse::Json(200, root);
 }
 }  // namespace
 
 Handler CorrelationLookup(state::StateStore* store, boost::json::object extra) {
-  return [store, extra = std::move(extra)](const Request& request) {
+  return [store, extra = std::move(extra)](const ApiRequest& request) {
     const std::string& table = request.Capture("table");
     if (!IsTableName(table)) return BadTable(request, table);
-    if (store == nullptr) return Response::Error(503, "the state store is not open", request.path);
+    if (store == nullptr)
+      return ApiResponse::Error(503, "the state store is not open", request.path);
     const std::string& field = request.Capture("field");
     const std::string& value = request.Capture("value");
     auto sys_id = store->GetCorrelation(table, field, value);
     if (!sys_id.ok()) return StoreError(request, sys_id.status());
     if (!sys_id->has_value()) {
-      return Response::Error(
+      return ApiResponse::Error(
           404,
           "no correlation cached for " + table + "." + field + " = '" + value.substr(0, 200) + "'",
           request.path);
@@ -220,45 +221,46 @@ Handler CorrelationLookup(state::StateStore* store, boost::json::object extra) {
     root["value"] = value;
     root["sys_id"] = **sys_id;
     for (const auto& [key, v] : extra) root[key] = v;
-    return Response::Json(200, root);
+    return ApiResponse::Json(200, root);
   };
 }
 
-Status RegisterStateRoutes(Router& router, state::StateStore& store, BeforeReset before_reset) {
+Status RegisterStateRoutes(ApiRouter& router, state::StateStore& store, BeforeReset before_reset) {
   SNOWCAR_RETURN_IF_ERROR(router.Add(Route{"GET", "/v1/state/cursors", "every stored source cursor",
-                                           false, [&store](const Request& request) {
+                                           false, [&store](const ApiRequest& request) {
                                              auto cursors = store.ListCursors();
                                              if (!cursors.ok())
                                                return StoreError(request, cursors.status());
                                              boost::json::object root;
                                              root["cursors"] = CursorsJson(*cursors);
-                                             return Response::Json(200, root);
+                                             return ApiResponse::Json(200, root);
                                            }}));
 
   SNOWCAR_RETURN_IF_ERROR(router.Add(Route{
       "GET", "/v1/state/cursors/{table}", "the cursors stored for one table alias (404: none)",
-      false, [&store](const Request& request) {
+      false, [&store](const ApiRequest& request) {
         const std::string& table = request.Capture("table");
         auto cursors = store.CursorsForTable(table);
         if (!cursors.ok()) return StoreError(request, cursors.status());
         if (cursors->empty()) {
-          return Response::Error(404, "no cursor stored for table '" + table + "'", request.path);
+          return ApiResponse::Error(404, "no cursor stored for table '" + table + "'",
+                                    request.path);
         }
         boost::json::object root;
         root["table"] = table;
         root["cursors"] = CursorsJson(*cursors);
-        return Response::Json(200, root);
+        return ApiResponse::Json(200, root);
       }}));
 
   SNOWCAR_RETURN_IF_ERROR(
       router.Add(Route{"GET", "/v1/state/dedup/{table}",
                        "?sys_id=ID: the dedup entries of one row and the table's entry count",
-                       false, [&store](const Request& request) {
+                       false, [&store](const ApiRequest& request) {
                          const std::string& table = request.Capture("table");
                          if (!IsTableName(table)) return BadTable(request, table);
                          const std::string* sys_id = request.QueryParam("sys_id");
                          if (sys_id == nullptr || sys_id->empty()) {
-                           return Response::Error(
+                           return ApiResponse::Error(
                                400, "missing query parameter 'sys_id' (?sys_id=...)", request.path);
                          }
                          auto entries = store.DedupEntriesFor(table, *sys_id);
@@ -279,7 +281,7 @@ Status RegisterStateRoutes(Router& router, state::StateStore& store, BeforeReset
                          root["sys_id"] = *sys_id;
                          root["entries"] = std::move(list);
                          root["table_entry_count"] = *count;
-                         return Response::Json(200, root);
+                         return ApiResponse::Json(200, root);
                        }}));
 
   SNOWCAR_RETURN_IF_ERROR(router.Add(Route{"GET", "/v1/state/correlation/{table}/{field}/{value}",
@@ -291,11 +293,11 @@ Status RegisterStateRoutes(Router& router, state::StateStore& store, BeforeReset
       Route{"POST", "/v1/state/cursors/{table}/reset",
             "forget a table's cursors and dedup entries (the next start re-reads it from the "
             "beginning); body {\"to\":\"YYYY-MM-DD HH:MM:SS\"} rewinds its cursor instead",
-            true, [&store, before_reset = std::move(before_reset)](const Request& request) {
+            true, [&store, before_reset = std::move(before_reset)](const ApiRequest& request) {
               const std::string& table = request.Capture("table");
               if (!IsTableName(table)) return BadTable(request, table);
               auto body = ParseResetBody(request.body);
-              if (!body.ok()) return Response::Error(400, body.status().message(), request.path);
+              if (!body.ok()) return ApiResponse::Error(400, body.status().message(), request.path);
               if (before_reset) {
                 if (Status s = before_reset(table); !s.ok()) return Refused(request, table, s);
               }

@@ -62,7 +62,7 @@ struct TcpServer::State {
 };
 
 TcpServer::TcpServer(net::io_context& io, TcpServerOptions options,
-                     std::shared_ptr<const Router> router)
+                     std::shared_ptr<const ApiRouter> router)
     : state_(std::make_shared<State>()) {
   state_->options = std::move(options);
   state_->has_router = router != nullptr;

@@ -53,7 +53,7 @@ internal::Admission AdmitPeer(local::socket& socket, const std::vector<uint32_t>
               {{"uid", uid},
                {"pid", known ? std::to_string(cred.pid) : "unknown"},
                {"reason", "uid not in socket.allowed.uids"}});
-  admission.refusal = Response::Error(
+  admission.refusal = ApiResponse::Error(
       403, "uid " + uid + " is not allowed on this socket (socket.allowed.uids)", "");
   return admission;
 }
@@ -68,7 +68,7 @@ std::string AllowedUidsText(const std::vector<uint32_t>& allowed) {
 }  // namespace
 
 UnixSocketServer::UnixSocketServer(net::io_context& io, ServerOptions options,
-                                   std::shared_ptr<const Router> router)
+                                   std::shared_ptr<const ApiRouter> router)
     : state_(std::make_shared<State>()) {
   state_->options = std::move(options);
   state_->has_router = router != nullptr;

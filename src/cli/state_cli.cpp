@@ -9,8 +9,8 @@
 #include <cstdlib>
 
 #include "cli/state_cli_render.h"
+#include "snowcar/api/api_router.h"
 #include "snowcar/api/client.h"
-#include "snowcar/api/router.h"
 #include "snowcar/api/routes.h"
 #include "snowcar/common/text.h"
 #include "snowcar/common/url_encoding.h"
@@ -102,9 +102,9 @@ Result<HttpResult> Fetch(const std::string& method, const std::string& target,
   }
   source = "state dir " + state_dir;
   SNOWCAR_ASSIGN_OR_RETURN(std::unique_ptr<state::StateStore> store, env.open_store(state_dir));
-  api::Router router;
+  api::ApiRouter router;
   SNOWCAR_RETURN_IF_ERROR(api::RegisterStateRoutes(router, *store));
-  const api::Response response = router.Handle(method, target, body);
+  const api::ApiResponse response = router.Handle(method, target, body);
   HttpResult result;
   result.status = response.status;
   result.content_type = response.content_type;

@@ -7,13 +7,12 @@ namespace snowcar::emulator {
 namespace {
 
 bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix) {
-  return text.size() >= prefix.size() &&
-         http::EqualsIgnoreCase(text.substr(0, prefix.size()), prefix);
+  return text.size() >= prefix.size() && EqualsIgnoreCase(text.substr(0, prefix.size()), prefix);
 }
 
 }  // namespace
 
-AuthResult Authenticate(const ServerContext& ctx, const http::Request& request) {
+AuthResult Authenticate(const ServerContext& ctx, const EmulatorRequest& request) {
   AuthResult result;
   const std::string* header = request.FindHeader("Authorization");
   if (header == nullptr || header->empty()) return result;

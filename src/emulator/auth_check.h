@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "emulator/http_types.h"
+#include "emulator/emulator_http.h"
 #include "emulator/server_context.h"
 
 namespace snowcar::emulator {
@@ -16,6 +16,6 @@ struct AuthResult {
   std::string user;           // set when ok
 };
 
-AuthResult Authenticate(const ServerContext& ctx, const http::Request& request);
+AuthResult Authenticate(const ServerContext& ctx, const EmulatorRequest& request);
 
 }  // namespace snowcar::emulator

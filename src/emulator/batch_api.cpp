@@ -12,7 +12,7 @@ namespace snowcar::emulator {
 namespace json = boost::json;
 namespace {
 
-http::Response BadBatch(const ServerContext& ctx, const std::string& detail) {
+EmulatorResponse BadBatch(const ServerContext& ctx, const std::string& detail) {
   return ErrorResponse(400, "Exception while reading request", detail, ctx.clock);
 }
 
@@ -26,9 +26,9 @@ std::string StringField(const json::object& obj, std::string_view key) {
 
 // Runs one item; the item's own problems (bad base64, bad URL) are its answer, not the
 // batch's.
-http::Response RunItem(const ServerContext& ctx, const http::Request& outer,
-                       const json::object& item, const std::string& user) {
-  http::Request sub;
+EmulatorResponse RunItem(const ServerContext& ctx, const EmulatorRequest& outer,
+                         const json::object& item, const std::string& user) {
+  EmulatorRequest sub;
   sub.method = StringField(item, "method");
   sub.target = StringField(item, "url");
   sub.host = outer.host;
@@ -56,8 +56,8 @@ http::Response RunItem(const ServerContext& ctx, const http::Request& outer,
 
 }  // namespace
 
-http::Response HandleBatch(const ServerContext& ctx, const http::Request& req,
-                           const std::string& user) {
+EmulatorResponse HandleBatch(const ServerContext& ctx, const EmulatorRequest& req,
+                             const std::string& user) {
   if (req.method != "POST") {
     return ErrorResponse(405, "Method not Supported", "use POST", ctx.clock);
   }
@@ -87,7 +87,7 @@ http::Response HandleBatch(const ServerContext& ctx, const http::Request& req,
       continue;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    http::Response r = RunItem(ctx, req, item, user);
+    EmulatorResponse r = RunItem(ctx, req, item, user);
     JournalEntry entry;
     entry.time_ms = ctx.clock.NowMillis();
     entry.method = StringField(item, "method");

@@ -4,12 +4,12 @@
 
 #include <string>
 
-#include "emulator/http_types.h"
+#include "emulator/emulator_http.h"
 #include "emulator/server_context.h"
 
 namespace snowcar::emulator {
 
-http::Response HandleBatch(const ServerContext& ctx, const http::Request& request,
-                           const std::string& user);
+EmulatorResponse HandleBatch(const ServerContext& ctx, const EmulatorRequest& request,
+                             const std::string& user);
 
 }  // namespace snowcar::emulator

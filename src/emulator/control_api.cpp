@@ -11,20 +11,20 @@ namespace snowcar::emulator {
 namespace json = boost::json;
 namespace {
 
-http::Response Answer(int status, const json::value& body) {
-  http::Response r;
+EmulatorResponse Answer(int status, const json::value& body) {
+  EmulatorResponse r;
   r.status = status;
   r.headers.push_back({"Content-Type", "application/json;charset=UTF-8"});
   r.body = json::serialize(body);
   return r;
 }
 
-http::Response Ok(json::object extra = {}) {
+EmulatorResponse Ok(json::object extra = {}) {
   extra["ok"] = true;
   return Answer(200, extra);
 }
 
-http::Response Fail(int status, const std::string& message) {
+EmulatorResponse Fail(int status, const std::string& message) {
   return Answer(status, json::object{{"error", message}});
 }
 
@@ -107,7 +107,7 @@ json::object ClockJson(const EmulatorClock& clock) {
   return {{"now", FormatSnowTimestamp(now / 1000)}, {"now_ms", now}, {"frozen", clock.frozen()}};
 }
 
-http::Response ClockRoute(const ServerContext& ctx, const http::Request& req) {
+EmulatorResponse ClockRoute(const ServerContext& ctx, const EmulatorRequest& req) {
   if (req.method == "GET") return Answer(200, ClockJson(ctx.clock));
   Body b(req.body);
   const auto action = b.String("action");
@@ -145,7 +145,7 @@ FaultScope ReadScope(Body& b) {
   return scope;
 }
 
-http::Response Latency(const ServerContext& ctx, const http::Request& req) {
+EmulatorResponse Latency(const ServerContext& ctx, const EmulatorRequest& req) {
   Body b(req.body);
   LatencyKnob k;
   k.fixed_ms = b.Int("fixed_ms").value_or(0);
@@ -171,7 +171,7 @@ json::object RuleJson(const FaultRule& r) {
           {"delay_ms", r.delay_ms}};
 }
 
-http::Response Faults(const ServerContext& ctx, const http::Request& req) {
+EmulatorResponse Faults(const ServerContext& ctx, const EmulatorRequest& req) {
   if (req.method == "GET") {
     json::array rules;
     for (const auto& r : ctx.faults.rules()) rules.push_back(RuleJson(r));
@@ -209,7 +209,7 @@ http::Response Faults(const ServerContext& ctx, const http::Request& req) {
   return Ok();
 }
 
-http::Response Acl(const ServerContext& ctx, const http::Request& req) {
+EmulatorResponse Acl(const ServerContext& ctx, const EmulatorRequest& req) {
   Body b(req.body);
   AclKnob acl;
   acl.hide_every = b.Int("hide_every").value_or(0);
@@ -220,7 +220,7 @@ http::Response Acl(const ServerContext& ctx, const http::Request& req) {
   return Ok();
 }
 
-http::Response BatchKnob(const ServerContext& ctx, const http::Request& req) {
+EmulatorResponse BatchKnob(const ServerContext& ctx, const EmulatorRequest& req) {
   Body b(req.body);
   const auto limit = b.Int("service_limit");
   if (!b.error().empty()) return Fail(400, b.error());
@@ -228,7 +228,7 @@ http::Response BatchKnob(const ServerContext& ctx, const http::Request& req) {
   return Ok();
 }
 
-http::Response OAuth(const ServerContext& ctx, const http::Request& req) {
+EmulatorResponse OAuth(const ServerContext& ctx, const EmulatorRequest& req) {
   Body b(req.body);
   const auto access = b.Int("access_seconds");
   const auto refresh = b.Int("refresh_seconds");
@@ -245,8 +245,8 @@ http::Response OAuth(const ServerContext& ctx, const http::Request& req) {
   return Ok();
 }
 
-json::object WriterJson(const Writer& w) {
-  const WriterStats s = w.stats();
+json::object RowGeneratorJson(const RowGenerator& w) {
+  const RowGeneratorStats s = w.stats();
   return {{"running", w.running()},
           {"inserted", s.inserted},
           {"updated", s.updated},
@@ -254,11 +254,11 @@ json::object WriterJson(const Writer& w) {
           {"failed", s.failed}};
 }
 
-http::Response WriterRoute(const ServerContext& ctx, const http::Request& req,
-                           std::string_view action) {
+EmulatorResponse WriterRoute(const ServerContext& ctx, const EmulatorRequest& req,
+                             std::string_view action) {
   if (action == "start") {
     Body b(req.body);
-    WriterOptions o;
+    RowGeneratorOptions o;
     o.tables = b.Strings("tables");
     o.rows_per_second = b.Number("rows_per_second").value_or(o.rows_per_second);
     o.update_share = b.Number("update_share").value_or(o.update_share);
@@ -268,20 +268,21 @@ http::Response WriterRoute(const ServerContext& ctx, const http::Request& req,
     o.late_seconds = b.Int("late_seconds").value_or(o.late_seconds);
     o.seed = static_cast<uint64_t>(b.Int("seed").value_or(7));
     if (!b.error().empty()) return Fail(400, b.error());
-    const Status st = ctx.writer.Start(o);
+    const Status st = ctx.row_generator.Start(o);
     if (!st.ok())
       return Fail(st.code() == StatusCode::kFailedPrecondition ? 409 : 400, st.message());
-    return Answer(200, WriterJson(ctx.writer));
+    return Answer(200, RowGeneratorJson(ctx.row_generator));
   }
   if (action == "stop") {
-    ctx.writer.Stop();
-    return Answer(200, WriterJson(ctx.writer));
+    ctx.row_generator.Stop();
+    return Answer(200, RowGeneratorJson(ctx.row_generator));
   }
-  if (action.empty() && req.method == "GET") return Answer(200, WriterJson(ctx.writer));
+  if (action.empty() && req.method == "GET")
+    return Answer(200, RowGeneratorJson(ctx.row_generator));
   return Fail(404, "unknown writer action; use /_emulator/writer/start or /stop");
 }
 
-http::Response JournalRoute(const ServerContext& ctx, const http::Request& req) {
+EmulatorResponse JournalRoute(const ServerContext& ctx, const EmulatorRequest& req) {
   const auto params = ParseUrlParams(req.query);
   uint64_t since = 0;
   if (const UrlParam* p = FindParam(params, "since")) {
@@ -306,7 +307,7 @@ http::Response JournalRoute(const ServerContext& ctx, const http::Request& req) 
   return Answer(200, json::object{{"entries", std::move(entries)}});
 }
 
-http::Response Snapshot(const ServerContext& ctx, std::string_view table) {
+EmulatorResponse Snapshot(const ServerContext& ctx, std::string_view table) {
   auto rows = ctx.store.Snapshot(table);
   if (!rows.ok()) return Fail(404, rows.status().message());
   auto schema = ctx.store.Schema(table);
@@ -324,13 +325,13 @@ http::Response Snapshot(const ServerContext& ctx, std::string_view table) {
     AppendRowJson(*schema, *row, all, ro, nullptr, &body);
   }
   body += "]}";
-  http::Response r;
+  EmulatorResponse r;
   r.headers.push_back({"Content-Type", "application/json;charset=UTF-8"});
   r.body = std::move(body);
   return r;
 }
 
-http::Response Tables(const ServerContext& ctx, const http::Request& req) {
+EmulatorResponse Tables(const ServerContext& ctx, const EmulatorRequest& req) {
   if (req.method == "GET") {
     json::object out;
     for (const auto& name : ctx.store.TableNames()) out[name] = ctx.store.Count(name);
@@ -355,7 +356,7 @@ http::Response Tables(const ServerContext& ctx, const http::Request& req) {
 
 // Deletions that bypass the Table API: the Table Cleaner (no audit trail), an undelete from
 // sys_audit_delete, and the audit flags of a table (docs/testbed.md).
-http::Response Cleaner(const ServerContext& ctx, const http::Request& req) {
+EmulatorResponse Cleaner(const ServerContext& ctx, const EmulatorRequest& req) {
   Body b(req.body);
   const auto table = b.String("table");
   const std::vector<std::string> ids = b.Strings("sys_ids");
@@ -369,7 +370,7 @@ http::Response Cleaner(const ServerContext& ctx, const http::Request& req) {
   return Ok({{"deleted", deleted}});
 }
 
-http::Response Undelete(const ServerContext& ctx, const http::Request& req) {
+EmulatorResponse Undelete(const ServerContext& ctx, const EmulatorRequest& req) {
   Body b(req.body);
   const auto table = b.String("table");
   const auto sys_id = b.String("sys_id");
@@ -384,7 +385,7 @@ http::Response Undelete(const ServerContext& ctx, const http::Request& req) {
   return Ok({{"restored", *sys_id}});
 }
 
-http::Response AuditKnob(const ServerContext& ctx, const http::Request& req) {
+EmulatorResponse AuditKnob(const ServerContext& ctx, const EmulatorRequest& req) {
   Body b(req.body);
   const auto table = b.String("table");
   const auto audited = b.Bool("audited");
@@ -397,7 +398,7 @@ http::Response AuditKnob(const ServerContext& ctx, const http::Request& req) {
 
 }  // namespace
 
-http::Response HandleControl(const ServerContext& ctx, const http::Request& req) {
+EmulatorResponse HandleControl(const ServerContext& ctx, const EmulatorRequest& req) {
   std::string_view path = req.path;
   path.remove_prefix(std::string_view("/_emulator/").size());
   const bool get = req.method == "GET";

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "snowcar/emulator/emulator_server.h"
 
+#include "emulator/emulator_router.h"
 #include "emulator/http_listener.h"
-#include "emulator/router.h"
 #include "emulator/server_context.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/redact.h"
@@ -14,10 +14,10 @@ struct EmulatorServer::Impl {
       : options(std::move(o)),
         store(clock, options.store),
         journal(options.journal_capacity),
-        writer(store),
+        row_generator(store),
         oauth(clock),
-        ctx{options, store, clock, faults, journal, writer, oauth, dictionary},
-        listener([this](http::Request& req) { return Route(ctx, req); }, options.threads,
+        ctx{options, store, clock, faults, journal, row_generator, oauth, dictionary},
+        listener([this](EmulatorRequest& req) { return Route(ctx, req); }, options.threads,
                  options.max_body_bytes, options.idle_timeout_ms) {
     oauth.SetLifetimes(options.access_token_seconds, options.refresh_token_seconds);
     redact::RegisterSecret(options.password);
@@ -29,7 +29,7 @@ struct EmulatorServer::Impl {
   TableStore store;
   FaultKnobs faults;
   Journal journal;
-  Writer writer;
+  RowGenerator row_generator;
   OAuthTokens oauth;
   DictionarySync dictionary;
   ServerContext ctx;
@@ -55,7 +55,7 @@ Status EmulatorServer::Start() {
 }
 
 void EmulatorServer::Stop() {
-  impl_->writer.Stop();
+  impl_->row_generator.Stop();
   impl_->listener.Stop();
 }
 
@@ -69,7 +69,7 @@ TableStore& EmulatorServer::store() { return impl_->store; }
 EmulatorClock& EmulatorServer::clock() { return impl_->clock; }
 FaultKnobs& EmulatorServer::faults() { return impl_->faults; }
 Journal& EmulatorServer::journal() { return impl_->journal; }
-Writer& EmulatorServer::writer() { return impl_->writer; }
+RowGenerator& EmulatorServer::row_generator() { return impl_->row_generator; }
 OAuthTokens& EmulatorServer::oauth() { return impl_->oauth; }
 const EmulatorOptions& EmulatorServer::options() const { return impl_->options; }
 

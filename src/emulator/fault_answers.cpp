@@ -16,13 +16,14 @@ bool ReplacesRequest(FaultKind kind) {
          kind == FaultKind::kAnswer || kind == FaultKind::kDropBeforeApply;
 }
 
-http::Response FaultAnswer(const FaultRule& rule, const std::string& method, const Clock& clock) {
+EmulatorResponse FaultAnswer(const FaultRule& rule, const std::string& method, const Clock& clock) {
   switch (rule.kind) {
     case FaultKind::kRateLimit: {
-      http::Response r = ErrorResponse(429, "Rate limit exceeded",
-                                       "Rate limit of " + std::to_string(rule.rate_limit_per_hour) +
-                                           " requests per hour for Table API exceeded",
-                                       clock);
+      EmulatorResponse r =
+          ErrorResponse(429, "Rate limit exceeded",
+                        "Rate limit of " + std::to_string(rule.rate_limit_per_hour) +
+                            " requests per hour for Table API exceeded",
+                        clock);
       r.headers.push_back({"X-RateLimit-Limit", std::to_string(rule.rate_limit_per_hour)});
       r.headers.push_back(
           {"X-RateLimit-Reset",
@@ -35,7 +36,7 @@ http::Response FaultAnswer(const FaultRule& rule, const std::string& method, con
       return r;
     }
     case FaultKind::kSemaphore: {
-      http::Response r = ErrorResponse(
+      EmulatorResponse r = ErrorResponse(
           429, "Rate limit exceeded",
           "Maximum number of concurrent API requests exceeded; no semaphore available", clock);
       if (rule.retry_after_seconds >= 0) {
@@ -51,7 +52,7 @@ http::Response FaultAnswer(const FaultRule& rule, const std::string& method, con
                            clock);
     }
     case FaultKind::kAnswer: {
-      http::Response r;
+      EmulatorResponse r;
       r.status = rule.status;
       r.body = rule.body;
       if (!r.body.empty()) r.headers.push_back({"Content-Type", "application/json;charset=UTF-8"});
@@ -60,9 +61,9 @@ http::Response FaultAnswer(const FaultRule& rule, const std::string& method, con
     }
     case FaultKind::kDropBeforeApply: {
       // Read, never run: the connection closes as if it broke on the way in.
-      http::Response r;
+      EmulatorResponse r;
       r.status = 0;
-      r.delivery = http::Delivery::kDropBeforeReply;
+      r.delivery = Delivery::kDropBeforeReply;
       return r;
     }
     case FaultKind::kServerError:
@@ -72,7 +73,7 @@ http::Response FaultAnswer(const FaultRule& rule, const std::string& method, con
                              "An unexpected error occurred while processing the request", clock);
       }
       // 502/503 come from the load balancer in front of the instance: an HTML page.
-      http::Response r;
+      EmulatorResponse r;
       r.status = rule.status == 502 ? 502 : 503;
       const std::string title =
           std::to_string(r.status) + " " + std::string(HttpReasonPhrase(r.status));
@@ -85,13 +86,13 @@ http::Response FaultAnswer(const FaultRule& rule, const std::string& method, con
   }
 }
 
-void ApplyDeliveryFault(const FaultRule& rule, http::Response& response) {
+void ApplyDeliveryFault(const FaultRule& rule, EmulatorResponse& response) {
   switch (rule.kind) {
     case FaultKind::kDropMidResponse:
-      response.delivery = http::Delivery::kDropMidBody;
+      response.delivery = Delivery::kDropMidBody;
       break;
     case FaultKind::kApplyThenDrop:
-      response.delivery = http::Delivery::kDropBeforeReply;
+      response.delivery = Delivery::kDropBeforeReply;
       break;
     case FaultKind::kApplyThenStall:
       response.delay_ms = std::max(response.delay_ms, rule.delay_ms);

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "emulator/http_types.h"
+#include "emulator/emulator_http.h"
 #include "snowcar/common/time.h"
 #include "snowcar/emulator/faults.h"
 
@@ -14,10 +14,10 @@ namespace snowcar::emulator {
 bool ReplacesRequest(FaultKind kind);
 
 // The answer for a fault that replaces the request.
-http::Response FaultAnswer(const FaultRule& rule, const std::string& method, const Clock& clock);
+EmulatorResponse FaultAnswer(const FaultRule& rule, const std::string& method, const Clock& clock);
 
 // Applies a fault that changes how the real answer is delivered (drop, malformed JSON,
 // apply-then-drop). kTimedOutQuery is applied by the list route itself.
-void ApplyDeliveryFault(const FaultRule& rule, http::Response& response);
+void ApplyDeliveryFault(const FaultRule& rule, EmulatorResponse& response);
 
 }  // namespace snowcar::emulator

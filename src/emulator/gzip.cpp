@@ -25,7 +25,7 @@ std::optional<std::string> GzipCompress(std::string_view data) {
   return out;
 }
 
-void MaybeGzip(const http::Request& request, http::Response& response) {
+void MaybeGzip(const EmulatorRequest& request, EmulatorResponse& response) {
   constexpr size_t kMinBytes = 256;
   if (response.body.size() < kMinBytes || response.status == 204) return;
   const std::string* accept = request.FindHeader("Accept-Encoding");

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "emulator/http_types.h"
+#include "emulator/emulator_http.h"
 
 namespace snowcar::emulator {
 
@@ -16,6 +16,6 @@ std::optional<std::string> GzipCompress(std::string_view data);
 
 // Compresses `response`'s body in place and sets Content-Encoding when `request` accepts
 // gzip and the body is worth it (a few hundred bytes or more).
-void MaybeGzip(const http::Request& request, http::Response& response);
+void MaybeGzip(const EmulatorRequest& request, EmulatorResponse& response);
 
 }  // namespace snowcar::emulator

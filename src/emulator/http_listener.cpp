@@ -63,7 +63,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnRead(beast::error_code ec) {
     idle_timer_.cancel();
     if (ec == bhttp::error::body_limit) {
-      http::Response r;
+      EmulatorResponse r;
       r.status = 413;
       r.body =
           "{\"error\":{\"message\":\"Request body too large\",\"detail\":null},"
@@ -78,7 +78,7 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     auto& msg = parser_->get();
-    http::Request req;
+    EmulatorRequest req;
     req.method = std::string(msg.method_string());
     req.target = std::string(msg.target());
     const size_t q = req.target.find('?');
@@ -92,7 +92,7 @@ class Session : public std::enable_shared_from_this<Session> {
     req.host = (host != nullptr && !host->empty()) ? *host : local_host_;
     const bool keep_alive = msg.keep_alive();
 
-    http::Response response = handler_(req);
+    EmulatorResponse response = handler_(req);
     const int64_t delay = response.delay_ms;
     if (delay > 0) {
       timer_.expires_after(std::chrono::milliseconds(delay));
@@ -106,18 +106,18 @@ class Session : public std::enable_shared_from_this<Session> {
     Send(std::move(response), keep_alive);
   }
 
-  void Send(http::Response response, bool keep_alive) {
+  void Send(EmulatorResponse response, bool keep_alive) {
     // With no body to cut (204), a mid-response drop becomes a close before the reply:
     // clients accept a header block cut by a close as complete.
-    if (response.delivery == http::Delivery::kDropBeforeReply ||
-        (response.delivery == http::Delivery::kDropMidBody && response.body.empty())) {
+    if (response.delivery == Delivery::kDropBeforeReply ||
+        (response.delivery == Delivery::kDropMidBody && response.body.empty())) {
       CloseNow();
       return;
     }
-    keep_alive = keep_alive && !response.close && response.delivery == http::Delivery::kFull;
-    out_head_ = http::SerializeHead(response, keep_alive);
+    keep_alive = keep_alive && !response.close && response.delivery == Delivery::kFull;
+    out_head_ = SerializeHead(response, keep_alive);
     out_body_ = std::move(response.body);
-    const bool cut = response.delivery == http::Delivery::kDropMidBody;
+    const bool cut = response.delivery == Delivery::kDropMidBody;
     const size_t body_len = cut ? out_body_.size() / 2 : out_body_.size();
     std::array<asio::const_buffer, 2> buffers{asio::buffer(out_head_),
                                               asio::buffer(out_body_.data(), body_len)};

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The emulator's HTTP/1.1 listener (Boost.Beast over Asio, N threads, keep-alive).
 //
-// Each connection reads a request, asks the handler for a Response (computed synchronously
-// on the pool thread: the table store is in memory), waits the response's delay on a timer
-// (never blocking a thread, so latency tests can keep many requests in flight), then sends
-// it as the Response's Delivery says: whole, cut mid-body, or not at all.
+// Each connection reads a request, asks the handler for an EmulatorResponse (computed
+// synchronously on the pool thread: the table store is in memory), waits the response's delay
+// on a timer (never blocking a thread, so latency tests can keep many requests in flight),
+// then sends it as the EmulatorResponse's Delivery says: whole, cut mid-body, or not at all.
 #pragma once
 
 #include <cstdint>
@@ -12,14 +12,14 @@
 #include <memory>
 #include <string>
 
-#include "emulator/http_types.h"
+#include "emulator/emulator_http.h"
 #include "snowcar/common/status.h"
 
 namespace snowcar::emulator {
 
 class HttpListener {
  public:
-  using Handler = std::function<http::Response(http::Request&)>;
+  using Handler = std::function<EmulatorResponse(EmulatorRequest&)>;
 
   // `idle_timeout_ms` > 0 closes a kept-alive connection that sends nothing for that long,
   // as an instance's front end does (clients must cope with a reused connection that the

@@ -9,8 +9,8 @@ namespace snowcar::emulator {
 namespace {
 
 // The one failure answer an instance gives for a bad client, user or refresh token.
-http::Response Denied(const ServerContext& ctx) {
-  http::Response r;
+EmulatorResponse Denied(const ServerContext& ctx) {
+  EmulatorResponse r;
   r.status = 401;
   r.headers.push_back({"Content-Type", "application/json;charset=UTF-8"});
   r.headers.push_back({"Date", HttpDate(ctx.clock.NowSeconds())});
@@ -39,7 +39,7 @@ std::string Param(const std::vector<UrlParam>& params, std::string_view key) {
 
 }  // namespace
 
-http::Response HandleOAuthToken(const ServerContext& ctx, const http::Request& req) {
+EmulatorResponse HandleOAuthToken(const ServerContext& ctx, const EmulatorRequest& req) {
   if (req.method != "POST") {
     return ErrorResponse(405, "Method not Supported", "use POST", ctx.clock);
   }
@@ -72,7 +72,7 @@ http::Response HandleOAuthToken(const ServerContext& ctx, const http::Request& r
   } else {
     return Denied(ctx);
   }
-  http::Response r;
+  EmulatorResponse r;
   r.status = 200;
   r.headers.push_back({"Content-Type", "application/json;charset=UTF-8"});
   r.headers.push_back({"Date", HttpDate(ctx.clock.NowSeconds())});

@@ -2,11 +2,11 @@
 // POST /oauth_token.do: password, client_credentials and refresh_token grants, form body only.
 #pragma once
 
-#include "emulator/http_types.h"
+#include "emulator/emulator_http.h"
 #include "emulator/server_context.h"
 
 namespace snowcar::emulator {
 
-http::Response HandleOAuthToken(const ServerContext& ctx, const http::Request& request);
+EmulatorResponse HandleOAuthToken(const ServerContext& ctx, const EmulatorRequest& request);
 
 }  // namespace snowcar::emulator

@@ -31,7 +31,7 @@ std::string NextTransactionId() {
 
 }  // namespace
 
-void AddInstanceHeaders(http::Response& r, const Clock& clock) {
+void AddInstanceHeaders(EmulatorResponse& r, const Clock& clock) {
   r.headers.push_back({"X-Is-Logged-In", r.status == 401 ? "false" : "true"});
   r.headers.push_back({"X-Transaction-ID", NextTransactionId()});
   r.headers.push_back({"Pragma", "no-store,no-cache"});
@@ -55,29 +55,29 @@ std::string ErrorBody(std::string_view message, std::optional<std::string_view> 
   return out;
 }
 
-http::Response ErrorResponse(int status, std::string_view message,
-                             std::optional<std::string_view> detail, const Clock& clock) {
-  http::Response r;
+EmulatorResponse ErrorResponse(int status, std::string_view message,
+                               std::optional<std::string_view> detail, const Clock& clock) {
+  EmulatorResponse r;
   r.status = status;
   AddInstanceHeaders(r, clock);
   r.body = ErrorBody(message, detail);
   return r;
 }
 
-http::Response NotAuthenticated(const Clock& clock) {
-  http::Response r =
+EmulatorResponse NotAuthenticated(const Clock& clock) {
+  EmulatorResponse r =
       ErrorResponse(401, "User Not Authenticated", "Required to provide Auth information", clock);
   r.SetHeader("WWW-Authenticate", "Basic realm=\"Service-now\"");
   return r;
 }
 
-http::Response NoRecord(const Clock& clock) {
+EmulatorResponse NoRecord(const Clock& clock) {
   return ErrorResponse(404, "No Record found",
                        "Record doesn't exist or ACL restricts the record retrieval", clock);
 }
 
-http::Response JsonResponse(int status, std::string body, const Clock& clock) {
-  http::Response r;
+EmulatorResponse JsonResponse(int status, std::string body, const Clock& clock) {
+  EmulatorResponse r;
   r.status = status;
   AddInstanceHeaders(r, clock);
   r.body = std::move(body);

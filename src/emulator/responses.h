@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "emulator/http_types.h"
+#include "emulator/emulator_http.h"
 #include "snowcar/common/time.h"
 
 namespace snowcar::emulator {
@@ -20,21 +20,21 @@ std::string HttpDate(int64_t epoch_seconds);
 
 // Headers every Table API answer carries: Content-Type (JSON), Date (from `clock`), Server,
 // cache headers, X-Is-Logged-In, a fresh X-Transaction-ID.
-void AddInstanceHeaders(http::Response& response, const Clock& clock);
+void AddInstanceHeaders(EmulatorResponse& response, const Clock& clock);
 
 std::string ErrorBody(std::string_view message, std::optional<std::string_view> detail);
 
 // A JSON error answer with the instance headers.
-http::Response ErrorResponse(int status, std::string_view message,
-                             std::optional<std::string_view> detail, const Clock& clock);
+EmulatorResponse ErrorResponse(int status, std::string_view message,
+                               std::optional<std::string_view> detail, const Clock& clock);
 
 // 401 "User Not Authenticated" with WWW-Authenticate, for a missing or bad credential.
-http::Response NotAuthenticated(const Clock& clock);
+EmulatorResponse NotAuthenticated(const Clock& clock);
 
 // 404 for a record that is missing or hidden by an ACL.
-http::Response NoRecord(const Clock& clock);
+EmulatorResponse NoRecord(const Clock& clock);
 
 // A 200/201 JSON answer with the instance headers.
-http::Response JsonResponse(int status, std::string body, const Clock& clock);
+EmulatorResponse JsonResponse(int status, std::string body, const Clock& clock);
 
 }  // namespace snowcar::emulator

@@ -8,8 +8,8 @@
 #include "snowcar/emulator/faults.h"
 #include "snowcar/emulator/journal.h"
 #include "snowcar/emulator/oauth_tokens.h"
+#include "snowcar/emulator/row_generator.h"
 #include "snowcar/emulator/table_store.h"
-#include "snowcar/emulator/writer.h"
 
 namespace snowcar::emulator {
 
@@ -19,7 +19,7 @@ struct ServerContext {
   EmulatorClock& clock;
   FaultKnobs& faults;
   Journal& journal;
-  Writer& writer;
+  RowGenerator& row_generator;
   OAuthTokens& oauth;
   DictionarySync& dictionary;
 };

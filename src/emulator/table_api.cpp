@@ -44,7 +44,7 @@ std::optional<TablePath> ParseTablePath(std::string_view path) {
 
 bool ParamTrue(const std::vector<UrlParam>& params, std::string_view key) {
   const UrlParam* p = FindParam(params, key);
-  return p != nullptr && http::EqualsIgnoreCase(p->value, "true");
+  return p != nullptr && EqualsIgnoreCase(p->value, "true");
 }
 
 // Parses a non-negative integer parameter; nullopt when absent, an error message when bad.
@@ -83,7 +83,7 @@ std::vector<std::string> SplitFields(std::string_view text) {
   return out;
 }
 
-std::string ApiBase(const http::Request& req, const TablePath& tp) {
+std::string ApiBase(const EmulatorRequest& req, const TablePath& tp) {
   std::string base = "http://" + req.host + "/api/now/";
   if (!tp.version.empty()) base += tp.version + "/";
   base += "table/";
@@ -96,7 +96,7 @@ struct CommonParams {
   std::vector<std::string> fields;
   std::string error;
 };
-CommonParams ReadCommon(const http::Request& req, const TablePath& tp,
+CommonParams ReadCommon(const EmulatorRequest& req, const TablePath& tp,
                         const std::vector<UrlParam>& params) {
   CommonParams out;
   out.render.link_base = ApiBase(req, tp);
@@ -113,16 +113,16 @@ CommonParams ReadCommon(const http::Request& req, const TablePath& tp,
   return out;
 }
 
-http::Response BadParam(const ServerContext& ctx, const std::string& detail) {
+EmulatorResponse BadParam(const ServerContext& ctx, const std::string& detail) {
   return ErrorResponse(400, "Invalid request parameter", detail, ctx.clock);
 }
 
-http::Response InvalidTable(const ServerContext& ctx, const std::string& table) {
+EmulatorResponse InvalidTable(const ServerContext& ctx, const std::string& table) {
   return ErrorResponse(400, "Invalid table " + table, std::nullopt, ctx.clock);
 }
 
 // Maps a store error to the answer an instance gives.
-http::Response StoreError(const ServerContext& ctx, const Status& status, const TablePath& tp) {
+EmulatorResponse StoreError(const ServerContext& ctx, const Status& status, const TablePath& tp) {
   if (status.code() == StatusCode::kNotFound) return NoRecord(ctx.clock);
   if (status.message().rfind("Invalid table", 0) == 0) return InvalidTable(ctx, tp.table);
   if (status.code() == StatusCode::kAlreadyExists) {
@@ -153,8 +153,8 @@ std::string TimedOutBody(std::string list_body, bool valid_json) {
   return list_body;
 }
 
-http::Response List(const ServerContext& ctx, const http::Request& req, const TablePath& tp,
-                    const std::optional<FaultRule>& fault) {
+EmulatorResponse List(const ServerContext& ctx, const EmulatorRequest& req, const TablePath& tp,
+                      const std::optional<FaultRule>& fault) {
   const auto params = ParseUrlParams(req.query);
   CommonParams common = ReadCommon(req, tp, params);
   if (!common.error.empty()) return BadParam(ctx, common.error);
@@ -189,7 +189,7 @@ http::Response List(const ServerContext& ctx, const http::Request& req, const Ta
 
   if (tp.version == "v1" && page->rows.empty()) return NoRecord(ctx.clock);
 
-  http::Response r;
+  EmulatorResponse r;
   const bool timed_out = fault.has_value() && fault->kind == FaultKind::kTimedOutQuery;
   if (timed_out) {
     page->rows.resize(page->rows.size() / 2);
@@ -217,8 +217,8 @@ bool HiddenByAcl(const ServerContext& ctx, const TablePath& tp) {
   return ctx.faults.acl().Hides(tp.table, tp.sys_id);
 }
 
-http::Response RecordAnswer(const ServerContext& ctx, int status, const http::Request& req,
-                            const TablePath& tp, const TableSchema& schema, const Row& row) {
+EmulatorResponse RecordAnswer(const ServerContext& ctx, int status, const EmulatorRequest& req,
+                              const TablePath& tp, const TableSchema& schema, const Row& row) {
   const auto params = ParseUrlParams(req.query);
   CommonParams common = ReadCommon(req, tp, params);
   if (!common.error.empty()) return BadParam(ctx, common.error);
@@ -228,7 +228,7 @@ http::Response RecordAnswer(const ServerContext& ctx, int status, const http::Re
       ctx.clock);
 }
 
-http::Response GetOne(const ServerContext& ctx, const http::Request& req, const TablePath& tp) {
+EmulatorResponse GetOne(const ServerContext& ctx, const EmulatorRequest& req, const TablePath& tp) {
   if (!ctx.store.TableExists(tp.table)) return InvalidTable(ctx, tp.table);
   if (HiddenByAcl(ctx, tp)) return NoRecord(ctx.clock);
   auto row = ctx.store.Get(tp.table, tp.sys_id);
@@ -244,8 +244,8 @@ http::Response GetOne(const ServerContext& ctx, const http::Request& req, const 
   return RecordAnswer(ctx, 200, req, tp, *schema, **row);
 }
 
-http::Response Create(const ServerContext& ctx, const http::Request& req, const TablePath& tp,
-                      const std::string& user) {
+EmulatorResponse Create(const ServerContext& ctx, const EmulatorRequest& req, const TablePath& tp,
+                        const std::string& user) {
   if (!ctx.store.TableExists(tp.table) && !ctx.options.store.auto_create_tables) {
     return InvalidTable(ctx, tp.table);
   }
@@ -258,7 +258,7 @@ http::Response Create(const ServerContext& ctx, const http::Request& req, const 
   wo.user = user;
   auto written = ctx.store.Insert(tp.table, *fields, wo);
   if (!written.ok()) return StoreError(ctx, written.status(), tp);
-  http::Response r = RecordAnswer(ctx, 201, req, tp, *written->schema, *written->row);
+  EmulatorResponse r = RecordAnswer(ctx, 201, req, tp, *written->schema, *written->row);
   if (r.status == 201) {
     r.headers.push_back(
         {"Location", ApiBase(req, tp) + tp.table + "/" + std::string(written->row->sys_id())});
@@ -266,8 +266,8 @@ http::Response Create(const ServerContext& ctx, const http::Request& req, const 
   return r;
 }
 
-http::Response Modify(const ServerContext& ctx, const http::Request& req, const TablePath& tp,
-                      const std::string& user) {
+EmulatorResponse Modify(const ServerContext& ctx, const EmulatorRequest& req, const TablePath& tp,
+                        const std::string& user) {
   if (!ctx.store.TableExists(tp.table)) return InvalidTable(ctx, tp.table);
   if (HiddenByAcl(ctx, tp)) return NoRecord(ctx.clock);
   auto fields = ParseJsonFields(req.body);
@@ -289,7 +289,7 @@ http::Response Modify(const ServerContext& ctx, const http::Request& req, const 
   return RecordAnswer(ctx, 200, req, tp, *written->schema, *written->row);
 }
 
-http::Response Remove(const ServerContext& ctx, const TablePath& tp, const std::string& user) {
+EmulatorResponse Remove(const ServerContext& ctx, const TablePath& tp, const std::string& user) {
   if (!ctx.store.TableExists(tp.table)) return InvalidTable(ctx, tp.table);
   if (HiddenByAcl(ctx, tp)) return NoRecord(ctx.clock);
   WriteOptions by;
@@ -301,12 +301,12 @@ http::Response Remove(const ServerContext& ctx, const TablePath& tp, const std::
     }
     return StoreError(ctx, st, tp);
   }
-  http::Response r = JsonResponse(204, "", ctx.clock);
-  std::erase_if(r.headers, [](const http::Header& h) { return h.name == "Content-Type"; });
+  EmulatorResponse r = JsonResponse(204, "", ctx.clock);
+  std::erase_if(r.headers, [](const HttpHeader& h) { return h.name == "Content-Type"; });
   return r;
 }
 
-http::Response MethodNotAllowed(const ServerContext& ctx, const http::Request& req) {
+EmulatorResponse MethodNotAllowed(const ServerContext& ctx, const EmulatorRequest& req) {
   return ErrorResponse(405, "Method not Supported",
                        "The method " + req.method + " is not supported for this resource",
                        ctx.clock);
@@ -316,8 +316,8 @@ http::Response MethodNotAllowed(const ServerContext& ctx, const http::Request& r
 
 bool IsTableApiPath(std::string_view path) { return path.rfind("/api/now/", 0) == 0; }
 
-http::Response HandleTableApi(const ServerContext& ctx, const http::Request& req,
-                              const std::string& user, const std::optional<FaultRule>& fault) {
+EmulatorResponse HandleTableApi(const ServerContext& ctx, const EmulatorRequest& req,
+                                const std::string& user, const std::optional<FaultRule>& fault) {
   const auto tp = ParseTablePath(req.path);
   if (!tp.has_value()) {
     return ErrorResponse(400, "Requested URI does not represent any resource", std::nullopt,

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "emulator/http_types.h"
+#include "emulator/emulator_http.h"
 #include "emulator/server_context.h"
 #include "snowcar/emulator/faults.h"
 
@@ -18,7 +18,7 @@ bool IsTableApiPath(std::string_view path);
 
 // `fault` is the fault rule picked for this request when it changes how a list is answered
 // (kTimedOutQuery); other faults are applied by the caller.
-http::Response HandleTableApi(const ServerContext& ctx, const http::Request& request,
-                              const std::string& user, const std::optional<FaultRule>& fault);
+EmulatorResponse HandleTableApi(const ServerContext& ctx, const EmulatorRequest& request,
+                                const std::string& user, const std::optional<FaultRule>& fault);
 
 }  // namespace snowcar::emulator

@@ -16,7 +16,8 @@ namespace snowcar::registry {
 namespace {
 
 namespace json = boost::json;
-namespace http = emulator::http;
+using emulator::EmulatorRequest;
+using emulator::EmulatorResponse;
 
 constexpr uint64_t kMaxBody = 4 << 20;
 
@@ -53,8 +54,8 @@ std::string QueryParam(std::string_view query, std::string_view name) {
   return "";
 }
 
-http::Response ToResponse(const Answer& answer) {
-  http::Response r;
+EmulatorResponse ToResponse(const Answer& answer) {
+  EmulatorResponse r;
   r.status = answer.status;
   r.body = json::serialize(answer.body);
   r.SetHeader("Content-Type", "application/vnd.schemaregistry.v1+json");
@@ -66,10 +67,10 @@ http::Response ToResponse(const Answer& answer) {
 struct RegistryServer::Impl {
   explicit Impl(RegistryServerOptions o)
       : options(std::move(o)),
-        listener([this](http::Request& req) { return Handle(req); }, options.threads, kMaxBody) {}
+        listener([this](EmulatorRequest& req) { return Handle(req); }, options.threads, kMaxBody) {}
 
-  http::Response Handle(http::Request& req);
-  Answer Route(http::Request& req);
+  EmulatorResponse Handle(EmulatorRequest& req);
+  Answer Route(EmulatorRequest& req);
 
   RegistryServerOptions options;
   RegistryStore store;
@@ -78,7 +79,7 @@ struct RegistryServer::Impl {
   emulator::HttpListener listener;
 };
 
-http::Response RegistryServer::Impl::Handle(http::Request& req) {
+EmulatorResponse RegistryServer::Impl::Handle(EmulatorRequest& req) {
   if (req.path == "/_registry/fail" && req.method == "POST") {
     const std::string count = QueryParam(req.query, "count");
     const std::string status = QueryParam(req.query, "status");
@@ -94,7 +95,7 @@ http::Response RegistryServer::Impl::Handle(http::Request& req) {
       ok = decoded.has_value() && *decoded == options.user + ":" + options.password;
     }
     if (!ok) {
-      http::Response r = ToResponse(ErrorAnswer(401, 401, "Unauthorized"));
+      EmulatorResponse r = ToResponse(ErrorAnswer(401, 401, "Unauthorized"));
       r.SetHeader("WWW-Authenticate", "Basic realm=\"SchemaRegistry\"");
       return r;
     }
@@ -108,7 +109,7 @@ http::Response RegistryServer::Impl::Handle(http::Request& req) {
   return ToResponse(Route(req));
 }
 
-Answer RegistryServer::Impl::Route(http::Request& req) {
+Answer RegistryServer::Impl::Route(EmulatorRequest& req) {
   const std::vector<std::string> s = Segments(req.path);
   const std::string& m = req.method;
   json::value body;

@@ -207,7 +207,7 @@ Status Sidecar::Start() {
     return fail(s, "config");
   }
 
-  router_ = std::make_shared<api::Router>();
+  router_ = std::make_shared<api::ApiRouter>();
   if (Status s = api::RegisterCoreRoutes(*router_, readiness_, health_); !s.ok()) {
     return fail(s, "routes");
   }
@@ -240,7 +240,7 @@ Status Sidecar::Start() {
   if (Status s = router_->Add({.method = "GET",
                                .pattern = "/metrics",
                                .help = "Prometheus text exposition of every counter and gauge",
-                               .handler = [this](const api::Request&) { return Metrics(); }});
+                               .handler = [this](const api::ApiRequest&) { return Metrics(); }});
       !s.ok()) {
     return fail(s, "routes");
   }
@@ -368,7 +368,7 @@ Status Sidecar::StartAdminListener() {
   if (settings_.admin_listen.empty()) return Status::Ok();
   SNOWCAR_ASSIGN_OR_RETURN(api::ListenAddress address,
                            api::ParseListenAddress(settings_.admin_listen));
-  SNOWCAR_ASSIGN_OR_RETURN(std::shared_ptr<api::Router> admin_router,
+  SNOWCAR_ASSIGN_OR_RETURN(std::shared_ptr<api::ApiRouter> admin_router,
                            api::SubsetRouter(*router_, {"/metrics", "/v1/health", "/v1/ready"}));
   api::TcpServerOptions options;
   options.address = address;
@@ -382,7 +382,7 @@ std::string Sidecar::admin_address() const {
   return admin_server_ ? admin_server_->bound_address() : std::string();
 }
 
-api::Response Sidecar::Metrics() const {
+api::ApiResponse Sidecar::Metrics() const {
   std::string out;
   WriteBuildInfo(out);
   WriteProcessMetrics(out);
@@ -407,7 +407,7 @@ api::Response Sidecar::Metrics() const {
   }
   WriteProducerGauges(out, producers);
   for (const auto& direction : directions_) direction->WriteMetrics(out);
-  return api::Response::Text(200, std::move(out));
+  return api::ApiResponse::Text(200, std::move(out));
 }
 
 void Sidecar::RequestStop(std::string why) {

@@ -14,7 +14,7 @@
 namespace snowcar::servicenow {
 
 struct Call {
-  HttpRequest request;
+  InstanceRequest request;
   boost::asio::any_io_executor executor;  // where `done` runs
   Completion done;
   std::string url;

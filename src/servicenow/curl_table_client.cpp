@@ -422,7 +422,7 @@ CurlTableClient::CurlTableClient(std::shared_ptr<Impl> impl) : impl_(std::move(i
 
 CurlTableClient::~CurlTableClient() { Stop(); }
 
-void CurlTableClient::Send(HttpRequest request, boost::asio::any_io_executor executor,
+void CurlTableClient::Send(InstanceRequest request, boost::asio::any_io_executor executor,
                            Completion done) {
   auto call = std::make_shared<Call>();
   if (request.request_id.empty()) request.request_id = NewRequestId();

@@ -12,7 +12,7 @@
 
 #include "snowcar/common/status.h"
 #include "snowcar/servicenow/client_options.h"
-#include "snowcar/servicenow/http_message.h"
+#include "snowcar/servicenow/instance_http.h"
 
 namespace snowcar::servicenow {
 
@@ -36,7 +36,7 @@ struct Transfer {
 
   CURL* easy = nullptr;
   curl_slist* header_list = nullptr;
-  HttpResponse response;
+  InstanceResponse response;
   int64_t max_bytes = 0;
   bool too_large = false;
   char error[CURL_ERROR_SIZE] = {};

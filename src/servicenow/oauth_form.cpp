@@ -46,7 +46,7 @@ std::string RefreshGrantForm(const ClientOptions& o, std::string_view refresh_to
   return form;
 }
 
-Result<IssuedToken> ParseTokenAnswer(const HttpResponse& response) {
+Result<IssuedToken> ParseTokenAnswer(const InstanceResponse& response) {
   boost::json::error_code ec;
   boost::json::value root = boost::json::parse(response.body, ec);
   const boost::json::object* obj = !ec && root.is_object() ? &root.as_object() : nullptr;

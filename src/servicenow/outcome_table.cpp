@@ -338,7 +338,7 @@ AttemptFacts FactsFor(const FailureCase& failure, CallPurpose purpose, TableResp
   f.request_sent = failure.request_sent;
   f.http_status = failure.http_status;
   if (failure.http_status != 0) {
-    HttpResponse response;
+    InstanceResponse response;
     response.status = failure.http_status;
     response.body = std::string(failure.body);
     if (!failure.body.empty()) response.headers.emplace_back("Content-Type", "application/json");

@@ -127,7 +127,7 @@ std::string_view BodyKindName(BodyKind kind) {
   return "?";
 }
 
-TableResponse ParseTableResponse(const HttpResponse& response, int64_t local_now_ms) {
+TableResponse ParseTableResponse(const InstanceResponse& response, int64_t local_now_ms) {
   TableResponse out;
   ParseBody(response.body, out);
   if (auto v = response.Header("X-Total-Count")) out.total_count = ParseTotalCount(*v);

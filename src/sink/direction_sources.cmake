@@ -17,5 +17,5 @@ set(SNOWCAR_SINK_DIRECTION_SOURCES
   sink_direction.cpp
   sink_metrics.cpp
   sink_routes.cpp
-  writer.cpp
+  table_api_writer.cpp
 )

@@ -46,7 +46,7 @@ struct FieldCatalog::Lookup : std::enable_shared_from_this<FieldCatalog::Lookup>
   std::vector<std::string> chain;  // table first, then its super-classes
 
   void Start() {
-    servicenow::HttpRequest r;
+    servicenow::InstanceRequest r;
     r.target = "/api/now/table/sys_db_object?sysparm_query=" + PercentEncode("name=" + table) +
                "&sysparm_fields=sys_id%2Cname%2Csuper_class&sysparm_limit=1"
                "&sysparm_exclude_reference_link=true";
@@ -75,7 +75,7 @@ struct FieldCatalog::Lookup : std::enable_shared_from_this<FieldCatalog::Lookup>
     if (super_sys_id.empty() || static_cast<int>(chain.size()) >= kMaxChainDepth) {
       return ReadColumns();
     }
-    servicenow::HttpRequest r;
+    servicenow::InstanceRequest r;
     r.target = "/api/now/table/sys_db_object/" + PercentEncode(super_sys_id) +
                "?sysparm_fields=sys_id%2Cname%2Csuper_class&sysparm_exclude_reference_link=true";
     auto self = shared_from_this();
@@ -102,7 +102,7 @@ struct FieldCatalog::Lookup : std::enable_shared_from_this<FieldCatalog::Lookup>
       if (!names.empty()) names += ",";
       names += n;
     }
-    servicenow::HttpRequest r;
+    servicenow::InstanceRequest r;
     r.target = "/api/now/table/sys_dictionary?sysparm_query=" + PercentEncode("nameIN" + names) +
                "&sysparm_fields=element&sysparm_limit=" + std::to_string(kColumnPageLimit) +
                "&sysparm_no_count=true";

@@ -36,7 +36,7 @@
 #include "snowcar/sink/command.h"
 #include "snowcar/sink/failure.h"
 #include "snowcar/sink/sink_settings.h"
-#include "writer.h"
+#include "table_api_writer.h"
 
 namespace snowcar::sink {
 
@@ -82,7 +82,7 @@ struct LaneOptions {
 struct LaneDeps {
   boost::asio::io_context* io = nullptr;
   const SinkSettings* settings = nullptr;
-  Writer* writer = nullptr;
+  TableApiWriter* writer = nullptr;
   FieldCatalog* catalog = nullptr;  // may be null when unknown_field is passthrough
   ErrorPath* error_path = nullptr;
   SinkMetrics* metrics = nullptr;

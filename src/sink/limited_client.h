@@ -15,7 +15,7 @@ class LimitedClient {
       : client_(client), limit_(limit) {}
 
   // Like TableClient::Send: `done` runs once, posted to `executor`.
-  void Send(servicenow::HttpRequest request, boost::asio::any_io_executor executor,
+  void Send(servicenow::InstanceRequest request, boost::asio::any_io_executor executor,
             servicenow::Completion done);
 
   InFlightLimit& limit() { return limit_; }

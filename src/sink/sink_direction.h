@@ -18,7 +18,7 @@
 #include "snowcar/schema_registry/framed_decoder.h"
 #include "snowcar/sink/sink.h"
 #include "snowcar/sink/sink_settings.h"
-#include "writer.h"
+#include "table_api_writer.h"
 
 namespace snowcar::sink {
 
@@ -39,7 +39,7 @@ class SinkDirection final : public direction::Direction {
   ~SinkDirection() override;
 
   std::string_view name() const override { return "sink"; }
-  Status RegisterRoutes(api::Router& router) override;
+  Status RegisterRoutes(api::ApiRouter& router) override;
   Status Start() override;
   void Stop(std::chrono::steady_clock::time_point deadline) override;
   bool Started() const override;
@@ -60,7 +60,7 @@ class SinkDirection final : public direction::Direction {
   InFlightLimit limit_;
   LimitedClient client_;
   FieldCatalog catalog_;
-  Writer writer_;
+  TableApiWriter writer_;
   OriginRecorder origins_;
   std::shared_ptr<kafka::RecordProducer> producer_;
   kafka::KafkaProducer* owned_producer_ = nullptr;  // when we created it (to close it)

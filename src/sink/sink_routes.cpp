@@ -4,7 +4,7 @@
 #include <boost/json.hpp>
 
 #include "sink_direction.h"
-#include "snowcar/api/router.h"
+#include "snowcar/api/api_router.h"
 #include "snowcar/api/routes.h"
 
 namespace snowcar::sink {
@@ -42,12 +42,12 @@ boost::json::object LaneJson(const LaneStatus& s) {
 
 }  // namespace
 
-Status SinkDirection::RegisterRoutes(api::Router& router) {
+Status SinkDirection::RegisterRoutes(api::ApiRouter& router) {
   SNOWCAR_RETURN_IF_ERROR(router.Add(api::Route{
       "GET", "/v1/sink/partitions",
       "the sink's lanes: per partition its state, committed/stored/in-flight offsets, queue, "
       "retries, last error, paused",
-      false, [this](const api::Request&) {
+      false, [this](const api::ApiRequest&) {
         boost::json::array lanes;
         if (loop_) {
           for (const auto& s : loop_->lanes().Snapshot()) lanes.push_back(LaneJson(s));
@@ -58,7 +58,7 @@ Status SinkDirection::RegisterRoutes(api::Router& router) {
         root["in_flight_max"] = limit_.max_observed();
         root["max_in_flight"] = limit_.max();
         root["partitions"] = std::move(lanes);
-        return api::Response::Json(200, root);
+        return api::ApiResponse::Json(200, root);
       }}));
   // The state routes' lookup, answering with the correlation field the sink is configured with.
   return router.Add(

@@ -201,7 +201,7 @@ boost::json::array TablePoller::Unseen(const boost::json::array& entries) const 
 }
 
 void TablePoller::SendAuditRead(std::string target, boost::json::array rows, bool recovered) {
-  servicenow::HttpRequest request;
+  servicenow::InstanceRequest request;
   request.target = std::move(target);
   status_.SetLastRequestAt(SystemClock::Instance().NowMillis());
   http_busy_ = true;

@@ -180,7 +180,7 @@ void Reconciler::Retry(const std::string& why) {
 
 void Reconciler::RequestPage() {
   if (stopping_) return;
-  servicenow::HttpRequest request;
+  servicenow::InstanceRequest request;
   request.target =
       SweepPageTarget(*deps_.table, page_.read_after, deps_.table->reconcile_batch_size);
   requests_.fetch_add(1);
@@ -260,7 +260,7 @@ void Reconciler::ConfirmNext() {
   std::vector<std::string> ids(page_.gone.begin() + page_.next,
                                page_.gone.begin() + page_.next + n);
   page_.next += n;
-  servicenow::HttpRequest request;
+  servicenow::InstanceRequest request;
   request.target = RowsByIdTarget(*deps_.table, ids, /*fields_only_id=*/true);
   requests_.fetch_add(1);
   deps_.client->Send(std::move(request), strand_,
@@ -289,7 +289,7 @@ void Reconciler::ReadUnknownNext() {
   std::vector<std::string> ids(page_.unknown.begin() + page_.next,
                                page_.unknown.begin() + page_.next + n);
   page_.next += n;
-  servicenow::HttpRequest request;
+  servicenow::InstanceRequest request;
   request.target = RowsByIdTarget(*deps_.table, ids, /*fields_only_id=*/false);
   requests_.fetch_add(1);
   deps_.client->Send(

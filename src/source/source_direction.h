@@ -29,7 +29,7 @@ class SourceDirection final : public direction::Direction {
   ~SourceDirection() override;
 
   std::string_view name() const override { return "source"; }
-  Status RegisterRoutes(api::Router& router) override;
+  Status RegisterRoutes(api::ApiRouter& router) override;
   Status Start() override;
   void Stop(std::chrono::steady_clock::time_point deadline) override;
   bool Started() const override;

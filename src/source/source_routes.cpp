@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 
 #include "deletes_view.h"
-#include "snowcar/api/router.h"
+#include "snowcar/api/api_router.h"
 #include "snowcar/common/time.h"
 #include "snowcar/servicenow/table_client.h"
 #include "source_direction.h"
@@ -56,46 +56,46 @@ boost::json::object SourceDirection::TableJson(const TablePoller& poller) const 
   return out;
 }
 
-Status SourceDirection::RegisterRoutes(api::Router& router) {
+Status SourceDirection::RegisterRoutes(api::ApiRouter& router) {
   SNOWCAR_RETURN_IF_ERROR(router.Add(
       {.method = "GET",
        .pattern = "/v1/source/ownership",
        .help = "source group (source.group.id): this replica, its tables, restores, handoffs",
-       .handler = [this](const api::Request& request) {
+       .handler = [this](const api::ApiRequest& request) {
          if (!ownership_) {
-           return api::Response::Error(
+           return api::ApiResponse::Error(
                404, "source.group.id is not set: this replica polls every configured table",
                request.path);
          }
-         return api::Response::Json(200, ownership_->Json());
+         return api::ApiResponse::Json(200, ownership_->Json());
        }}));
   SNOWCAR_RETURN_IF_ERROR(
       router.Add({.method = "GET",
                   .pattern = "/v1/source/tables",
                   .help = "every source table: state, phase, cursor, lag, counters, last error",
-                  .handler = [this](const api::Request&) {
+                  .handler = [this](const api::ApiRequest&) {
                     boost::json::array tables;
                     for (const auto& poller : CurrentPollers())
                       tables.push_back(TableJson(*poller));
                     boost::json::object body;
                     body["tables"] = std::move(tables);
-                    return api::Response::Json(200, body);
+                    return api::ApiResponse::Json(200, body);
                   }}));
   return router.Add({.method = "GET",
                      .pattern = "/v1/source/tables/{alias}",
                      .help = "one source table by alias (as in snow.tables)",
-                     .handler = [this](const api::Request& request) {
+                     .handler = [this](const api::ApiRequest& request) {
                        const std::string& alias = request.Capture("alias");
                        const auto pollers = CurrentPollers();
                        for (const auto& poller : pollers) {
                          if (poller->table().alias == alias)
-                           return api::Response::Json(200, TableJson(*poller));
+                           return api::ApiResponse::Json(200, TableJson(*poller));
                        }
                        std::string known;
                        for (const auto& poller : pollers) {
                          known += (known.empty() ? "" : ", ") + poller->table().alias;
                        }
-                       return api::Response::Error(
+                       return api::ApiResponse::Error(
                            404, "no source table with alias '" + alias + "'; configured: " + known,
                            request.path);
                      }});

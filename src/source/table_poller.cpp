@@ -177,7 +177,7 @@ void TablePoller::Pump() {
 }
 
 void TablePoller::SendClockRequest() {
-  servicenow::HttpRequest request;
+  servicenow::InstanceRequest request;
   request.target = ProbeTarget(*deps_.table);  // one row of three fields: the cheapest read
   status_.SetLastRequestAt(NowMs());
   http_busy_ = true;
@@ -206,7 +206,7 @@ void TablePoller::SendClockRequest() {
 }
 
 void TablePoller::Issue(const PlannedQuery& query) {
-  servicenow::HttpRequest request;
+  servicenow::InstanceRequest request;
   request.target = PageTargetFor(*deps_.table, query);
   const int64_t now = NowMs();
   status_.SetLastRequestAt(now);

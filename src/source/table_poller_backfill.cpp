@@ -94,7 +94,7 @@ void TablePoller::SendSplitCounts() {
     count.after_ts = run.split_lo;
     count.hi_ts = t;
     count.count = true;
-    servicenow::HttpRequest request;
+    servicenow::InstanceRequest request;
     request.target = PageTargetFor(*deps_.table, count);
     status_.SetLastRequestAt(NowMs());
     deps_.client->Send(std::move(request), strand_,
@@ -190,7 +190,7 @@ void TablePoller::PumpBackfill() {
 void TablePoller::IssueRange(size_t index) {
   BackfillRun::Range& r = backfill_->ranges[index];
   const PlannedQuery query = r.plan->Next();
-  servicenow::HttpRequest request;
+  servicenow::InstanceRequest request;
   request.target = PageTargetFor(*deps_.table, query);
   const int64_t now = NowMs();
   status_.SetLastRequestAt(now);

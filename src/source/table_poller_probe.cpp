@@ -27,7 +27,7 @@ using namespace poller_detail;  // the helpers the poller's files share
 // ---- startup probe ---------------------------------------------------------------------
 
 void TablePoller::SendProbe() {
-  servicenow::HttpRequest request;
+  servicenow::InstanceRequest request;
   request.target = ProbeTarget(*deps_.table);
   status_.SetLastRequestAt(NowMs());
   deps_.client->Send(
@@ -78,7 +78,7 @@ void TablePoller::CheckTimeZone() {
                 {{"why", "the user name holds a character that cannot go into a query"}});
     return;
   }
-  servicenow::HttpRequest request;
+  servicenow::InstanceRequest request;
   request.target = TimeZoneTarget(deps_.options.username);
   const std::string user = deps_.options.username;
   deps_.client->Send(std::move(request), strand_, [user](const servicenow::CallResult& result) {

@@ -31,7 +31,7 @@ bool TablePoller::HoldForTypes(boost::json::array& rows) {
   if (!typed_) return false;
   if (typed_->NeedsDictionary(rows, SystemClock::Instance().NowMillis())) {
     typed_wait_ = std::move(rows);
-    servicenow::HttpRequest request;
+    servicenow::InstanceRequest request;
     request.target = typed_->DictionaryTarget();
     status_.SetLastRequestAt(SystemClock::Instance().NowMillis());
     http_busy_ = true;

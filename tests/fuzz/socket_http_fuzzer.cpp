@@ -2,8 +2,8 @@
 // The state socket's HTTP handling: raw bytes from a client, parsed the way the servers'
 // sessions parse them (src/api/http_server_core.h: Beast's request_parser with the default
 // header and body limits, several requests per connection, ErrorForReadFailure's answers), answered
-// by a Router holding the real core and state routes over a real (temporary) RocksDB state store,
-// and serialized as the server writes answers.
+// by an ApiRouter holding the real core and state routes over a real (temporary) RocksDB state
+// store, and serialized as the server writes answers.
 //
 // Properties: every answer has a known status and reason phrase and a JSON body that parses;
 // an error answer carries {"error":{"message":...}}; 405 names the allowed methods; a request
@@ -23,23 +23,23 @@
 
 #include "api/http_server_core.h"
 #include "fuzz_check.h"
+#include "snowcar/api/api_router.h"
 #include "snowcar/api/readiness.h"
-#include "snowcar/api/router.h"
 #include "snowcar/api/routes.h"
 #include "snowcar/state/state_store.h"
 
 namespace {
 
 namespace http = boost::beast::http;
-using snowcar::api::Request;
-using snowcar::api::Response;
+using snowcar::api::ApiRequest;
+using snowcar::api::ApiResponse;
 
 struct World {
   std::string dir;
   std::unique_ptr<snowcar::state::StateStore> store;
   snowcar::api::Readiness readiness;
   snowcar::api::HealthRegistry health;
-  snowcar::api::Router router;
+  snowcar::api::ApiRouter router;
   snowcar::api::ConnectionLimits limits;  // the servers' default limits
 };
 
@@ -62,7 +62,7 @@ World& TheWorld() {
   return *world;
 }
 
-bool IsStateChanging(const snowcar::api::Router& router, std::string_view target) {
+bool IsStateChanging(const snowcar::api::ApiRouter& router, std::string_view target) {
   const std::string_view path = target.substr(0, target.find('?'));
   for (const auto& route : router.routes()) {
     if (!route.mutates_state) continue;
@@ -73,7 +73,7 @@ bool IsStateChanging(const snowcar::api::Router& router, std::string_view target
   return false;
 }
 
-void CheckAnswer(const Response& r, unsigned version) {
+void CheckAnswer(const ApiResponse& r, unsigned version) {
   FUZZ_CHECK(snowcar::HttpReasonPhrase(r.status) != "Unknown", "a known status");
   if (r.content_type == "application/json") {
     boost::system::error_code ec;
@@ -130,12 +130,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (!parser.is_done()) return 0;
     const auto& message = parser.get();
-    Request request;
+    ApiRequest request;
     request.method = std::string(message.method_string());
     request.target = std::string(message.target());
     request.body = message.body();
     request.peer = "pid=1 uid=0 gid=0";
-    const Response response = w.router.Handle(request);
+    const ApiResponse response = w.router.Handle(request);
     CheckAnswer(response, message.version());
     if (request.method != "POST" && IsStateChanging(w.router, request.target)) {
       FUZZ_CHECK(response.status != 200, "only POST changes state");

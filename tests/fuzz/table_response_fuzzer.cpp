@@ -19,13 +19,13 @@
 namespace {
 
 using snowcar::servicenow::BodyKind;
-using snowcar::servicenow::HttpResponse;
+using snowcar::servicenow::InstanceResponse;
 using snowcar::servicenow::TableResponse;
 
 constexpr int64_t kNowMs = 1'750'000'000'000;  // a fixed local clock: runs are repeatable
 
-HttpResponse ReadAnswer(std::string_view text) {
-  HttpResponse r;
+InstanceResponse ReadAnswer(std::string_view text) {
+  InstanceResponse r;
   r.status = 200;
   const size_t head_end = text.find("\n\n");
   std::string_view head =
@@ -63,7 +63,7 @@ void CheckConsistent(const TableResponse& p) {
   FUZZ_CHECK(!snowcar::servicenow::BodyKindName(p.kind).empty(), "every kind has a name");
 }
 
-void CheckAgainstJson(const HttpResponse& r, const TableResponse& p) {
+void CheckAgainstJson(const InstanceResponse& r, const TableResponse& p) {
   boost::json::error_code ec;
   const boost::json::value root = boost::json::parse(r.body, ec);
   if (ec || !root.is_object()) {
@@ -90,7 +90,7 @@ void CheckAgainstJson(const HttpResponse& r, const TableResponse& p) {
   }
 }
 
-void Classify(const HttpResponse& r, const TableResponse& p) {
+void Classify(const InstanceResponse& r, const TableResponse& p) {
   for (auto method : {snowcar::servicenow::Method::kGet, snowcar::servicenow::Method::kPost}) {
     snowcar::servicenow::AttemptFacts facts;
     facts.method = method;
@@ -109,7 +109,7 @@ void Classify(const HttpResponse& r, const TableResponse& p) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const HttpResponse given =
+  const InstanceResponse given =
       ReadAnswer(std::string_view(reinterpret_cast<const char*>(data), size));
   const TableResponse parsed = snowcar::servicenow::ParseTableResponse(given, kNowMs);
   CheckConsistent(parsed);
@@ -117,7 +117,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Classify(given, parsed);
 
   // The same body without headers: the body's reading must not change.
-  HttpResponse bare = given;
+  InstanceResponse bare = given;
   bare.headers.clear();
   const TableResponse bare_parsed = snowcar::servicenow::ParseTableResponse(bare, kNowMs);
   FUZZ_CHECK(bare_parsed.kind == parsed.kind, "headers never change the body kind");
@@ -127,7 +127,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // Every header value offered to every header the parser reads.
   for (const char* name : {"X-Total-Count", "Link", "Retry-After", "Date", "Location"}) {
-    HttpResponse variant = bare;
+    InstanceResponse variant = bare;
     for (const auto& [k, v] : given.headers) variant.headers.emplace_back(name, v);
     const TableResponse p = snowcar::servicenow::ParseTableResponse(variant, kNowMs);
     CheckConsistent(p);

@@ -12,8 +12,8 @@ void FakeTableClient::set_handler(Handler handler) {
   handler_ = std::move(handler);
 }
 
-void FakeTableClient::Send(servicenow::HttpRequest request, boost::asio::any_io_executor executor,
-                           servicenow::Completion done) {
+void FakeTableClient::Send(servicenow::InstanceRequest request,
+                           boost::asio::any_io_executor executor, servicenow::Completion done) {
   Handler handler;
   {
     std::lock_guard lock(mu_);
@@ -34,7 +34,7 @@ void FakeTableClient::Send(servicenow::HttpRequest request, boost::asio::any_io_
   });
 }
 
-std::vector<servicenow::HttpRequest> FakeTableClient::requests() const {
+std::vector<servicenow::InstanceRequest> FakeTableClient::requests() const {
   std::lock_guard lock(mu_);
   return requests_;
 }

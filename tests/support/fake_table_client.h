@@ -2,7 +2,7 @@
 // A TableClient for unit tests: a handler decides each call's CallResult; every request is
 // recorded. Completions are posted to the caller's executor, as the real client does.
 //
-//   FakeTableClient client([](const servicenow::HttpRequest& r) {
+//   FakeTableClient client([](const servicenow::InstanceRequest& r) {
 //     return FakeTableClient::List({row1, row2});
 //   });
 #pragma once
@@ -19,7 +19,7 @@ namespace snowcar::testsupport {
 
 class FakeTableClient final : public servicenow::TableClient {
  public:
-  using Handler = std::function<servicenow::CallResult(const servicenow::HttpRequest&)>;
+  using Handler = std::function<servicenow::CallResult(const servicenow::InstanceRequest&)>;
 
   FakeTableClient() = default;
   explicit FakeTableClient(Handler handler) : handler_(std::move(handler)) {}
@@ -27,14 +27,14 @@ class FakeTableClient final : public servicenow::TableClient {
   void set_handler(Handler handler);
   void set_server_now_ms(int64_t ms) { server_now_ms_ = ms; }
 
-  void Send(servicenow::HttpRequest request, boost::asio::any_io_executor executor,
+  void Send(servicenow::InstanceRequest request, boost::asio::any_io_executor executor,
             servicenow::Completion done) override;
   int64_t ServerNowMillis() const override { return server_now_ms_; }
   // Known unless a test says otherwise (then its handler plays the Date header's part).
   bool ServerClockKnown() const override { return server_clock_known_; }
   void set_server_clock_known(bool known) { server_clock_known_ = known; }
 
-  std::vector<servicenow::HttpRequest> requests() const;
+  std::vector<servicenow::InstanceRequest> requests() const;
   size_t request_count() const;
 
   // Ready-made answers.
@@ -52,7 +52,7 @@ class FakeTableClient final : public servicenow::TableClient {
  private:
   mutable std::mutex mu_;
   Handler handler_;
-  std::vector<servicenow::HttpRequest> requests_;
+  std::vector<servicenow::InstanceRequest> requests_;
   std::atomic<int64_t> server_now_ms_{0};
   std::atomic<bool> server_clock_known_{true};
 };

@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // The built-in routes of the socket API. Other modules add their own live views
-// (/v1/source/..., /v1/sink/..., /metrics) to the same Router.
+// (/v1/source/..., /v1/sink/..., /metrics) to the same ApiRouter.
 #pragma once
 
 #include <boost/json/object.hpp>
 #include <functional>
 #include <string_view>
 
+#include "snowcar/api/api_router.h"
 #include "snowcar/api/readiness.h"
-#include "snowcar/api/router.h"
 #include "snowcar/common/status.h"
 #include "snowcar/state/state_store.h"
 
 namespace snowcar::api {
 
 // GET /v1/health and GET /v1/ready. `readiness` and `health` must outlive the router.
-Status RegisterCoreRoutes(Router& router, const Readiness& readiness, const HealthRegistry& health);
+Status RegisterCoreRoutes(ApiRouter& router, const Readiness& readiness,
+                          const HealthRegistry& health);
 
 // Asked before a cursor reset changes anything, with the table alias. A non-OK answer refuses
 // the reset with that message (kFailedPrecondition: HTTP 409, e.g. "the table's poller is
@@ -34,13 +35,14 @@ using BeforeReset = std::function<Status(std::string_view table)>;
 // entries are kept, so the re-read sends only row versions not sent before (the poller's next
 // commit prunes them as usual). A rewind needs a stored cursor (404 otherwise). `store` must
 // outlive the router.
-Status RegisterStateRoutes(Router& router, state::StateStore& store, BeforeReset before_reset = {});
+Status RegisterStateRoutes(ApiRouter& router, state::StateStore& store,
+                           BeforeReset before_reset = {});
 
 // GET /v1/state/origin/{table}/{sys_id} (state_origin_route.cpp): the versions of one row
 // the sink wrote, lowest sys_mod_count first, each with its command record (topic,
 // partition, offset, correlation, request id) and the number of versions recorded in all.
 // `table` is the ServiceNow table name. Registered by RegisterStateRoutes.
-Status RegisterOriginRoute(Router& router, state::StateStore& store);
+Status RegisterOriginRoute(ApiRouter& router, state::StateStore& store);
 
 // The one correlation lookup, for routes of the form .../{table}/{field}/{value}: the sys_id
 // `store` has cached for the value, as {"table","field","value","sys_id"} plus the `extra`

@@ -2,7 +2,7 @@
 // The optional TCP listener (`admin.listen=HOST:PORT`) for Prometheus scraping and
 // Kubernetes HTTP probes.
 //
-// It serves whatever Router it is given; the sidecar gives it a reduced one (GET /metrics,
+// It serves whatever ApiRouter it is given; the sidecar gives it a reduced one (GET /metrics,
 // /v1/health and /v1/ready only, see SubsetRouter), so state queries and resets stay on the
 // Unix socket where file permissions and the uid allow-list protect them. Same connection
 // handling as the Unix socket server (limits, timeouts, connection cap), on the caller's
@@ -17,8 +17,8 @@
 #include <string>
 #include <string_view>
 
+#include "snowcar/api/api_router.h"
 #include "snowcar/api/connection_limits.h"
-#include "snowcar/api/router.h"
 #include "snowcar/common/status.h"
 
 namespace snowcar::api {
@@ -48,7 +48,7 @@ struct TcpServerOptions {
 class TcpServer {
  public:
   TcpServer(boost::asio::io_context& io, TcpServerOptions options,
-            std::shared_ptr<const Router> router);
+            std::shared_ptr<const ApiRouter> router);
   ~TcpServer();  // Stop()
 
   TcpServer(const TcpServer&) = delete;

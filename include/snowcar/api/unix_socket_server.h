@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The state socket: HTTP/1.1 over a Unix domain socket, answered by a Router.
+// The state socket: HTTP/1.1 over a Unix domain socket, answered by an ApiRouter.
 //
 // The server owns no threads. It runs on the caller's io_context (the runtime's one pool);
 // the acceptor and every connection have their own strand, so slow clients never block each
@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "snowcar/api/api_router.h"
 #include "snowcar/api/connection_limits.h"
-#include "snowcar/api/router.h"
 #include "snowcar/common/status.h"
 
 namespace snowcar::api {
@@ -45,7 +45,7 @@ class UnixSocketServer {
   // `router` is shared because open connections may still be answering when the server
   // object goes away; the state the handlers reference must outlive the io_context's run.
   UnixSocketServer(boost::asio::io_context& io, ServerOptions options,
-                   std::shared_ptr<const Router> router);
+                   std::shared_ptr<const ApiRouter> router);
   ~UnixSocketServer();  // Stop()
 
   UnixSocketServer(const UnixSocketServer&) = delete;

@@ -33,7 +33,7 @@ namespace snowcar::servicenow {
 class TableClient;
 }
 namespace snowcar::api {
-class Router;
+class ApiRouter;
 class HealthRegistry;
 }  // namespace snowcar::api
 
@@ -57,7 +57,7 @@ class Direction {
 
   // Adds this direction's socket routes (e.g. /v1/source/tables). Called once, before
   // Start() and before the socket accepts; handlers must be thread-safe.
-  virtual Status RegisterRoutes(api::Router& router) = 0;
+  virtual Status RegisterRoutes(api::ApiRouter& router) = 0;
 
   // Starts the pollers or lanes on the pool and returns without waiting for network work.
   // Fails only for what makes the whole direction unusable (e.g. the Kafka client cannot be

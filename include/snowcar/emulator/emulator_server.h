@@ -7,8 +7,8 @@
 //   client.base_url = server.base_url();       // "http://127.0.0.1:40123"
 //   server.faults().AddRule({.kind = FaultKind::kRateLimit, .next_n = 1});
 //
-// Tests reach everything in-process (tables, knobs, clock, journal, writer); the same knobs
-// are on the unauthenticated control endpoint POST/GET /_emulator/... for black-box use
+// Tests reach everything in-process (tables, knobs, clock, journal, row generator); the same
+// knobs are on the unauthenticated control endpoint POST/GET /_emulator/... for black-box use
 // (docs/testbed.md). Serves the Table API (unversioned, v1, v2), /oauth_token.do and the
 // Batch API. Answers follow the team's Table API wire notes and recorded fixtures.
 #pragma once
@@ -22,8 +22,8 @@
 #include "snowcar/emulator/faults.h"
 #include "snowcar/emulator/journal.h"
 #include "snowcar/emulator/oauth_tokens.h"
+#include "snowcar/emulator/row_generator.h"
 #include "snowcar/emulator/table_store.h"
-#include "snowcar/emulator/writer.h"
 
 namespace snowcar::emulator {
 
@@ -68,7 +68,7 @@ class EmulatorServer {
   // Binds, listens and starts the threads. Unavailable naming the address when the port
   // cannot be bound; FailedPrecondition when already started.
   Status Start();
-  // Closes the listener and every connection, joins the threads, stops the writer.
+  // Closes the listener and every connection, joins the threads, stops the row generator.
   // Idempotent; the destructor calls it.
   void Stop();
 
@@ -80,7 +80,7 @@ class EmulatorServer {
   EmulatorClock& clock();
   FaultKnobs& faults();
   Journal& journal();
-  Writer& writer();
+  RowGenerator& row_generator();
   OAuthTokens& oauth();
   const EmulatorOptions& options() const;
 

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "snowcar/api/api_router.h"
 #include "snowcar/api/readiness.h"
-#include "snowcar/api/router.h"
 #include "snowcar/api/tcp_server.h"
 #include "snowcar/api/unix_socket_server.h"
 #include "snowcar/common/log.h"
@@ -126,14 +126,14 @@ class Sidecar {
  private:
   Status StartDirections();
   Status StartAdminListener();
-  api::Response Metrics() const;
+  api::ApiResponse Metrics() const;
   void Shutdown();
 
   SidecarSettings settings_;
   ThreadPool pool_;
   api::Readiness readiness_;
   api::HealthRegistry health_;
-  std::shared_ptr<api::Router> router_;
+  std::shared_ptr<api::ApiRouter> router_;
   std::unique_ptr<api::UnixSocketServer> server_;
   std::unique_ptr<api::TcpServer> admin_server_;
   std::unique_ptr<KafkaProbe> kafka_probe_;

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "snowcar/common/status.h"
-#include "snowcar/servicenow/http_message.h"
+#include "snowcar/servicenow/instance_http.h"
 #include "snowcar/servicenow/table_response.h"
 
 namespace snowcar::servicenow {

@@ -65,7 +65,8 @@ class CurlTableClient final : public TableClient {
                                                          ClientSeams seams = {});
   ~CurlTableClient() override;  // Stop()
 
-  void Send(HttpRequest request, boost::asio::any_io_executor executor, Completion done) override;
+  void Send(InstanceRequest request, boost::asio::any_io_executor executor,
+            Completion done) override;
   int64_t ServerNowMillis() const override;
   bool ServerClockKnown() const override;
 

@@ -9,7 +9,7 @@
 
 #include "snowcar/common/status.h"
 #include "snowcar/servicenow/client_options.h"
-#include "snowcar/servicenow/http_message.h"
+#include "snowcar/servicenow/instance_http.h"
 
 namespace snowcar::servicenow {
 
@@ -27,6 +27,6 @@ struct IssuedToken {
 // Reads a token answer. 400/401/403: PermissionDenied naming the endpoint's error code, never
 // the request's fields (a fatal outcome for the calls waiting on it). Anything else that is
 // not a 2xx with an access_token: Unavailable (worth retrying). Messages are masked.
-Result<IssuedToken> ParseTokenAnswer(const HttpResponse& response);
+Result<IssuedToken> ParseTokenAnswer(const InstanceResponse& response);
 
 }  // namespace snowcar::servicenow

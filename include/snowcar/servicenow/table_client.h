@@ -16,7 +16,7 @@
 
 #include "snowcar/common/status.h"
 #include "snowcar/servicenow/classify.h"
-#include "snowcar/servicenow/http_message.h"
+#include "snowcar/servicenow/instance_http.h"
 #include "snowcar/servicenow/table_response.h"
 
 namespace snowcar::servicenow {
@@ -54,7 +54,7 @@ class TableClient {
 
   // Starts one logical call. Callable from any thread; `done` runs exactly once, posted to
   // `executor` (typically the caller's strand), never inside Send itself.
-  virtual void Send(HttpRequest request, boost::asio::any_io_executor executor,
+  virtual void Send(InstanceRequest request, boost::asio::any_io_executor executor,
                     Completion done) = 0;
 
   // The instance's clock as best known: local time plus the drift measured from the Date

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "snowcar/servicenow/http_message.h"
+#include "snowcar/servicenow/instance_http.h"
 #include "snowcar/servicenow/response_headers.h"
 
 namespace snowcar::servicenow {
@@ -50,6 +50,6 @@ struct TableResponse {
 };
 
 // Parses status line facts already in `response`. Never fails: see kMalformed.
-TableResponse ParseTableResponse(const HttpResponse& response, int64_t local_now_ms);
+TableResponse ParseTableResponse(const InstanceResponse& response, int64_t local_now_ms);
 
 }  // namespace snowcar::servicenow

@@ -218,11 +218,11 @@ class ReplicasShareTables : public SourceTest {
 };
 
 TEST_F(ReplicasShareTables, TablesMoveWithTheirStateAndNoRowIsLost) {
-  emulator::WriterOptions writer;
-  for (const auto& [alias, tt] : tables_) writer.tables.push_back(tt.first);
-  writer.rows_per_second = 40;
-  writer.update_share = 0.5;
-  ASSERT_TRUE(emu_->writer().Start(writer).ok());
+  emulator::RowGeneratorOptions generator;
+  for (const auto& [alias, tt] : tables_) generator.tables.push_back(tt.first);
+  generator.rows_per_second = 40;
+  generator.update_share = 0.5;
+  ASSERT_TRUE(emu_->row_generator().Start(generator).ok());
 
   Replica& a = AddReplica("r-a");
   Replica& b = AddReplica("r-b");
@@ -268,7 +268,7 @@ TEST_F(ReplicasShareTables, TablesMoveWithTheirStateAndNoRowIsLost) {
   std::printf("[ figures  ] fresh replica restored %zu tables, slowest restore %.3f s\n",
               restores.size(), restore_max);
 
-  emu_->writer().Stop();
+  emu_->row_generator().Stop();
   // Every final version of every table reaches its topic.
   std::map<std::string, std::vector<Consumed>> records;
   ASSERT_TRUE(testsupport::WaitFor(
@@ -294,16 +294,18 @@ TEST_F(ReplicasShareTables, TablesMoveWithTheirStateAndNoRowIsLost) {
   }
   // The documented bound (docs/semantics.md): a clean handoff re-emits nothing beyond the
   // overlap re-read dedup suppresses; a kill -9 of the owner re-emits, per table it owned, at
-  // most the rows committed after its last snapshot (one snapshot interval of the writer)
-  // plus one page.
-  const double writer_rows_per_interval = writer.rows_per_second * kSnapshotIntervalMs / 1000.0;
-  const size_t bound = b_owned.size() * kBatch + static_cast<size_t>(writer_rows_per_interval) + 1;
+  // most the rows committed after its last snapshot (one snapshot interval of the row
+  // generator) plus one page.
+  const double generator_rows_per_interval =
+      generator.rows_per_second * kSnapshotIntervalMs / 1000.0;
+  const size_t bound =
+      b_owned.size() * kBatch + static_cast<size_t>(generator_rows_per_interval) + 1;
   std::printf(
       "[ figures  ] replicas=3 tables=%d records=%zu duplicates=%zu (bound %zu: %zu tables "
       "of the killed owner x page %d + %.0f rows per snapshot interval); handoff after "
       "SIGTERM %.1f s, after kill -9 %.1f s (session timeout %lld s); duplicates before the "
       "kill %zu\n",
-      kTables, total, dups, bound, b_owned.size(), kBatch, writer_rows_per_interval,
+      kTables, total, dups, bound, b_owned.size(), kBatch, generator_rows_per_interval,
       std::chrono::duration<double>(graceful).count(),
       std::chrono::duration<double>(after_kill).count(),
       static_cast<long long>(kSessionTimeout.count()), dups_graceful);

@@ -54,15 +54,15 @@ inline ClientOptions BasicOptions(const std::string& base_url) {
   return o;
 }
 
-inline HttpRequest Get(std::string target) {
-  HttpRequest r;
+inline InstanceRequest Get(std::string target) {
+  InstanceRequest r;
   r.method = Method::kGet;
   r.target = std::move(target);
   return r;
 }
 
-inline HttpRequest WithBody(Method m, std::string target, std::string body) {
-  HttpRequest r;
+inline InstanceRequest WithBody(Method m, std::string target, std::string body) {
+  InstanceRequest r;
   r.method = m;
   r.target = std::move(target);
   r.body = std::move(body);
@@ -71,7 +71,7 @@ inline HttpRequest WithBody(Method m, std::string target, std::string body) {
 
 // Sends and waits (deadline 30 s) for the completion.
 inline CallResult SendAndWait(TableClient& client, boost::asio::io_context& io,
-                              HttpRequest request) {
+                              InstanceRequest request) {
   auto promise = std::make_shared<std::promise<CallResult>>();
   auto future = promise->get_future();
   client.Send(std::move(request), boost::asio::make_strand(io),
@@ -85,7 +85,7 @@ inline CallResult SendAndWait(TableClient& client, boost::asio::io_context& io,
 
 // Several calls at once; waits for all of them.
 inline std::vector<CallResult> SendAllAndWait(TableClient& client, boost::asio::io_context& io,
-                                              const std::vector<HttpRequest>& requests) {
+                                              const std::vector<InstanceRequest>& requests) {
   std::vector<std::future<CallResult>> futures;
   for (const auto& r : requests) {
     auto promise = std::make_shared<std::promise<CallResult>>();

@@ -89,7 +89,7 @@ TEST(ClientTest, WritesCarryTheirBodyAndMethod) {
   ASSERT_TRUE(patch.ok());
   CallResult put = SendAndWait(*client, io.io(), WithBody(Method::kPut, record, R"({"c":"3"})"));
   ASSERT_TRUE(put.ok());
-  HttpRequest del;
+  InstanceRequest del;
   del.method = Method::kDelete;
   del.target = record;
   CallResult gone = SendAndWait(*client, io.io(), del);
@@ -141,7 +141,7 @@ TEST(ClientTest, CallerRequestIdIsKept) {
   ScriptServer server([](const SeenRequest&, int) { return Json(200, kList); });
   server.Start();
   auto client = MakeClient(io.io(), BasicOptions(server.base_url()));
-  HttpRequest req = Get("/api/now/table/incident");
+  InstanceRequest req = Get("/api/now/table/incident");
   req.request_id = "sink-lane-3-offset-42";
   CallResult r = SendAndWait(*client, io.io(), req);
   ASSERT_TRUE(r.ok());
@@ -220,7 +220,7 @@ TEST(ClientTest, ThrottledClientKeepsFewerRequestsInFlight) {
   ASSERT_TRUE(SendAndWait(*client, io.io(), Get("/api/now/table/incident")).ok());
   EXPECT_EQ(client->stats().limit, 2);
   server.ResetMaxConcurrent();
-  std::vector<HttpRequest> many(12, Get("/api/now/table/incident"));
+  std::vector<InstanceRequest> many(12, Get("/api/now/table/incident"));
   for (const auto& r : SendAllAndWait(*client, io.io(), many)) EXPECT_TRUE(r.ok());
   EXPECT_LE(server.max_concurrent(), 2) << "never more than the halved limit";
   EXPECT_LE(client->stats().limit, 2) << "13 successes are far from the 50 that add a permit";
@@ -237,7 +237,7 @@ TEST(ClientTest, ConcurrencyNeverAboveTheLimit) {
   ClientOptions o = BasicOptions(server.base_url());
   o.max_concurrent_requests = 3;
   auto client = MakeClient(io.io(), o);
-  std::vector<HttpRequest> many(24, Get("/api/now/table/incident"));
+  std::vector<InstanceRequest> many(24, Get("/api/now/table/incident"));
   auto results = SendAllAndWait(*client, io.io(), many);
   for (const auto& r : results) EXPECT_TRUE(r.ok()) << r.ToStatus().ToString();
   EXPECT_LE(server.max_concurrent(), 3);
@@ -331,7 +331,7 @@ TEST(ClientTest, DroppedDeleteIsAmbiguousDroppedPatchIsResent) {
   server.Start();
   auto client = MakeClient(io.io(), BasicOptions(server.base_url()), {.jitter = ZeroJitter()});
   const std::string record = "/api/now/table/incident/0123456789abcdef0123456789abcdef";
-  HttpRequest del;
+  InstanceRequest del;
   del.method = Method::kDelete;
   del.target = record;
   CallResult d = SendAndWait(*client, io.io(), del);

@@ -94,7 +94,7 @@ TEST_F(EmulatorClientTest, ListAndCrudRoundTrip) {
   ASSERT_TRUE(read.ok());
   EXPECT_EQ(read.response.record.at("short_description").as_string(), "changed");
 
-  HttpRequest del;
+  InstanceRequest del;
   del.method = Method::kDelete;
   del.target = path;
   CallResult deleted = SendAndWait(*client, io_.io(), del);
@@ -177,7 +177,7 @@ TEST_F(EmulatorClientTest, CreateWhoseAnswerIsLostIsAmbiguous) {
 TEST_F(EmulatorClientTest, OAuthTokenIsFetchedLazilyAndOnceForManyCallers) {
   auto client = MakeClient(io_.io(), OAuth(GrantType::kClientCredentials));
   EXPECT_TRUE(server_.journal().All().empty()) << "no token request before the first call";
-  std::vector<HttpRequest> many(20, Get("/api/now/table/incident?sysparm_limit=1"));
+  std::vector<InstanceRequest> many(20, Get("/api/now/table/incident?sysparm_limit=1"));
   for (const auto& r : SendAllAndWait(*client, io_.io(), many)) {
     EXPECT_TRUE(r.ok()) << r.ToStatus().ToString();
   }
@@ -239,7 +239,7 @@ TEST_F(EmulatorClientTest, RefusedCredentialsAreFatal) {
   slow.scope.path_prefix = "/oauth_token.do";
   server_.faults().SetLatency(slow);
   auto client = MakeClient(io_.io(), o);
-  std::vector<HttpRequest> many(5, Get("/api/now/table/incident?sysparm_limit=1"));
+  std::vector<InstanceRequest> many(5, Get("/api/now/table/incident?sysparm_limit=1"));
   for (const auto& r : SendAllAndWait(*client, io_.io(), many)) {
     EXPECT_EQ(r.klass, OutcomeClass::kUnauthorized);
     EXPECT_NE(r.message.find("refused"), std::string::npos) << r.message;

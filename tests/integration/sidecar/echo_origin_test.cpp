@@ -280,12 +280,12 @@ std::vector<std::string> Slice(const std::vector<std::string>& ids, size_t from,
 TEST_F(EchoOriginTest, TheSinksVersionsAreMarkedWithTheirCommandAndNoOthers) {
   auto child = Run({std::string("snow.sink.reporter.success.topic=") + kSuccessTopic});
   ASSERT_NE(child, nullptr);
-  emulator::Writer writer(emu_->store());
-  emulator::WriterOptions wo;
+  emulator::RowGenerator generator(emu_->store());
+  emulator::RowGeneratorOptions wo;
   wo.tables = {"incident"};
   wo.rows_per_second = 20;
   wo.update_share = 0.8;
-  ASSERT_TRUE(writer.Start(wo).ok());
+  ASSERT_TRUE(generator.Start(wo).ok());
 
   // Two rounds over the same rows: the second PATCHes versions others changed meanwhile.
   std::vector<std::vector<CommandSent>> batches;
@@ -295,7 +295,7 @@ TEST_F(EchoOriginTest, TheSinksVersionsAreMarkedWithTheirCommandAndNoOthers) {
   batches.push_back(Patch(Slice(ids_, 2, 12), 100));
   WaitRecorded(batches.back());
   ChangeAsOther(batches.back(), 3);
-  writer.Stop();
+  generator.Stop();
 
   const auto messages = ReadUntilCaughtUp(false, "echo-mark-check");
   const int marked = CheckMarks(messages, ByNumber(batches));
@@ -335,19 +335,19 @@ TEST_F(EchoOriginTest, TheSinksVersionsAreMarkedWithTheirCommandAndNoOthers) {
 TEST_F(EchoOriginTest, SuppressKeepsTheSinksVersionsOutAndEveryOtherIn) {
   auto child = Run({"snow.source.echo=suppress"});
   ASSERT_NE(child, nullptr);
-  emulator::Writer writer(emu_->store());
-  emulator::WriterOptions wo;
+  emulator::RowGenerator generator(emu_->store());
+  emulator::RowGeneratorOptions wo;
   wo.tables = {"incident"};
   wo.rows_per_second = 20;
   wo.update_share = 0.8;
-  ASSERT_TRUE(writer.Start(wo).ok());
+  ASSERT_TRUE(generator.Start(wo).ok());
   std::vector<std::vector<CommandSent>> batches;
   batches.push_back(Patch(Slice(ids_, 0, 12), 0));
   WaitRecorded(batches.back());
   ChangeAsOther(batches.back(), 4);
   batches.push_back(Patch(Slice(ids_, 2, 12), 100));
   WaitRecorded(batches.back());
-  writer.Stop();
+  generator.Stop();
 
   int sink_finals = 0;
   for (const auto& [id, v] : Finals()) sink_finals += v.second == kSinkUser ? 1 : 0;

@@ -42,7 +42,7 @@
 #include "sink/lane.h"
 #include "sink/limited_client.h"
 #include "sink/sink_metrics.h"
-#include "sink/writer.h"
+#include "sink/table_api_writer.h"
 #include "snowcar/common/log.h"
 #include "snowcar/emulator/emulator_server.h"
 #include "snowcar/kafka/producer.h"
@@ -224,7 +224,7 @@ struct Cell {
   sink::SinkSettings settings;
   std::unique_ptr<sink::InFlightLimit> limit;
   std::unique_ptr<sink::LimitedClient> limited;
-  std::unique_ptr<sink::Writer> writer;
+  std::unique_ptr<sink::TableApiWriter> writer;
   std::unique_ptr<sink::SinkMetrics> metrics;
   std::unique_ptr<sink::ErrorPath> error_path;
   std::shared_ptr<sink::PartitionLane> lane;
@@ -497,7 +497,7 @@ TEST_P(FaultMatrix, EverySinkCellOfTheRowEndsAsTheTableSays) {
 
       cell->limit = std::make_unique<sink::InFlightLimit>(4);
       cell->limited = std::make_unique<sink::LimitedClient>(*client_, *cell->limit);
-      cell->writer = std::make_unique<sink::Writer>(*cell->limited, store_.get(), s);
+      cell->writer = std::make_unique<sink::TableApiWriter>(*cell->limited, store_.get(), s);
       cell->metrics = std::make_unique<sink::SinkMetrics>();
       cell->error_path = std::make_unique<sink::ErrorPath>(s, shared_producer, *cell->metrics);
       sink::LaneDeps deps;

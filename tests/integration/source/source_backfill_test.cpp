@@ -107,11 +107,11 @@ TEST_F(SourceBackfill, KillNineWhileRowsAreUpdatedLosesNothingAndKeepsEachKeysOr
   SetUpBacklog(6000, 40);
   // Updates (mostly of the backlog's rows) and creates while the backfill runs and restarts:
   // an updated row's new version is stamped now, after the parallel part's end.
-  emulator::WriterOptions writer;
-  writer.tables = {"incident"};
-  writer.rows_per_second = 80;
-  writer.update_share = 0.8;
-  ASSERT_TRUE(emu_->writer().Start(writer).ok());
+  emulator::RowGeneratorOptions generator;
+  generator.tables = {"incident"};
+  generator.rows_per_second = 80;
+  generator.update_share = 0.8;
+  ASSERT_TRUE(emu_->row_generator().Start(generator).ok());
   std::mt19937 rng(20261203);
   std::string logs;
   constexpr int kRounds = 6;
@@ -125,9 +125,9 @@ TEST_F(SourceBackfill, KillNineWhileRowsAreUpdatedLosesNothingAndKeepsEachKeysOr
   }
   const size_t before_final_run = ReadTopic(topic_).size();
   Start();
-  // Let the final run overlap the writer a while, then stop writing and wait for the end.
+  // Let the final run overlap the row generator a while, then stop it and wait for the end.
   ASSERT_TRUE(testsupport::WaitFor([&] { return Counter("rows_emitted") >= 1000; }, 60s, 50ms));
-  emu_->writer().Stop();
+  emu_->row_generator().Stop();
   std::vector<Consumed> records;
   ASSERT_TRUE(
       testsupport::WaitFor([&] { return AllFinalVersionsIn(topic_, &records); }, 120s, 250ms))
@@ -138,7 +138,7 @@ TEST_F(SourceBackfill, KillNineWhileRowsAreUpdatedLosesNothingAndKeepsEachKeysOr
   EXPECT_THAT(logs, testing::HasSubstr("source.backfill_resumed"));
   EXPECT_TRUE(AllLoadedRowsIn(records));
   EXPECT_THAT(KeysOutOfOrder(records), testing::IsEmpty());
-  const auto stats = emu_->writer().stats();
+  const auto stats = emu_->row_generator().stats();
   std::printf(
       "[ figures  ] parallel backfill, kill -9 rounds=%d records=%zu (before the final run %zu) "
       "versions=%zu duplicates=%zu writer updated=%llu inserted=%llu\n",

@@ -25,13 +25,13 @@ TEST_F(SourceCrash, KillNineDuringAWriterWorkloadLosesNothing) {
   const int64_t now = SystemClock::Instance().NowSeconds();
   for (int i = 0; i < 300; ++i) seconds.push_back(now - 1200 + i);
   LoadRows(seconds);
-  emulator::WriterOptions writer;
-  writer.tables = {"incident"};
-  writer.rows_per_second = 60;
-  writer.update_share = 0.5;
-  writer.burst_rows = 30;
-  writer.burst_interval_ms = 700;
-  ASSERT_TRUE(emu_->writer().Start(writer).ok());
+  emulator::RowGeneratorOptions generator;
+  generator.tables = {"incident"};
+  generator.rows_per_second = 60;
+  generator.update_share = 0.5;
+  generator.burst_rows = 30;
+  generator.burst_interval_ms = 700;
+  ASSERT_TRUE(emu_->row_generator().Start(generator).ok());
 
   std::mt19937 rng(20261202);
   // Duplicates caused by crash k show up when run k+1 re-reads: count them per run.
@@ -50,7 +50,7 @@ TEST_F(SourceCrash, KillNineDuringAWriterWorkloadLosesNothing) {
     dups_per_run.push_back(dups - dups_so_far);
     dups_so_far = dups;
   }
-  emu_->writer().Stop();
+  emu_->row_generator().Stop();
   // The crashes happened while work was under way, not before the first page.
   const size_t before_final_run = ReadTopic(topic_).size();
   EXPECT_GT(before_final_run, 50u);

@@ -56,7 +56,7 @@ TEST(Client, RegularFileSaysNotASocket) {
 TEST(Client, GetAndPostAgainstARealServer) {
   TempDir dir;
   IoThreads io;
-  auto router = std::make_shared<Router>();
+  auto router = std::make_shared<ApiRouter>();
   Readiness readiness;
   HealthRegistry health;
   ASSERT_TRUE(RegisterCoreRoutes(*router, readiness, health).ok());
@@ -82,7 +82,7 @@ TEST(Client, GetAndPostAgainstARealServer) {
 
 TEST(Client, SpeaksTheSameOverTcp) {
   IoThreads io;
-  auto router = std::make_shared<Router>();
+  auto router = std::make_shared<ApiRouter>();
   Readiness readiness;
   HealthRegistry health;
   ASSERT_TRUE(RegisterCoreRoutes(*router, readiness, health).ok());
@@ -114,7 +114,7 @@ TEST(Client, SpeaksTheSameOverTcp) {
 TEST(Client, ManyConcurrentClientsAllGetAnswers) {
   TempDir dir;
   IoThreads io;
-  auto router = std::make_shared<Router>();
+  auto router = std::make_shared<ApiRouter>();
   Readiness readiness;
   HealthRegistry health;
   ASSERT_TRUE(RegisterCoreRoutes(*router, readiness, health).ok());

@@ -19,11 +19,11 @@ class CoreRoutesTest : public ::testing::Test {
   void SetUp() override { ASSERT_TRUE(RegisterCoreRoutes(router_, readiness_, health_).ok()); }
   Readiness readiness_;
   HealthRegistry health_;
-  Router router_;
+  ApiRouter router_;
 };
 
 TEST_F(CoreRoutesTest, ReadyIs503WithReasonUntilMarkedReady) {
-  Response r = router_.Handle("GET", "/v1/ready");
+  ApiResponse r = router_.Handle("GET", "/v1/ready");
   EXPECT_EQ(r.status, 503);
   EXPECT_NE(ErrorMessage(r.body).find("starting up"), std::string::npos) << r.body;
 
@@ -42,7 +42,7 @@ TEST_F(CoreRoutesTest, ReadyIs503WithReasonUntilMarkedReady) {
 }
 
 TEST_F(CoreRoutesTest, HealthReportsComponents) {
-  Response r = router_.Handle("GET", "/v1/health");
+  ApiResponse r = router_.Handle("GET", "/v1/health");
   ASSERT_EQ(r.status, 200);
   auto v = ParseJson(r.body);
   EXPECT_EQ(v.at("status"), "ok");

@@ -21,12 +21,13 @@ namespace {
 using testing::IoThreads;
 using testing::TempDir;
 
-std::shared_ptr<Router> PingRouter() {
-  auto router = std::make_shared<Router>();
-  EXPECT_TRUE(router
-                  ->Add({"GET", "/v1/ping", "pong", false,
-                         [](const Request& r) { return Response::Text(200, "pong " + r.peer); }})
-                  .ok());
+std::shared_ptr<ApiRouter> PingRouter() {
+  auto router = std::make_shared<ApiRouter>();
+  EXPECT_TRUE(
+      router
+          ->Add({"GET", "/v1/ping", "pong", false,
+                 [](const ApiRequest& r) { return ApiResponse::Text(200, "pong " + r.peer); }})
+          .ok());
   return router;
 }
 

@@ -90,9 +90,9 @@ class ResetCursorTest : public ::testing::Test {
 };
 
 TEST_F(ResetCursorTest, RewindMovesTheCursorAndKeepsTheDedupEntries) {
-  Router router;
+  ApiRouter router;
   ASSERT_TRUE(RegisterStateRoutes(router, *store_).ok());
-  const Response r =
+  const ApiResponse r =
       router.Handle("POST", "/v1/state/cursors/incident/reset", R"({"to":"2025-12-02 08:00:00"})");
   ASSERT_EQ(r.status, 200) << r.body;
   const auto v = ParseJson(r.body);
@@ -121,10 +121,10 @@ TEST_F(ResetCursorTest, ADeletesStreamCursorIsResetOnItsOwn) {
   ASSERT_TRUE(window.ok());
   ASSERT_TRUE((*window)->Insert({kCursorTs, "d4", 0}));
   ASSERT_TRUE(store_->Commit(deletes, {kCursorTs, "d4", state::Phase::kStream}, **window).ok());
-  Router router;
+  ApiRouter router;
   ASSERT_TRUE(RegisterStateRoutes(router, *store_).ok());
   EXPECT_EQ(router.Handle("GET", "/v1/state/cursors/incident.deletes", "").status, 200);
-  const Response r = router.Handle("POST", "/v1/state/cursors/incident.deletes/reset", "");
+  const ApiResponse r = router.Handle("POST", "/v1/state/cursors/incident.deletes/reset", "");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(ParseJson(r.body).at("cursors_removed"), 1);
   auto gone = store_->LoadCursor(deletes);
@@ -138,9 +138,9 @@ TEST_F(ResetCursorTest, ADeletesStreamCursorIsResetOnItsOwn) {
 
 TEST_F(ResetCursorTest, RewindForwardIsAllowed) {
   // Skipping ahead (e.g. past a second the source cannot read) is the same operation.
-  Router router;
+  ApiRouter router;
   ASSERT_TRUE(RegisterStateRoutes(router, *store_).ok());
-  const Response r =
+  const ApiResponse r =
       router.Handle("POST", "/v1/state/cursors/incident/reset", R"({"to":"2026-01-01 00:00:00"})");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(StoredCursor()->ts, 1767225600);
@@ -151,9 +151,9 @@ TEST_F(ResetCursorTest, EmptyBodyOrEmptyObjectForgetsTheTable) {
   for (const char* body : {"", " \n", "{}"}) {
     if (!first) Seed();
     first = false;
-    Router router;
+    ApiRouter router;
     ASSERT_TRUE(RegisterStateRoutes(router, *store_).ok());
-    const Response r = router.Handle("POST", "/v1/state/cursors/incident/reset", body);
+    const ApiResponse r = router.Handle("POST", "/v1/state/cursors/incident/reset", body);
     ASSERT_EQ(r.status, 200) << r.body;
     const auto v = ParseJson(r.body);
     EXPECT_EQ(v.at("reset"), true);
@@ -165,7 +165,7 @@ TEST_F(ResetCursorTest, EmptyBodyOrEmptyObjectForgetsTheTable) {
 }
 
 TEST_F(ResetCursorTest, BadRequestsChangeNothing) {
-  Router router;
+  ApiRouter router;
   ASSERT_TRUE(RegisterStateRoutes(router, *store_).ok());
   struct Case {
     const char* target;
@@ -187,7 +187,7 @@ TEST_F(ResetCursorTest, BadRequestsChangeNothing) {
            Case{"/v1/state/cursors/problem/reset", R"({"to":"2025-12-02 08:00:00"})", 404,
                 "no cursor stored for table 'problem', so there is nothing to rewind"},
        }) {
-    const Response r = router.Handle("POST", c.target, c.body);
+    const ApiResponse r = router.Handle("POST", c.target, c.body);
     EXPECT_EQ(r.status, c.status) << c.target << " " << c.body << ": " << r.body;
     EXPECT_THAT(ErrorMessage(r.body), HasSubstr(c.message)) << c.body;
   }
@@ -196,14 +196,14 @@ TEST_F(ResetCursorTest, BadRequestsChangeNothing) {
 }
 
 TEST_F(ResetCursorTest, BeforeResetHookCanRefuseBothKinds) {
-  Router router;
+  ApiRouter router;
   std::vector<std::string> asked;
   Status answer = Status::FailedPrecondition("the poller of 'incident' is running");
   ASSERT_TRUE(RegisterStateRoutes(router, *store_, [&](std::string_view table) {
                 asked.emplace_back(table);
                 return answer;
               }).ok());
-  Response r =
+  ApiResponse r =
       router.Handle("POST", "/v1/state/cursors/incident/reset", R"({"to":"2025-12-02 08:00:00"})");
   EXPECT_EQ(r.status, 409) << r.body;
   EXPECT_THAT(ErrorMessage(r.body),
@@ -221,7 +221,7 @@ TEST_F(ResetCursorTest, BeforeResetHookCanRefuseBothKinds) {
 }
 
 TEST_F(ResetCursorTest, HookIsNotAskedForAMalformedRequest) {
-  Router router;
+  ApiRouter router;
   int asked = 0;
   ASSERT_TRUE(RegisterStateRoutes(router, *store_, [&](std::string_view) {
                 ++asked;
@@ -277,7 +277,7 @@ TEST_F(ResetCursorTest, OfflineCliErrors) {
 
 TEST_F(ResetCursorTest, OverTheSocket) {
   IoThreads io;
-  auto router = std::make_shared<Router>();
+  auto router = std::make_shared<ApiRouter>();
   ASSERT_TRUE(RegisterStateRoutes(*router, *store_).ok());
   const std::string socket = dir_.path() + "/s.sock";
   UnixSocketServer server(io.io(), ServerOptions{.path = socket}, router);

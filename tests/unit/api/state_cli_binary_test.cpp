@@ -41,7 +41,7 @@ TEST(StateCliBinary, ReadyProbeExitCodes) {
   IoThreads io;
   Readiness readiness;
   HealthRegistry health;
-  auto router = std::make_shared<Router>();
+  auto router = std::make_shared<ApiRouter>();
   ASSERT_TRUE(RegisterCoreRoutes(*router, readiness, health).ok());
   UnixSocketServer server(io.io(), ServerOptions{.path = dir.path() + "/s.sock"}, router);
   ASSERT_TRUE(server.Start().ok());

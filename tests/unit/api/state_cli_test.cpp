@@ -37,7 +37,7 @@ class StateCliTest : public ::testing::Test {
     store_.AddCursor(c);
     store_.AddDedup("incident", {1764664157, "abc123", 2});
     ASSERT_TRUE(store_.PutCorrelation("incident", "number", "INC/1", "sys9").ok());
-    router_ = std::make_shared<Router>();
+    router_ = std::make_shared<ApiRouter>();
     ASSERT_TRUE(RegisterCoreRoutes(*router_, readiness_, health_).ok());
     ASSERT_TRUE(RegisterStateRoutes(*router_, store_).ok());
     server_ = std::make_unique<UnixSocketServer>(io_.io(), ServerOptions{.path = path_}, router_);
@@ -62,7 +62,7 @@ class StateCliTest : public ::testing::Test {
   FakeStateStore store_;
   Readiness readiness_;
   HealthRegistry health_;
-  std::shared_ptr<Router> router_;
+  std::shared_ptr<ApiRouter> router_;
   IoThreads io_;
   std::unique_ptr<UnixSocketServer> server_;
   std::function<Result<std::unique_ptr<state::StateStore>>(const std::string&)> open_store_;
@@ -219,8 +219,8 @@ TEST_F(StateCliTest, DeletesShowsEachWayOfFindingThemAndTheSweeps) {
                          .pattern = "/v1/source/tables",
                          .help = "canned",
                          .handler =
-                             [](const Request&) {
-                               return Response::Json(200, boost::json::parse(R"({"tables":[
+                             [](const ApiRequest&) {
+                               return ApiResponse::Json(200, boost::json::parse(R"({"tables":[
   {"alias":"inc","deletions":{"mode":"audit+reconcile","emitted_by_audit":12,
    "emitted_by_reconciliation":3,"reconciliation":{"sweeps":5,
    "last_sweep":{"started_at":"2026-12-03T19:00:00.120Z","duration_ms":8410,

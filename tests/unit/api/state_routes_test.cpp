@@ -35,11 +35,11 @@ class StateRoutesTest : public ::testing::Test {
     ASSERT_TRUE(store_.PutCorrelation("incident", "number", "INC 001/2", "sys123").ok());
   }
   FakeStateStore store_;
-  Router router_;
+  ApiRouter router_;
 };
 
 TEST_F(StateRoutesTest, ListsEveryCursorWithBothTimestampForms) {
-  Response r = router_.Handle("GET", "/v1/state/cursors");
+  ApiResponse r = router_.Handle("GET", "/v1/state/cursors");
   ASSERT_EQ(r.status, 200) << r.body;
   const auto list = ParseJson(r.body).at("cursors").as_array();
   ASSERT_EQ(list.size(), 2u);
@@ -57,7 +57,7 @@ TEST_F(StateRoutesTest, ListsEveryCursorWithBothTimestampForms) {
 }
 
 TEST_F(StateRoutesTest, CursorsForOneTable) {
-  Response r = router_.Handle("GET", "/v1/state/cursors/change_request");
+  ApiResponse r = router_.Handle("GET", "/v1/state/cursors/change_request");
   ASSERT_EQ(r.status, 200) << r.body;
   const auto v = ParseJson(r.body);
   EXPECT_EQ(v.at("table"), "change_request");
@@ -70,7 +70,7 @@ TEST_F(StateRoutesTest, CursorsForOneTable) {
 }
 
 TEST_F(StateRoutesTest, DedupEntriesForASysIdAndTheTableCount) {
-  Response r = router_.Handle("GET", "/v1/state/dedup/incident?sys_id=abc");
+  ApiResponse r = router_.Handle("GET", "/v1/state/dedup/incident?sys_id=abc");
   ASSERT_EQ(r.status, 200) << r.body;
   const auto v = ParseJson(r.body);
   EXPECT_EQ(v.at("table"), "incident");
@@ -85,7 +85,7 @@ TEST_F(StateRoutesTest, DedupEntriesForASysIdAndTheTableCount) {
 }
 
 TEST_F(StateRoutesTest, DedupUnknownSysIdIsAnEmptyList) {
-  Response r = router_.Handle("GET", "/v1/state/dedup/incident?sys_id=nope");
+  ApiResponse r = router_.Handle("GET", "/v1/state/dedup/incident?sys_id=nope");
   ASSERT_EQ(r.status, 200);
   EXPECT_TRUE(ParseJson(r.body).at("entries").as_array().empty());
 }
@@ -93,7 +93,7 @@ TEST_F(StateRoutesTest, DedupUnknownSysIdIsAnEmptyList) {
 TEST_F(StateRoutesTest, DedupWithoutSysIdIs400NamingTheParameter) {
   for (const char* target : {"/v1/state/dedup/incident", "/v1/state/dedup/incident?sys_id=",
                              "/v1/state/dedup/incident?sysid=abc"}) {
-    Response r = router_.Handle("GET", target);
+    ApiResponse r = router_.Handle("GET", target);
     EXPECT_EQ(r.status, 400) << target;
     EXPECT_NE(ErrorMessage(r.body).find("sys_id"), std::string::npos) << r.body;
   }
@@ -102,7 +102,7 @@ TEST_F(StateRoutesTest, DedupWithoutSysIdIs400NamingTheParameter) {
 TEST_F(StateRoutesTest, BadTableNameIs400) {
   for (const char* target : {"/v1/state/dedup/Incident?sys_id=a", "/v1/state/dedup/inc-1?sys_id=a",
                              "/v1/state/dedup/a%2Fb?sys_id=a", "/v1/state/correlation/X/f/v"}) {
-    Response r = router_.Handle("GET", target);
+    ApiResponse r = router_.Handle("GET", target);
     EXPECT_EQ(r.status, 400) << target;
     EXPECT_NE(ErrorMessage(r.body).find("invalid table name"), std::string::npos) << r.body;
     EXPECT_NE(ErrorMessage(r.body).find("^[a-z0-9_]+$"), std::string::npos) << r.body;
@@ -110,7 +110,7 @@ TEST_F(StateRoutesTest, BadTableNameIs400) {
 }
 
 TEST_F(StateRoutesTest, CorrelationHitWithEncodedValue) {
-  Response r = router_.Handle("GET", "/v1/state/correlation/incident/number/INC%20001%2F2");
+  ApiResponse r = router_.Handle("GET", "/v1/state/correlation/incident/number/INC%20001%2F2");
   ASSERT_EQ(r.status, 200) << r.body;
   const auto v = ParseJson(r.body);
   EXPECT_EQ(v.at("sys_id"), "sys123");
@@ -119,14 +119,14 @@ TEST_F(StateRoutesTest, CorrelationHitWithEncodedValue) {
 }
 
 TEST_F(StateRoutesTest, CorrelationMissIs404Json) {
-  Response r = router_.Handle("GET", "/v1/state/correlation/incident/number/INC9");
+  ApiResponse r = router_.Handle("GET", "/v1/state/correlation/incident/number/INC9");
   EXPECT_EQ(r.status, 404);
   EXPECT_NE(ErrorMessage(r.body).find("INC9"), std::string::npos) << r.body;
   EXPECT_EQ(ParseJson(r.body).at("error").at("path"), "/v1/state/correlation/incident/number/INC9");
 }
 
 TEST_F(StateRoutesTest, ResetNeedsPost) {
-  Response r = router_.Handle("GET", "/v1/state/cursors/incident/reset");
+  ApiResponse r = router_.Handle("GET", "/v1/state/cursors/incident/reset");
   EXPECT_EQ(r.status, 405);
   EXPECT_EQ(r.Header("Allow"), "POST");
   EXPECT_EQ(store_.reset_calls(), 0);
@@ -145,7 +145,7 @@ TEST_F(StateRoutesTest, ResetNeedsPost) {
 TEST_F(StateRoutesTest, RetriableStoreErrorIs503AndMasked) {
   redact::RegisterSecret("s3cr3t-value");
   store_.FailWith(Status::Unavailable("rocksdb busy; token s3cr3t-value"));
-  Response r = router_.Handle("GET", "/v1/state/cursors");
+  ApiResponse r = router_.Handle("GET", "/v1/state/cursors");
   EXPECT_EQ(r.status, 503);
   EXPECT_NE(ErrorMessage(r.body).find("rocksdb busy"), std::string::npos) << r.body;
   EXPECT_EQ(r.body.find("s3cr3t-value"), std::string::npos) << r.body;
@@ -154,7 +154,7 @@ TEST_F(StateRoutesTest, RetriableStoreErrorIs503AndMasked) {
 
 TEST_F(StateRoutesTest, OtherStoreErrorIs500) {
   store_.FailWith(Status::DataLoss("corrupt block in password=abc123"));
-  Response r = router_.Handle("POST", "/v1/state/cursors/incident/reset");
+  ApiResponse r = router_.Handle("POST", "/v1/state/cursors/incident/reset");
   EXPECT_EQ(r.status, 500);
   EXPECT_EQ(r.body.find("abc123"), std::string::npos) << r.body;
   EXPECT_EQ(router_.Handle("GET", "/v1/state/dedup/incident?sys_id=a").status, 500);

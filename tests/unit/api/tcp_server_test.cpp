@@ -56,11 +56,11 @@ TEST(ListenAddressTest, OnlyLoopbackAddressesCountAsLoopback) {
 }
 
 Handler Answer(std::string text) {
-  return [text = std::move(text)](const Request&) { return Response::Text(200, text); };
+  return [text = std::move(text)](const ApiRequest&) { return ApiResponse::Text(200, text); };
 }
 
-std::shared_ptr<Router> FullRouter() {
-  auto router = std::make_shared<Router>();
+std::shared_ptr<ApiRouter> FullRouter() {
+  auto router = std::make_shared<ApiRouter>();
   EXPECT_TRUE(router->Add({"GET", "/metrics", "metrics", false, Answer("m 1\n")}).ok());
   EXPECT_TRUE(router->Add({"GET", "/v1/health", "health", false, Answer("healthy")}).ok());
   EXPECT_TRUE(router->Add({"GET", "/v1/ready", "ready", false, Answer("ready")}).ok());
@@ -74,7 +74,7 @@ TEST(SubsetRouterTest, KeepsOnlyTheNamedRoutesAndNoHelp) {
   auto full = FullRouter();
   auto subset = SubsetRouter(*full, {"/metrics", "/v1/health", "/v1/ready"});
   ASSERT_TRUE(subset.ok()) << subset.status().ToString();
-  const Router& r = **subset;
+  const ApiRouter& r = **subset;
   EXPECT_EQ(r.Handle("GET", "/metrics").body, "m 1\n");
   EXPECT_EQ(r.Handle("GET", "/v1/ready").status, 200);
   EXPECT_EQ(r.Handle("GET", "/v1/health").status, 200);
@@ -203,7 +203,7 @@ TEST(TcpServerTest, ProbesAreAnsweredWhileStalledClientsHoldEverySlot) {
 
 TEST(TcpServerTest, APortInUseFailsNamingTheAddress) {
   IoThreads io;
-  auto router = std::make_shared<Router>(Router::WithoutHelp{});
+  auto router = std::make_shared<ApiRouter>(ApiRouter::WithoutHelp{});
   TcpServer first(io.io(), TcpServerOptions{.address = {"127.0.0.1", 0}}, router);
   ASSERT_TRUE(first.Start().ok());
   TcpServer second(io.io(), TcpServerOptions{.address = {"127.0.0.1", first.port()}}, router);

@@ -24,14 +24,14 @@ using testing::WaitFor;
 
 constexpr const char* kGetHealth = "GET /v1/ping HTTP/1.1\r\nHost: localhost\r\n\r\n";
 
-std::shared_ptr<Router> TestRouter() {
-  auto router = std::make_shared<Router>();
-  Status s = router->Add({"GET", "/v1/ping", "answers pong", false, [](const Request&) {
-                            return Response::Json(200, boost::json::object{{"pong", true}});
+std::shared_ptr<ApiRouter> TestRouter() {
+  auto router = std::make_shared<ApiRouter>();
+  Status s = router->Add({"GET", "/v1/ping", "answers pong", false, [](const ApiRequest&) {
+                            return ApiResponse::Json(200, boost::json::object{{"pong", true}});
                           }});
   EXPECT_TRUE(s.ok());
   s = router->Add({"POST", "/v1/echo", "echoes the body", true,
-                   [](const Request& r) { return Response::Text(200, r.body); }});
+                   [](const ApiRequest& r) { return ApiResponse::Text(200, r.body); }});
   EXPECT_TRUE(s.ok());
   return router;
 }
@@ -328,7 +328,7 @@ TEST_F(ServerTest, HealthIsAnsweredWhileSlowClientsHoldEverySlot) {
   auto router = TestRouter();
   ASSERT_TRUE(router
                   ->Add({"GET", "/v1/health", "health", false,
-                         [](const Request&) { return Response::Text(200, "healthy"); }})
+                         [](const ApiRequest&) { return ApiResponse::Text(200, "healthy"); }})
                   .ok());
   ServerOptions options;
   options.path = path_;
@@ -403,10 +403,10 @@ namespace {
 TEST(ServerPeer, RequestCarriesThePeerCredentials) {
   TempDir dir;
   IoThreads io;
-  auto router = std::make_shared<Router>();
+  auto router = std::make_shared<ApiRouter>();
   ASSERT_TRUE(router
                   ->Add({"GET", "/who", "peer", false,
-                         [](const Request& r) { return Response::Text(200, r.peer); }})
+                         [](const ApiRequest& r) { return ApiResponse::Text(200, r.peer); }})
                   .ok());
   UnixSocketServer server(io.io(), ServerOptions{.path = dir.path() + "/s.sock"}, router);
   ASSERT_TRUE(server.Start().ok());

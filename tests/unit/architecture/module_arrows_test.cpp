@@ -147,7 +147,7 @@ TEST(ModuleArrowsTest, FilesAndIncludesMapToTheirModules) {
   EXPECT_EQ(ModuleOfFile("state/state_dir.cpp"), "state");
   EXPECT_EQ(ModuleOfFile("include/snowcar/direction/direction.h"), "direction");
   EXPECT_EQ(ModuleOfInclude("snowcar/kafka/producer.h", "sink"), "kafka");
-  EXPECT_EQ(ModuleOfInclude("emulator/http_types.h", "emulator"), "emulator");
+  EXPECT_EQ(ModuleOfInclude("emulator/emulator_http.h", "emulator"), "emulator");
   EXPECT_EQ(ModuleOfInclude("../kafka/client_config.h", "source"), "kafka");
   EXPECT_EQ(ModuleOfInclude("lane.h", "sink"), "sink");
 }

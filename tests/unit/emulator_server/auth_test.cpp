@@ -10,7 +10,7 @@ namespace {
 class Auth : public EmulatorTest {
  protected:
   HttpResult Token(const std::string& form) {
-    HttpRequest req;
+    InstanceRequest req;
     req.method = "POST";
     req.url = Url("/oauth_token.do");
     req.body = form;
@@ -18,7 +18,7 @@ class Auth : public EmulatorTest {
     return Fetch(req);
   }
   HttpResult WithBearer(const std::string& token) {
-    HttpRequest req;
+    InstanceRequest req;
     req.url = Url("/api/now/table/incident?sysparm_limit=1");
     req.headers = {"Authorization: Bearer " + token};
     return Fetch(req);
@@ -108,7 +108,7 @@ TEST_F(Auth, BadClientUserOrRefreshTokenIs401WithOAuthShape) {
 }
 
 TEST_F(Auth, TokenEndpointReadsOnlyFormBodies) {
-  HttpRequest req;
+  InstanceRequest req;
   req.method = "POST";
   req.url = Url("/oauth_token.do");
   req.body =

@@ -30,7 +30,7 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
 
 }  // namespace
 
-HttpResult Fetch(const HttpRequest& req) {
+HttpResult Fetch(const InstanceRequest& req) {
   HttpResult result;
   CURL* curl = curl_easy_init();
   curl_easy_setopt(curl, CURLOPT_URL, req.url.c_str());
@@ -60,7 +60,7 @@ HttpResult Fetch(const HttpRequest& req) {
 }
 
 HttpResult Get(const std::string& url, const std::string& userpwd) {
-  HttpRequest req;
+  InstanceRequest req;
   req.url = url;
   req.userpwd = userpwd;
   return Fetch(req);
@@ -68,7 +68,7 @@ HttpResult Get(const std::string& url, const std::string& userpwd) {
 
 HttpResult Send(const std::string& method, const std::string& url, const std::string& json_body,
                 const std::string& userpwd) {
-  HttpRequest req;
+  InstanceRequest req;
   req.method = method;
   req.url = url;
   req.body = json_body;

@@ -25,7 +25,7 @@ struct HttpResult {
   }
 };
 
-struct HttpRequest {
+struct InstanceRequest {
   std::string method = "GET";
   std::string url;
   std::string body;
@@ -35,7 +35,7 @@ struct HttpRequest {
   std::string accept_encoding;  // e.g. "gzip": libcurl asks for it and decodes the body
 };
 
-HttpResult Fetch(const HttpRequest& request);
+HttpResult Fetch(const InstanceRequest& request);
 
 // Shorthands with the emulator's default basic credentials.
 HttpResult Get(const std::string& url, const std::string& userpwd = "admin:admin-emulator");

@@ -176,10 +176,10 @@ TEST_F(TableApi, KeepAliveServesManyRequestsOnOneConnection) {
 }
 
 TEST_F(TableApi, ConcurrentClientsAreAllServedWhileRowsChange) {
-  WriterOptions w;
+  RowGeneratorOptions w;
   w.tables = {"incident"};
   w.rows_per_second = 200;
-  ASSERT_TRUE(server_->writer().Start(w).ok());
+  ASSERT_TRUE(server_->row_generator().Start(w).ok());
   std::atomic<int> ok{0};
   std::vector<std::thread> clients;
   clients.reserve(8);
@@ -196,7 +196,7 @@ TEST_F(TableApi, ConcurrentClientsAreAllServedWhileRowsChange) {
     });
   }
   for (auto& c : clients) c.join();
-  server_->writer().Stop();
+  server_->row_generator().Stop();
   EXPECT_EQ(ok.load(), 200);
   EXPECT_EQ(server_->journal().size(), 200u);
 }
@@ -252,7 +252,7 @@ class TableApiGzip : public EmulatorTest {
 };
 
 TEST_F(TableApiGzip, CompressesWhenAskedOnly) {
-  HttpRequest req;
+  InstanceRequest req;
   req.url = Url("/api/now/table/incident?sysparm_limit=20");
   req.userpwd = "admin:admin-emulator";
   req.accept_encoding = "gzip";

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reads the recorded ServiceNow answers in shared/fixtures/servicenow into HttpResponses.
+// Reads the recorded ServiceNow answers in shared/fixtures/servicenow into InstanceResponses.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "snowcar/servicenow/http_message.h"
+#include "snowcar/servicenow/instance_http.h"
 
 namespace snowcar::servicenow::testing {
 
@@ -15,7 +15,7 @@ struct Fixture {
   Method method = Method::kGet;
   std::string url;
   std::optional<int> status;  // null in a few files: the source did not record it
-  HttpResponse response;      // status 0 when not recorded; body "" when not recorded
+  InstanceResponse response;  // status 0 when not recorded; body "" when not recorded
 };
 
 std::string FixtureDir();

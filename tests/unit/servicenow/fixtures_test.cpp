@@ -212,7 +212,7 @@ TEST(FixturesTest, EveryRecordedAnswerIsParsedAndClassified) {
     const Expectation& e = it->second;
     int status = f.status.value_or(e.status_if_missing);
     ASSERT_NE(status, 0) << "fixture without status needs status_if_missing";
-    HttpResponse response = f.response;
+    InstanceResponse response = f.response;
     response.status = status;
     TableResponse parsed = ParseTableResponse(response, kNow);
     EXPECT_EQ(BodyKindName(parsed.kind), BodyKindName(e.kind));
@@ -239,7 +239,7 @@ TEST(FixturesTest, CancelledQueryIsAFailureForEveryMethod) {
 }
 
 TEST(FixturesTest, ValidJsonWithResultAndErrorIsAFailedList) {
-  HttpResponse r;
+  InstanceResponse r;
   r.status = 200;
   r.body = R"({"result":[{"sys_id":"a"}],"error":{"message":"Transaction cancelled: maximum )"
            R"(execution time exceeded","detail":null},"status":"failure"})";

@@ -43,25 +43,26 @@ TEST(OAuthFormTest, TokenUrlDefault) {
 }
 
 TEST(OAuthFormTest, Answers) {
-  HttpResponse ok{200, {}, R"({"access_token":"abc","token_type":"Bearer","expires_in":"60"})"};
+  InstanceResponse ok{200, {}, R"({"access_token":"abc","token_type":"Bearer","expires_in":"60"})"};
   auto t = ParseTokenAnswer(ok);
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->access_token, "abc");
   EXPECT_EQ(t->refresh_token, "");
   EXPECT_EQ(t->expires_in_seconds, 60);
 
-  HttpResponse no_token{200, {}, R"({"token_type":"Bearer"})"};
+  InstanceResponse no_token{200, {}, R"({"token_type":"Bearer"})"};
   EXPECT_EQ(ParseTokenAnswer(no_token).status().code(), StatusCode::kUnavailable);
-  HttpResponse down{503, {}, "<html>down</html>"};
+  InstanceResponse down{503, {}, "<html>down</html>"};
   EXPECT_EQ(ParseTokenAnswer(down).status().code(), StatusCode::kUnavailable);
-  HttpResponse bad{400, {}, R"({"error":"invalid_request"})"};
+  InstanceResponse bad{400, {}, R"({"error":"invalid_request"})"};
   EXPECT_EQ(ParseTokenAnswer(bad).status().code(), StatusCode::kPermissionDenied);
 }
 
 TEST(OAuthFormTest, RefusalNeverEchoesTheSecret) {
   redact::RegisterSecret("s3cr&t=value");
   // A server that echoes the form back in its error must not leak it through us.
-  HttpResponse echo{401, {}, R"({"error":"server_error","error_description":"bad s3cr&t=value"})"};
+  InstanceResponse echo{
+      401, {}, R"({"error":"server_error","error_description":"bad s3cr&t=value"})"};
   auto t = ParseTokenAnswer(echo);
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().message().find("s3cr&t=value"), std::string::npos) << t.status().message();

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "snowcar/servicenow/http_message.h"
+#include "snowcar/servicenow/instance_http.h"
 
 namespace snowcar::servicenow {
 namespace {
@@ -75,7 +75,7 @@ TEST(TotalCountTest, Decimal) {
 }
 
 TEST(HttpMessageTest, HeaderLookupIgnoresCase) {
-  HttpResponse r;
+  InstanceResponse r;
   r.headers = {{"Cache-control", "no-cache "}, {"X-Total-Count", "5"}};
   EXPECT_EQ(r.Header("cache-control"), "no-cache");
   EXPECT_EQ(r.Header("X-TOTAL-COUNT"), "5");

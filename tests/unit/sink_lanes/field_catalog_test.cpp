@@ -13,7 +13,7 @@
 namespace snowcar::sink {
 namespace {
 
-using servicenow::HttpRequest;
+using servicenow::InstanceRequest;
 using servicenow::OutcomeClass;
 using sinktest::Fail;
 using sinktest::Ok;
@@ -43,7 +43,7 @@ class FieldCatalogTest : public ::testing::Test {
 
 // incident -> task (-> nothing): the columns of both, once.
 TEST_F(FieldCatalogTest, WalksTheSuperClassChainAndCaches) {
-  fake_.set_handler([](const HttpRequest& r) -> servicenow::CallResult {
+  fake_.set_handler([](const InstanceRequest& r) -> servicenow::CallResult {
     if (r.target.rfind("/api/now/table/sys_db_object?", 0) == 0) {
       return Rows({boost::json::object{
           {"sys_id", SysId(1)}, {"name", "incident"}, {"super_class", SysId(2)}}});
@@ -82,7 +82,7 @@ TEST_F(FieldCatalogTest, WalksTheSuperClassChainAndCaches) {
 }
 
 TEST_F(FieldCatalogTest, ReferenceAsObjectIsFollowedToo) {
-  fake_.set_handler([](const HttpRequest& r) -> servicenow::CallResult {
+  fake_.set_handler([](const InstanceRequest& r) -> servicenow::CallResult {
     if (r.target.rfind("/api/now/table/sys_db_object?", 0) == 0) {
       return Rows({boost::json::object{
           {"name", "u_child"},
@@ -100,7 +100,7 @@ TEST_F(FieldCatalogTest, ReferenceAsObjectIsFollowedToo) {
 }
 
 TEST_F(FieldCatalogTest, UnknownTableIsARecordErrorAndNotCached) {
-  fake_.set_handler([](const HttpRequest&) { return Rows({}); });
+  fake_.set_handler([](const InstanceRequest&) { return Rows({}); });
   CatalogAnswer a = Ask("u_nothing");
   ASSERT_TRUE(a.failure);
   EXPECT_EQ(a.failure->klass, ErrorClass::kRecordError);
@@ -109,7 +109,7 @@ TEST_F(FieldCatalogTest, UnknownTableIsARecordErrorAndNotCached) {
 }
 
 TEST_F(FieldCatalogTest, TransientFailureIsRetriesExhaustedSoTheLaneRetries) {
-  fake_.set_handler([](const HttpRequest&) { return Fail(OutcomeClass::kRetryable, 503); });
+  fake_.set_handler([](const InstanceRequest&) { return Fail(OutcomeClass::kRetryable, 503); });
   CatalogAnswer a = Ask("incident");
   ASSERT_TRUE(a.failure);
   EXPECT_EQ(a.failure->klass, ErrorClass::kRetriesExhausted);

@@ -18,14 +18,14 @@ namespace snowcar::sinktest {
 namespace {
 
 using namespace std::chrono_literals;
-using servicenow::HttpRequest;
+using servicenow::InstanceRequest;
 using servicenow::OutcomeClass;
 using testsupport::WaitFor;
 
 std::string Target(int row) { return "/api/now/table/incident/" + SysId(row); }
 
 TEST(KeyedLane, DifferentKeysRunConcurrentlyUpToTheLimit) {
-  HoldingClient client([](const HttpRequest&) { return Ok({}); });
+  HoldingClient client([](const InstanceRequest&) { return Ok({}); });
   LaneRig rig(client, 3);
   auto lane = rig.Keyed("cmds", 0);
   for (int i = 0; i < 6; ++i) lane->Enqueue(Record("cmds", 0, i, SysId(i), Desc("x")));
@@ -41,7 +41,7 @@ TEST(KeyedLane, DifferentKeysRunConcurrentlyUpToTheLimit) {
 }
 
 TEST(KeyedLane, OneKeyStaysInOffsetOrderOneRequestAtATime) {
-  HoldingClient client([](const HttpRequest&) { return Ok({}); });
+  HoldingClient client([](const InstanceRequest&) { return Ok({}); });
   LaneRig rig(client, 8);
   auto lane = rig.Keyed("cmds", 0);
   // Key A at 0, 2, 4; key B at 1, 3.
@@ -65,7 +65,7 @@ TEST(KeyedLane, OneKeyStaysInOffsetOrderOneRequestAtATime) {
 }
 
 TEST(KeyedLane, AFreedSlotGoesToTheOldestWaitingRecord) {
-  HoldingClient client([](const HttpRequest&) { return Ok({}); });
+  HoldingClient client([](const InstanceRequest&) { return Ok({}); });
   LaneRig rig(client, 1);  // one permit, two keys at work
   auto lane = rig.Keyed("cmds", 0);
   const std::vector<std::pair<int, std::string>> records = {
@@ -93,7 +93,7 @@ TEST(KeyedLane, AFreedSlotGoesToTheOldestWaitingRecord) {
 
 TEST(KeyedLane, AHeldKeyBlocksNoOtherKeyAndTheCommitNeverPassesIt) {
   std::atomic<bool> instance_busy{true};
-  testsupport::FakeTableClient client([&](const HttpRequest& r) {
+  testsupport::FakeTableClient client([&](const InstanceRequest& r) {
     if (r.target == Target(0) && instance_busy) return Fail(OutcomeClass::kRetryable, 503);
     return Ok({});
   });
@@ -135,7 +135,7 @@ TEST(KeyedLane, AHeldKeyBlocksNoOtherKeyAndTheCommitNeverPassesIt) {
 }
 
 TEST(KeyedLane, APoisonRecordUnderFailStopsItsKeyOnly) {
-  testsupport::FakeTableClient client([](const HttpRequest& r) {
+  testsupport::FakeTableClient client([](const InstanceRequest& r) {
     if (r.target == Target(1)) return Fail(OutcomeClass::kPermission, 403, "Operation Failed");
     return Ok({});
   });
@@ -171,7 +171,7 @@ TEST(KeyedLane, APoisonRecordUnderFailStopsItsKeyOnly) {
 }
 
 TEST(KeyedLane, ADeadLetteredRecordIsDoneUnderLog) {
-  testsupport::FakeTableClient client([](const HttpRequest& r) {
+  testsupport::FakeTableClient client([](const InstanceRequest& r) {
     if (r.target == Target(1)) return Fail(OutcomeClass::kPermission, 403, "Operation Failed");
     return Ok({});
   });
@@ -187,7 +187,7 @@ TEST(KeyedLane, ADeadLetteredRecordIsDoneUnderLog) {
 }
 
 TEST(KeyedLane, RecordsTheMetadataListsAreSkipped) {
-  testsupport::FakeTableClient client([](const HttpRequest&) { return Ok({}); });
+  testsupport::FakeTableClient client([](const InstanceRequest&) { return Ok({}); });
   LaneRig rig(client, 4);
   auto lane = rig.Keyed("cmds", 0);
   // An earlier owner committed 100 and had finished 101 and 103 above it.
@@ -206,7 +206,7 @@ TEST(KeyedLane, RecordsTheMetadataListsAreSkipped) {
 
 TEST(KeyedLane, ASlowKeyPausesThePartitionAtTheCapAndResumesAtHalf) {
   std::atomic<bool> slow{true};
-  testsupport::FakeTableClient client([&](const HttpRequest& r) {
+  testsupport::FakeTableClient client([&](const InstanceRequest& r) {
     if (r.target == Target(0) && slow) return Fail(OutcomeClass::kRetryable, 503);
     return Ok({});
   });
@@ -224,7 +224,7 @@ TEST(KeyedLane, ASlowKeyPausesThePartitionAtTheCapAndResumesAtHalf) {
 }
 
 TEST(KeyedLane, AbandonedLaneReportsNothingMore) {
-  HoldingClient client([](const HttpRequest&) { return Ok({}); });
+  HoldingClient client([](const InstanceRequest&) { return Ok({}); });
   LaneRig rig(client, 4);
   auto lane = rig.Keyed("cmds", 0);
   lane->Enqueue(Record("cmds", 0, 0, SysId(0), Desc("x")));

@@ -10,7 +10,7 @@ namespace snowcar::sinktest {
 namespace {
 
 using namespace std::chrono_literals;
-using servicenow::HttpRequest;
+using servicenow::InstanceRequest;
 using servicenow::OutcomeClass;
 using testsupport::FakeProducer;
 using testsupport::WaitFor;
@@ -21,7 +21,7 @@ std::optional<std::string> HeaderOf(const kafka::OutRecord& r, const std::string
 }
 
 // Record 1 of 0..2 is refused with 403.
-servicenow::CallResult ForbidRow1(const HttpRequest& r) {
+servicenow::CallResult ForbidRow1(const InstanceRequest& r) {
   if (r.target.find(SysId(1)) != std::string::npos) {
     return Fail(OutcomeClass::kPermission, 403, "Operation Failed");
   }
@@ -133,7 +133,7 @@ TEST(LaneErrorPath, AFailedDlqProduceIsRetriedWithoutRewritingTheRow) {
 }
 
 TEST(LaneErrorPath, UndecodableRecordIsARecordErrorWithoutAnyRequest) {
-  testsupport::FakeTableClient client([](const HttpRequest&) { return Ok({}); });
+  testsupport::FakeTableClient client([](const InstanceRequest&) { return Ok({}); });
   LaneRig rig(client, 4, WithDlq(sink::ApiErrorBehavior::kLog));
   auto lane = rig.Lane("cmds", 0);
   kafka::InRecord bad = Record("cmds", 0, 0, SysId(1), std::nullopt);
@@ -167,7 +167,7 @@ TEST(LaneErrorPath, ReporterTopicsGetSuccessAndErrorRecords) {
 }
 
 TEST(LaneErrorPath, SuccessReportIsAwaitedBeforeTheOffset) {
-  testsupport::FakeTableClient client([](const HttpRequest&) { return Ok({}); });
+  testsupport::FakeTableClient client([](const InstanceRequest&) { return Ok({}); });
   sink::SinkSettings s;
   s.reporter_success_topic = "ok.reports";
   LaneRig rig(client, 4, s);

@@ -14,7 +14,7 @@ namespace snowcar::sinktest {
 namespace {
 
 using namespace std::chrono_literals;
-using servicenow::HttpRequest;
+using servicenow::InstanceRequest;
 using servicenow::Method;
 using servicenow::OutcomeClass;
 using testsupport::FakeProducer;
@@ -41,7 +41,7 @@ std::vector<kafka::OutRecord> OnTopic(const std::vector<kafka::OutRecord>& recor
   return out;
 }
 
-size_t CountMethod(const std::vector<HttpRequest>& requests, Method method) {
+size_t CountMethod(const std::vector<InstanceRequest>& requests, Method method) {
   return static_cast<size_t>(std::count_if(requests.begin(), requests.end(),
                                            [method](const auto& r) { return r.method == method; }));
 }
@@ -58,7 +58,7 @@ servicenow::CallResult LostAnswer() {
 TEST(LaneOutcomes, LostPatchAnswersHoldTheRecordInsteadOfDeadLetteringIt) {
   for (sink::Operation op : {sink::Operation::kPatch, sink::Operation::kPut}) {
     std::atomic<int> calls{0};
-    testsupport::FakeTableClient client([&calls](const HttpRequest&) {
+    testsupport::FakeTableClient client([&calls](const InstanceRequest&) {
       return ++calls <= 6 ? LostAnswer() : Ok({{"sys_id", SysId(1)}});
     });
     sink::SinkSettings s = LogWithDlqSettings();
@@ -78,7 +78,7 @@ TEST(LaneOutcomes, LostPatchAnswersHoldTheRecordInsteadOfDeadLetteringIt) {
 // While the answers stay lost, the offset never moves.
 TEST(LaneOutcomes, LostPatchAnswersNeverCompleteTheRecord) {
   std::atomic<int> calls{0};
-  testsupport::FakeTableClient client([&calls](const HttpRequest&) {
+  testsupport::FakeTableClient client([&calls](const InstanceRequest&) {
     ++calls;
     return LostAnswer();
   });
@@ -99,7 +99,7 @@ TEST(LaneOutcomes, LostPatchAnswersNeverCompleteTheRecord) {
 // snow.retry.max.attempts POSTs whose answer was lost, counted across the lane's own retries
 // too, then the record fails as AMBIGUOUS and is dead-lettered once.
 TEST(LaneOutcomes, RetryCreateSendsAtMostMaxAttemptsPostsThenFailsAmbiguous) {
-  testsupport::FakeTableClient client([](const HttpRequest&) { return LostAnswer(); });
+  testsupport::FakeTableClient client([](const InstanceRequest&) { return LostAnswer(); });
   sink::SinkSettings s = LogWithDlqSettings();
   s.ambiguous_create = sink::AmbiguousCreateBehavior::kRetry;
   s.max_ambiguous_posts = 3;
@@ -119,7 +119,7 @@ TEST(LaneOutcomes, RetryCreateSendsAtMostMaxAttemptsPostsThenFailsAmbiguous) {
 // outlasts the client after the first lost answer): the count survives the lane's retry.
 TEST(LaneOutcomes, RetryCreateBoundSurvivesLaneRetries) {
   std::atomic<int> calls{0};
-  testsupport::FakeTableClient client([&calls](const HttpRequest&) {
+  testsupport::FakeTableClient client([&calls](const InstanceRequest&) {
     // lost, 503 (exhausted: the lane retries), lost, 503, lost, ...
     return ++calls % 2 == 1 ? LostAnswer() : Fail(OutcomeClass::kRetryable, 503, "busy");
   });
@@ -141,7 +141,7 @@ TEST(LaneOutcomes, RetryCreateBoundSurvivesLaneRetries) {
 // it) was taken as NOT_FOUND. "Sent before" now survives the lane's retries.
 TEST(LaneOutcomes, DeleteAnswering404AfterLostAnswersOfEarlierLaneTriesIsSuccess) {
   std::atomic<int> calls{0};
-  testsupport::FakeTableClient client([&calls](const HttpRequest&) {
+  testsupport::FakeTableClient client([&calls](const InstanceRequest&) {
     return ++calls <= 5 ? LostAnswer() : Fail(OutcomeClass::kNotFound, 404, "No Record found");
   });
   sink::SinkSettings s = LogWithDlqSettings();
@@ -161,7 +161,7 @@ TEST(LaneOutcomes, DeleteAnswering404AfterLostAnswersOfEarlierLaneTriesIsSuccess
 // ... and it is per record: the next record's first 404 follows not.found.behavior again.
 TEST(LaneOutcomes, SentBeforeDoesNotCarryOverToTheNextRecord) {
   std::atomic<int> calls{0};
-  testsupport::FakeTableClient client([&calls](const HttpRequest&) {
+  testsupport::FakeTableClient client([&calls](const InstanceRequest&) {
     return ++calls == 1 ? LostAnswer() : Fail(OutcomeClass::kNotFound, 404, "No Record found");
   });
   sink::SinkSettings s = LogWithDlqSettings();
@@ -180,8 +180,9 @@ TEST(LaneOutcomes, SentBeforeDoesNotCarryOverToTheNextRecord) {
 // Finding: when the error report's produce failed, the whole error path ran again and the
 // DLQ got the same record twice. Each failure reaches each topic once.
 TEST(LaneOutcomes, DlqRecordIsProducedOnceWhenTheErrorReportMustBeProducedAgain) {
-  testsupport::FakeTableClient client(
-      [](const HttpRequest&) { return Fail(OutcomeClass::kPermission, 403, "Operation Failed"); });
+  testsupport::FakeTableClient client([](const InstanceRequest&) {
+    return Fail(OutcomeClass::kPermission, 403, "Operation Failed");
+  });
   sink::SinkSettings s = LogWithDlqSettings();
   s.reporter_error_topic = "err.reports";
   LaneRig rig(client, 4, s);
@@ -205,8 +206,9 @@ TEST(LaneOutcomes, DlqRecordIsProducedOnceWhenTheErrorReportMustBeProducedAgain)
 
 // The other way round: the report was acknowledged, the DLQ record was not.
 TEST(LaneOutcomes, ErrorReportIsProducedOnceWhenTheDlqRecordMustBeProducedAgain) {
-  testsupport::FakeTableClient client(
-      [](const HttpRequest&) { return Fail(OutcomeClass::kPermission, 403, "Operation Failed"); });
+  testsupport::FakeTableClient client([](const InstanceRequest&) {
+    return Fail(OutcomeClass::kPermission, 403, "Operation Failed");
+  });
   sink::SinkSettings s = LogWithDlqSettings();
   s.reporter_error_topic = "err.reports";
   LaneRig rig(client, 4, s);
@@ -232,7 +234,7 @@ TEST(LaneOutcomes, ErrorReportIsProducedOnceWhenTheDlqRecordMustBeProducedAgain)
 TEST(LaneOutcomes, HeldRecordWaitsTheInstancesRetryAfterAndShowsIt) {
   std::mutex mu;
   std::vector<std::chrono::steady_clock::time_point> sent;
-  testsupport::FakeTableClient client([&](const HttpRequest&) {
+  testsupport::FakeTableClient client([&](const InstanceRequest&) {
     std::lock_guard lock(mu);
     sent.push_back(std::chrono::steady_clock::now());
     if (sent.size() > 1) return Ok({{"sys_id", SysId(1)}});

@@ -13,7 +13,7 @@
 #include "sink/lane.h"
 #include "sink/limited_client.h"
 #include "sink/sink_metrics.h"
-#include "sink/writer.h"
+#include "sink/table_api_writer.h"
 #include "sink_lanes_util.h"
 #include "support/fake_producer.h"
 #include "support/wait.h"
@@ -157,7 +157,7 @@ class LaneRig {
   sink::SinkSettings settings_;
   sink::InFlightLimit limit_;
   sink::LimitedClient limited_;
-  sink::Writer writer_;
+  sink::TableApiWriter writer_;
   sink::SinkMetrics metrics_;
   std::shared_ptr<testsupport::FakeProducer> producer_;
   sink::ErrorPath error_path_;

@@ -10,13 +10,13 @@ namespace snowcar::sinktest {
 namespace {
 
 using namespace std::chrono_literals;
-using servicenow::HttpRequest;
+using servicenow::InstanceRequest;
 using servicenow::Method;
 using servicenow::OutcomeClass;
 using testsupport::WaitFor;
 
 TEST(Lane, AppliesOnePartitionInOffsetOrderOneRequestAtATime) {
-  HoldingClient client([](const HttpRequest&) { return Ok({{"sys_id", SysId(1)}}); });
+  HoldingClient client([](const InstanceRequest&) { return Ok({{"sys_id", SysId(1)}}); });
   LaneRig rig(client, 8);
   auto lane = rig.Lane("cmds", 0);
   for (int i = 0; i < 5; ++i) {
@@ -45,7 +45,7 @@ TEST(Lane, AppliesOnePartitionInOffsetOrderOneRequestAtATime) {
 }
 
 TEST(Lane, TwoUpdatesOfOneRowAreSentInOrder) {
-  testsupport::FakeTableClient client([](const HttpRequest&) { return Ok({}); });
+  testsupport::FakeTableClient client([](const InstanceRequest&) { return Ok({}); });
   LaneRig rig(client, 8);
   auto lane = rig.Lane("cmds", 0);
   for (int i = 0; i < 50; ++i) {
@@ -60,7 +60,7 @@ TEST(Lane, TwoUpdatesOfOneRowAreSentInOrder) {
 }
 
 TEST(Lane, AnOffsetAlreadyQueuedIsNotAppliedTwice) {
-  testsupport::FakeTableClient client([](const HttpRequest&) { return Ok({}); });
+  testsupport::FakeTableClient client([](const InstanceRequest&) { return Ok({}); });
   LaneRig rig(client, 8);
   auto lane = rig.Lane("cmds", 0);
   lane->Enqueue(Record("cmds", 0, 5, SysId(1), Desc("a")));
@@ -73,7 +73,7 @@ TEST(Lane, AnOffsetAlreadyQueuedIsNotAppliedTwice) {
 }
 
 TEST(Lane, LanesOverlapButNeverExceedMaxInFlight) {
-  HoldingClient client([](const HttpRequest&) { return Ok({}); });
+  HoldingClient client([](const InstanceRequest&) { return Ok({}); });
   LaneRig rig(client, 3);
   std::vector<std::shared_ptr<sink::Lane>> lanes;
   for (int p = 0; p < 6; ++p) {
@@ -99,7 +99,7 @@ TEST(Lane, LanesOverlapButNeverExceedMaxInFlight) {
 
 TEST(Lane, RetriesExhaustedRetriesTheSameRecordAndNeverSkipsIt) {
   std::atomic<int> failures_left{3};
-  testsupport::FakeTableClient client([&](const HttpRequest& r) {
+  testsupport::FakeTableClient client([&](const InstanceRequest& r) {
     if (r.target.find(SysId(0)) != std::string::npos && failures_left.fetch_sub(1) > 0) {
       return Fail(OutcomeClass::kRetryable, 503, "Service Unavailable");
     }
@@ -128,7 +128,7 @@ TEST(Lane, RetriesExhaustedRetriesTheSameRecordAndNeverSkipsIt) {
 
 TEST(Lane, NothingIsReportedDoneWhileTheRecordKeepsFailing) {
   testsupport::FakeTableClient client(
-      [](const HttpRequest&) { return Fail(OutcomeClass::kRetryable, 503); });
+      [](const InstanceRequest&) { return Fail(OutcomeClass::kRetryable, 503); });
   LaneRig rig(client, 4);
   auto lane = rig.Lane("cmds", 0);
   lane->Enqueue(Record("cmds", 0, 0, SysId(0), Desc("x")));
@@ -142,7 +142,7 @@ TEST(Lane, NothingIsReportedDoneWhileTheRecordKeepsFailing) {
 }
 
 TEST(Lane, AFullQueuePausesThePartitionUntilItDrains) {
-  HoldingClient client([](const HttpRequest&) { return Ok({}); });
+  HoldingClient client([](const InstanceRequest&) { return Ok({}); });
   LaneRig rig(client, 4);
   sink::LaneOptions options = LaneRig::Fast();
   options.pause_at = 5;
@@ -160,7 +160,7 @@ TEST(Lane, AFullQueuePausesThePartitionUntilItDrains) {
 }
 
 TEST(Lane, StopFinishesTheRecordInFlightAndDropsTheRest) {
-  HoldingClient client([](const HttpRequest&) { return Ok({}); });
+  HoldingClient client([](const InstanceRequest&) { return Ok({}); });
   LaneRig rig(client, 4);
   auto lane = rig.Lane("cmds", 0);
   for (int i = 0; i < 3; ++i) lane->Enqueue(Record("cmds", 0, i, SysId(i), Desc("x")));
@@ -176,7 +176,7 @@ TEST(Lane, StopFinishesTheRecordInFlightAndDropsTheRest) {
 }
 
 TEST(Lane, AbandonedRecordIsNeverReportedDone) {
-  HoldingClient client([](const HttpRequest&) { return Ok({}); });
+  HoldingClient client([](const InstanceRequest&) { return Ok({}); });
   LaneRig rig(client, 4);
   auto lane = rig.Lane("cmds", 0);
   lane->Enqueue(Record("cmds", 0, 0, SysId(0), Desc("x")));
@@ -189,7 +189,7 @@ TEST(Lane, AbandonedRecordIsNeverReportedDone) {
 }
 
 TEST(Lane, DeleteAndCreateAreInferredFromTheRecord) {
-  testsupport::FakeTableClient client([](const HttpRequest& r) {
+  testsupport::FakeTableClient client([](const InstanceRequest& r) {
     return r.method == Method::kPost ? Ok({{"sys_id", SysId(77)}}, 201) : Ok({}, 204);
   });
   LaneRig rig(client, 4);

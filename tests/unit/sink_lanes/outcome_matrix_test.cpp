@@ -31,7 +31,7 @@ using servicenow::Action;
 using servicenow::CallPurpose;
 using servicenow::CallResult;
 using servicenow::FailureCase;
-using servicenow::HttpRequest;
+using servicenow::InstanceRequest;
 using servicenow::Method;
 using servicenow::OutcomeClass;
 using testsupport::FakeProducer;
@@ -74,12 +74,12 @@ End EndOf(Action action) {
   return End::kRecordError;
 }
 
-size_t MatrixCount(const std::vector<HttpRequest>& requests, Method method) {
+size_t MatrixCount(const std::vector<InstanceRequest>& requests, Method method) {
   return static_cast<size_t>(std::count_if(requests.begin(), requests.end(),
                                            [method](const auto& r) { return r.method == method; }));
 }
 
-bool IsLookupRequest(const HttpRequest& r) {
+bool IsLookupRequest(const InstanceRequest& r) {
   return r.method == Method::kGet && r.target.find("sysparm_query=") != std::string::npos;
 }
 
@@ -122,7 +122,7 @@ void OutcomeMatrix::RunCell(const FailureCase& failure, CallPurpose purpose,
   shared->fails = !failure.kafka_produce && !(failure.once && outcome.client_retries);
   shared->value = value;
 
-  testsupport::FakeTableClient client([shared](const HttpRequest& r) -> CallResult {
+  testsupport::FakeTableClient client([shared](const InstanceRequest& r) -> CallResult {
     bool fails = shared->fails && !shared->healed.load() && r.method == shared->method;
     if (r.method == Method::kGet) fails = fails && IsLookupRequest(r);
     if (fails) {

@@ -5,8 +5,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/json.hpp>
 
+#include "snowcar/api/api_router.h"
 #include "snowcar/api/readiness.h"
-#include "snowcar/api/router.h"
 #include "snowcar/config/config.h"
 #include "snowcar/direction/direction.h"
 #include "snowcar/sink/sink.h"
@@ -49,7 +49,7 @@ class SinkDirectionTest : public ::testing::Test {
   boost::asio::io_context io_;
   testsupport::FakeTableClient client_;
   api::HealthRegistry health_;
-  api::Router router_;
+  api::ApiRouter router_;
   std::unique_ptr<config::Config> config_;
   std::unique_ptr<state::StateStore> store_;
   std::unique_ptr<direction::Direction> sink_;
@@ -58,7 +58,7 @@ class SinkDirectionTest : public ::testing::Test {
 TEST_F(SinkDirectionTest, PartitionsViewBeforeStartHasNoLanes) {
   EXPECT_EQ(sink_->name(), "sink");
   EXPECT_FALSE(sink_->Started());
-  api::Response r = router_.Handle("GET", "/v1/sink/partitions");
+  api::ApiResponse r = router_.Handle("GET", "/v1/sink/partitions");
   ASSERT_EQ(r.status, 200) << r.body;
   auto body = boost::json::parse(r.body).as_object();
   EXPECT_EQ(body.at("subscribed"), false);
@@ -71,16 +71,17 @@ TEST_F(SinkDirectionTest, CorrelationViewAnswersFromTheStateStore) {
                   ->PutCorrelation("incident", "correlation_id", "ORD 1/2",
                                    "0123456789abcdef0123456789abcdef")
                   .ok());
-  api::Response hit =
+  api::ApiResponse hit =
       router_.Handle("GET", "/v1/sink/correlation/incident/correlation_id/ORD%201%2F2");
   ASSERT_EQ(hit.status, 200) << hit.body;
   EXPECT_EQ(boost::json::parse(hit.body).at("sys_id"), "0123456789abcdef0123456789abcdef");
 
-  api::Response miss = router_.Handle("GET", "/v1/sink/correlation/incident/correlation_id/nope");
+  api::ApiResponse miss =
+      router_.Handle("GET", "/v1/sink/correlation/incident/correlation_id/nope");
   EXPECT_EQ(miss.status, 404);
   EXPECT_NE(miss.body.find("nope"), std::string::npos);
 
-  api::Response bad = router_.Handle("GET", "/v1/sink/correlation/In-Cident/f/v");
+  api::ApiResponse bad = router_.Handle("GET", "/v1/sink/correlation/In-Cident/f/v");
   EXPECT_EQ(bad.status, 400);
 }
 

@@ -37,7 +37,7 @@ kafka::InRecord Record(const std::string& topic, int32_t partition, int64_t offs
   return r;
 }
 
-void HoldingClient::Send(servicenow::HttpRequest request, boost::asio::any_io_executor executor,
+void HoldingClient::Send(servicenow::InstanceRequest request, boost::asio::any_io_executor executor,
                          servicenow::Completion done) {
   std::lock_guard lock(mu_);
   if (request.request_id.empty()) request.request_id = "hold-" + std::to_string(all_.size() + 1);
@@ -55,7 +55,7 @@ size_t HoldingClient::sent() const {
   return all_.size();
 }
 
-std::vector<servicenow::HttpRequest> HoldingClient::requests() const {
+std::vector<servicenow::InstanceRequest> HoldingClient::requests() const {
   std::lock_guard lock(mu_);
   return all_;
 }
@@ -108,14 +108,14 @@ servicenow::CallResult Fail(servicenow::OutcomeClass klass, int status, std::str
   return r;
 }
 
-boost::json::object BodyOf(const servicenow::HttpRequest& request) {
+boost::json::object BodyOf(const servicenow::InstanceRequest& request) {
   boost::system::error_code ec;
   boost::json::value v = boost::json::parse(request.body, ec);
   if (ec || !v.is_object()) return {};
   return v.as_object();
 }
 
-std::string BodyField(const servicenow::HttpRequest& request, const std::string& key) {
+std::string BodyField(const servicenow::InstanceRequest& request, const std::string& key) {
   boost::json::object body = BodyOf(request);
   const boost::json::value* v = body.if_contains(key);
   if (v == nullptr || !v->is_string()) return "<absent>";

@@ -48,31 +48,31 @@ kafka::InRecord Record(const std::string& topic, int32_t partition, int64_t offs
 // in flight at once. The answer is decided by `handler` when released.
 class HoldingClient final : public servicenow::TableClient {
  public:
-  using Handler = std::function<servicenow::CallResult(const servicenow::HttpRequest&)>;
+  using Handler = std::function<servicenow::CallResult(const servicenow::InstanceRequest&)>;
   explicit HoldingClient(Handler handler) : handler_(std::move(handler)) {}
 
-  void Send(servicenow::HttpRequest request, boost::asio::any_io_executor executor,
+  void Send(servicenow::InstanceRequest request, boost::asio::any_io_executor executor,
             servicenow::Completion done) override;
   int64_t ServerNowMillis() const override { return 0; }
 
   size_t held() const;
   size_t sent() const;
   // The requests sent so far, in order.
-  std::vector<servicenow::HttpRequest> requests() const;
+  std::vector<servicenow::InstanceRequest> requests() const;
   // Answers the oldest held request(s).
   size_t ReleaseNext(size_t n = 1);
   size_t ReleaseAll() { return ReleaseNext(static_cast<size_t>(-1)); }
 
  private:
   struct Held {
-    servicenow::HttpRequest request;
+    servicenow::InstanceRequest request;
     boost::asio::any_io_executor executor;
     servicenow::Completion done;
   };
   Handler handler_;
   mutable std::mutex mu_;
   std::deque<Held> held_;
-  std::vector<servicenow::HttpRequest> all_;
+  std::vector<servicenow::InstanceRequest> all_;
 };
 
 // Answers.
@@ -81,8 +81,8 @@ servicenow::CallResult Rows(boost::json::array rows);
 servicenow::CallResult Fail(servicenow::OutcomeClass klass, int status, std::string message = "");
 
 // The JSON body of a request as an object (empty when it is not one).
-boost::json::object BodyOf(const servicenow::HttpRequest& request);
+boost::json::object BodyOf(const servicenow::InstanceRequest& request);
 // One string field of that body ("<absent>" when missing or not a string).
-std::string BodyField(const servicenow::HttpRequest& request, const std::string& key);
+std::string BodyField(const servicenow::InstanceRequest& request, const std::string& key);
 
 }  // namespace snowcar::sinktest

@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "sim_table.h"
+#include "snowcar/api/api_router.h"
 #include "snowcar/api/readiness.h"
-#include "snowcar/api/router.h"
 #include "snowcar/config/config.h"
 #include "snowcar/source/source.h"
 #include "support/fake_producer.h"
@@ -40,7 +40,7 @@ class SourceDirectionTest : public ::testing::Test {
     for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
     sim_.rows = {{kT0 + 1, Id(1)}, {kT0 + 2, Id(2)}, {kT0 + 3, Id(3)}};
     client_.set_server_now_ms((kT0 + 60) * 1000);
-    client_.set_handler([this](const servicenow::HttpRequest& r) {
+    client_.set_handler([this](const servicenow::InstanceRequest& r) {
       if (r.target.find("/incident?") == std::string::npos &&
           r.target.find("/sys_user?") == std::string::npos) {
         return testsupport::FakeTableClient::Failure(servicenow::OutcomeClass::kPermanent, 400,
@@ -97,7 +97,7 @@ class SourceDirectionTest : public ::testing::Test {
     return direction_->RegisterRoutes(router_);
   }
   boost::json::value GetJson(const std::string& target, int expect = 200) {
-    api::Response r = router_.Handle("GET", target);
+    api::ApiResponse r = router_.Handle("GET", target);
     EXPECT_EQ(r.status, expect) << r.body;
     return boost::json::parse(r.body);
   }
@@ -112,7 +112,7 @@ class SourceDirectionTest : public ::testing::Test {
   std::shared_ptr<testsupport::FakeProducer> producer_ =
       std::make_shared<testsupport::FakeProducer>();
   api::HealthRegistry health_;
-  api::Router router_;
+  api::ApiRouter router_;
   SimTable sim_;
   std::unique_ptr<config::Config> config_;
   std::unique_ptr<direction::Direction> direction_;
@@ -211,7 +211,7 @@ TEST_F(SourceDirectionTest, ResetOfARunningTableIsRefusedButAFailedOneIsAllowed)
 // deletes=audit: the table's deletes stream runs and stops with it, shows in the table's view,
 // and its cursor (<alias>.deletes) cannot be reset under it.
 TEST_F(SourceDirectionTest, ADeletesStreamRunsWithItsTableAndRefusesAResetWhileRunning) {
-  client_.set_handler([this](const servicenow::HttpRequest& r) {
+  client_.set_handler([this](const servicenow::InstanceRequest& r) {
     if (r.target.find("/sys_audit?") != std::string::npos) {
       auto none = testsupport::FakeTableClient::List({});
       none.response.total_count = 0;

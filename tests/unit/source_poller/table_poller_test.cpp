@@ -92,7 +92,7 @@ class TablePollerTest : public ::testing::Test {
     store_ = std::move(store).value();
     for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
     client_.set_server_now_ms((kT0 + 100) * 1000);
-    client_.set_handler([this](const servicenow::HttpRequest& r) { return Answer(r); });
+    client_.set_handler([this](const servicenow::InstanceRequest& r) { return Answer(r); });
     source_.instance = "acme.service-now.com";
     source_.overlap_seconds = 2;
     source_.safety_lag_seconds = 1;
@@ -121,7 +121,7 @@ class TablePollerTest : public ::testing::Test {
     for (auto& p : pollers_) p->ReleaseWindow();
   }
 
-  servicenow::CallResult Answer(const servicenow::HttpRequest& r) {
+  servicenow::CallResult Answer(const servicenow::InstanceRequest& r) {
     std::lock_guard lock(mu_);
     if (script_) {
       if (auto scripted = script_(r)) return *scripted;
@@ -194,7 +194,7 @@ class TablePollerTest : public ::testing::Test {
   PollerOptions options_;
   std::mutex mu_;
   SimTable sim_;
-  std::function<std::optional<servicenow::CallResult>(const servicenow::HttpRequest&)> script_;
+  std::function<std::optional<servicenow::CallResult>(const servicenow::InstanceRequest&)> script_;
   std::vector<std::shared_ptr<TablePoller>> pollers_;
 };
 
@@ -268,8 +268,8 @@ TEST_F(TablePollerTest, FirstSweepWaitsForTheInstanceClockWithTheProbeOff) {
   client_.set_server_clock_known(false);
   client_.set_server_now_ms((kServerNow + 120) * 1000);         // this host's clock
   auto date_seen = std::make_shared<std::atomic<bool>>(false);  // outlives the test body
-  script_ = [this,
-             date_seen](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+  script_ = [this, date_seen](
+                const servicenow::InstanceRequest&) -> std::optional<servicenow::CallResult> {
     if (!date_seen->exchange(true)) {
       client_.set_server_now_ms(kServerNow * 1000);
       client_.set_server_clock_known(true);
@@ -416,7 +416,7 @@ TEST_F(TablePollerTest, ProduceFailureNeverAdvancesTheCursorAndReReads) {
 
 TEST_F(TablePollerTest, RowOutOfOrderFailsTheTableLoudly) {
   AddRows({{kT0 + 10, Id(1)}, {kT0 + 10, Id(2)}});
-  script_ = [this](const servicenow::HttpRequest& r) -> std::optional<servicenow::CallResult> {
+  script_ = [this](const servicenow::InstanceRequest& r) -> std::optional<servicenow::CallResult> {
     auto answer = sim_.Answer(r.target);
     std::reverse(answer.response.rows.begin(), answer.response.rows.end());  // ORDERBY ignored
     return answer;
@@ -435,7 +435,7 @@ TEST_F(TablePollerTest, RowOutOfOrderFailsTheTableLoudly) {
 
 TEST_F(TablePollerTest, BadRowFailsTheTableNamingHowToSkip) {
   AddRows({{kT0 + 10, Id(1)}, {kT0 + 11, Id(2)}});
-  script_ = [this](const servicenow::HttpRequest& r) -> std::optional<servicenow::CallResult> {
+  script_ = [this](const servicenow::InstanceRequest& r) -> std::optional<servicenow::CallResult> {
     auto answer = sim_.Answer(r.target);
     if (!answer.response.rows.empty()) {
       answer.response.rows[0].as_object()["sys_updated_on"] = "yesterday";
@@ -453,7 +453,7 @@ TEST_F(TablePollerTest, BadRowFailsTheTableNamingHowToSkip) {
 TEST_F(TablePollerTest, BadRowIsSkippedAndCountedUnderSkip) {
   source_.bad_row = BadRowBehavior::kSkip;
   AddRows({{kT0 + 10, Id(1)}, {kT0 + 11, Id(2)}, {kT0 + 12, Id(3)}});
-  script_ = [this](const servicenow::HttpRequest& r) -> std::optional<servicenow::CallResult> {
+  script_ = [this](const servicenow::InstanceRequest& r) -> std::optional<servicenow::CallResult> {
     auto answer = sim_.Answer(r.target);
     for (auto& row : answer.response.rows) {
       if (row.as_object()["sys_id"].as_string() == Id(2)) row.as_object()["sys_id"] = "";
@@ -492,7 +492,8 @@ TEST_F(TablePollerTest, RetryableErrorsBackOffAndRecover) {
   // Shared, not captured by reference: the poller keeps calling the script after the test
   // body returns, until TearDown stops it.
   auto failures = std::make_shared<std::atomic<int>>(2);
-  script_ = [failures](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+  script_ =
+      [failures](const servicenow::InstanceRequest&) -> std::optional<servicenow::CallResult> {
     if (failures->fetch_sub(1) > 0) {
       return FakeTableClient::Failure(servicenow::OutcomeClass::kRetryable, 503, "busy");
     }
@@ -511,7 +512,7 @@ TEST_F(TablePollerTest, BackingOffIsNotOkUntilTheInstanceAnswersAgain) {
   source_.startup_probe = true;
   AddRows({{kT0 + 10, Id(1)}});
   auto down = std::make_shared<std::atomic<bool>>(true);  // outlives the test body, as above
-  script_ = [down](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+  script_ = [down](const servicenow::InstanceRequest&) -> std::optional<servicenow::CallResult> {
     if (down->load()) {
       return FakeTableClient::Failure(servicenow::OutcomeClass::kRetryable, 0,
                                       "request not sent: Couldn't connect to server");
@@ -539,7 +540,7 @@ TEST_F(TablePollerTest, AnInstanceThatCannotBeReachedAtAllIsWaitedForNotFailedOn
   source_.startup_probe = true;
   AddRows({{kT0 + 10, Id(1)}});
   auto broken = std::make_shared<std::atomic<bool>>(true);  // outlives the test body
-  script_ = [broken](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+  script_ = [broken](const servicenow::InstanceRequest&) -> std::optional<servicenow::CallResult> {
     if (!broken->load()) return std::nullopt;
     servicenow::CallResult r = FakeTableClient::Failure(
         servicenow::OutcomeClass::kPermanent, 0,
@@ -576,7 +577,7 @@ TEST_F(TablePollerTest, StopWaitsForInFlightRowsAndCommitsThem) {
 
 TEST_F(TablePollerTest, ProbeRefusedWithForbiddenFailsTheTable) {
   source_.startup_probe = true;
-  script_ = [](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+  script_ = [](const servicenow::InstanceRequest&) -> std::optional<servicenow::CallResult> {
     return FakeTableClient::Failure(servicenow::OutcomeClass::kPermission, 403,
                                     "Insufficient rights to query records");
   };
@@ -599,7 +600,7 @@ TEST_F(TablePollerTest, ProbeRefusedWithForbiddenFailsTheTable) {
 TEST_F(TablePollerTest, ProbeSeeingNoTimestampFieldBlamesAnAcl) {
   source_.startup_probe = true;
   AddRows({{kT0 + 10, Id(1)}});
-  script_ = [this](const servicenow::HttpRequest& r) -> std::optional<servicenow::CallResult> {
+  script_ = [this](const servicenow::InstanceRequest& r) -> std::optional<servicenow::CallResult> {
     auto answer = sim_.Answer(r.target);
     for (auto& row : answer.response.rows) row.as_object().erase("sys_updated_on");
     return answer;
@@ -614,7 +615,7 @@ TEST_F(TablePollerTest, ProbeThenTimeZoneLookupThenPolling) {
   source_.startup_probe = true;
   options_.username = "svc.kafka";
   AddRows({{kT0 + 10, Id(1)}});
-  script_ = [](const servicenow::HttpRequest& r) -> std::optional<servicenow::CallResult> {
+  script_ = [](const servicenow::InstanceRequest& r) -> std::optional<servicenow::CallResult> {
     if (r.target.starts_with("/api/now/table/sys_user")) {
       boost::json::array rows;
       rows.push_back(boost::json::object{{"time_zone", "Europe/Berlin"}});
@@ -651,7 +652,7 @@ TEST_F(TablePollerTest, CredentialsRefusedAfterAFreshTokenPauseTheTableInsteadOf
   source_.startup_probe = true;  // the probe's answer; the matrix below covers the pages
   AddRows({{kT0 + 10, Id(1)}});
   auto refused = std::make_shared<std::atomic<bool>>(true);  // outlives the test body
-  script_ = [refused](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+  script_ = [refused](const servicenow::InstanceRequest&) -> std::optional<servicenow::CallResult> {
     if (!refused->load()) return std::nullopt;
     servicenow::CallResult r = FakeTableClient::Failure(servicenow::OutcomeClass::kUnauthorized,
                                                         401, "User Not Authenticated");
@@ -683,7 +684,7 @@ TEST_F(TablePollerTest, BackOffWaitsTheInstancesRetryAfterAndShowsIt) {
     std::vector<std::chrono::steady_clock::time_point> at;
   };
   auto sent = std::make_shared<Sent>();  // outlives the test body
-  script_ = [sent](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+  script_ = [sent](const servicenow::InstanceRequest&) -> std::optional<servicenow::CallResult> {
     std::lock_guard lock(sent->mu);
     sent->at.push_back(std::chrono::steady_clock::now());
     if (sent->at.size() > 1) return std::nullopt;
@@ -721,7 +722,7 @@ TEST_P(PageOutcomeTest, TheGetPageCellEndsAsTheTableSays) {
   // The instance's Retry-After is honoured; scaled down so the cell takes ms.
   if (answer->response.retry_after_ms) answer->response.retry_after_ms = 50;
   script_ = [broken,
-             answer](const servicenow::HttpRequest&) -> std::optional<servicenow::CallResult> {
+             answer](const servicenow::InstanceRequest&) -> std::optional<servicenow::CallResult> {
     if (!broken->load()) return std::nullopt;
     return *answer;
   };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "snowcar/api/router.h"
+#include "snowcar/api/api_router.h"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -53,17 +53,17 @@ Status ParseQuery(std::string_view query, std::map<std::string, std::string>& ou
 
 }  // namespace
 
-Router::Router() {
+ApiRouter::ApiRouter() {
   Status s = Add(Route{"GET", "/help", "this list of routes, generated from the handler table",
-                       false, [this](const Request&) { return Help(); }});
+                       false, [this](const ApiRequest&) { return Help(); }});
   (void)s;  // a fixed, valid pattern on an empty table
 }
 
-Router::Router(WithoutHelp) {}
+ApiRouter::ApiRouter(WithoutHelp) {}
 
-Result<std::shared_ptr<Router>> SubsetRouter(const Router& from,
-                                             const std::vector<std::string>& patterns) {
-  auto subset = std::make_shared<Router>(Router::WithoutHelp{});
+Result<std::shared_ptr<ApiRouter>> SubsetRouter(const ApiRouter& from,
+                                                const std::vector<std::string>& patterns) {
+  auto subset = std::make_shared<ApiRouter>(ApiRouter::WithoutHelp{});
   for (const std::string& pattern : patterns) {
     bool found = false;
     for (const Route& route : from.routes()) {
@@ -76,7 +76,7 @@ Result<std::shared_ptr<Router>> SubsetRouter(const Router& from,
   return subset;
 }
 
-Status Router::Add(Route route) {
+Status ApiRouter::Add(Route route) {
   const std::string& p = route.pattern;
   if (p.empty() || p[0] != '/') {
     return Status::InvalidArgument("route pattern '" + p + "' must start with '/'");
@@ -115,23 +115,23 @@ Status Router::Add(Route route) {
   return Status::Ok();
 }
 
-Response Router::Handle(std::string_view method, std::string_view target,
-                        std::string_view body) const {
-  Request request;
+ApiResponse ApiRouter::Handle(std::string_view method, std::string_view target,
+                              std::string_view body) const {
+  ApiRequest request;
   request.method = std::string(method);
   request.target = std::string(target);
   request.body = std::string(body);
   return Handle(request);
 }
 
-Response Router::Handle(const Request& in) const {
-  Request request = in;
+ApiResponse ApiRouter::Handle(const ApiRequest& in) const {
+  ApiRequest request = in;
   const std::string_view target = request.target;
   const size_t qmark = target.find('?');
   request.path = std::string(target.substr(0, qmark));
   if (request.path.empty() || request.path[0] != '/') {
-    return Response::Error(400, "request target must be an absolute path starting with '/'",
-                           request.path.substr(0, 200));
+    return ApiResponse::Error(400, "request target must be an absolute path starting with '/'",
+                              request.path.substr(0, 200));
   }
   // One trailing slash is tolerated: "/v1/health/" is "/v1/health".
   std::string_view match_path = request.path;
@@ -140,13 +140,13 @@ Response Router::Handle(const Request& in) const {
   request.query.clear();
   if (qmark != std::string_view::npos) {
     Status s = ParseQuery(target.substr(qmark + 1), request.query);
-    if (!s.ok()) return Response::Error(400, s.message(), request.path);
+    if (!s.ok()) return ApiResponse::Error(400, s.message(), request.path);
   }
 
   std::vector<std::string> decoded;
   for (std::string_view segment : SplitPath(match_path)) {
     auto d = PercentDecode(segment);
-    if (!d.ok()) return Response::Error(400, d.status().message(), request.path);
+    if (!d.ok()) return ApiResponse::Error(400, d.status().message(), request.path);
     decoded.push_back(std::move(d).value());
   }
 
@@ -172,10 +172,10 @@ Response Router::Handle(const Request& in) const {
     } catch (const std::exception& e) {
       SNOWCAR_LOG(kError, "api.handler_threw",
                   {{"path", request.path}, {"error", std::string(e.what())}});
-      return Response::Error(500, std::string("internal error: ") + e.what(), request.path);
+      return ApiResponse::Error(500, std::string("internal error: ") + e.what(), request.path);
     } catch (...) {
       SNOWCAR_LOG(kError, "api.handler_threw", {{"path", request.path}});
-      return Response::Error(500, "internal error", request.path);
+      return ApiResponse::Error(500, "internal error", request.path);
     }
   }
   if (!allowed.empty()) {
@@ -184,20 +184,20 @@ Response Router::Handle(const Request& in) const {
       if (!allow.empty()) allow += ", ";
       allow += m;
     }
-    Response r = Response::Error(
+    ApiResponse r = ApiResponse::Error(
         405, "method " + request.method + " not allowed on this path; allowed: " + allow,
         request.path);
     r.headers.emplace_back("Allow", allow);
     return r;
   }
   const bool has_help = !routes_.empty() && routes_.front().pattern == "/help";
-  return Response::Error(404,
-                         has_help ? "no such endpoint; GET /help lists them"
-                                  : "no such endpoint here; this listener serves " + Patterns(),
-                         request.path);
+  return ApiResponse::Error(404,
+                            has_help ? "no such endpoint; GET /help lists them"
+                                     : "no such endpoint here; this listener serves " + Patterns(),
+                            request.path);
 }
 
-std::string Router::Patterns() const {
+std::string ApiRouter::Patterns() const {
   std::string out;
   std::set<std::string_view> seen;
   for (const auto& route : routes_) {
@@ -207,7 +207,7 @@ std::string Router::Patterns() const {
   return out;
 }
 
-Response Router::Help() const {
+ApiResponse ApiRouter::Help() const {
   boost::json::array list;
   for (const auto& route : routes_) {
     boost::json::object entry;
@@ -219,7 +219,7 @@ Response Router::Help() const {
   }
   boost::json::object root;
   root["routes"] = std::move(list);
-  return Response::Json(200, root);
+  return ApiResponse::Json(200, root);
 }
 
 }  // namespace snowcar::api

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "writer.h"
+#include "table_api_writer.h"
 
 #include <boost/json/serialize.hpp>
 #include <memory>
@@ -17,7 +17,7 @@ namespace {
 using servicenow::Action;
 using servicenow::CallPurpose;
 using servicenow::CallResult;
-using servicenow::HttpRequest;
+using servicenow::InstanceRequest;
 using servicenow::Method;
 using servicenow::OutcomeClass;
 
@@ -53,8 +53,8 @@ std::string SysIdOf(const CallResult& result) {
 
 }  // namespace
 
-struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
-  Writer* writer = nullptr;
+struct TableApiWriter::Op : std::enable_shared_from_this<TableApiWriter::Op> {
+  TableApiWriter* writer = nullptr;
   Command command;
   boost::asio::any_io_executor executor;
   Done done;
@@ -67,7 +67,7 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
 
   void Send(Method method, std::string target, std::string body,
             std::function<void(CallResult)> next) {
-    HttpRequest r;
+    InstanceRequest r;
     r.method = method;
     r.target = std::move(target);
     r.body = std::move(body);
@@ -421,8 +421,8 @@ struct Writer::Op : std::enable_shared_from_this<Writer::Op> {
   }
 };
 
-void Writer::Write(Command command, boost::asio::any_io_executor executor, Done done,
-                   std::shared_ptr<WriteHistory> history) {
+void TableApiWriter::Write(Command command, boost::asio::any_io_executor executor, Done done,
+                           std::shared_ptr<WriteHistory> history) {
   auto op = std::make_shared<Op>();
   op->writer = this;
   op->history = history != nullptr ? std::move(history) : std::make_shared<WriteHistory>();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "snowcar/api/http.h"
+#include "snowcar/api/api_http.h"
 
 #include <strings.h>
 
@@ -64,19 +64,19 @@ void RepairUtf8(std::string& text) {
 
 }  // namespace
 
-const std::string& Request::Capture(const std::string& name) const {
+const std::string& ApiRequest::Capture(const std::string& name) const {
   static const std::string kEmpty;
   auto it = captures.find(name);
   return it == captures.end() ? kEmpty : it->second;
 }
 
-const std::string* Request::QueryParam(const std::string& name) const {
+const std::string* ApiRequest::QueryParam(const std::string& name) const {
   auto it = query.find(name);
   return it == query.end() ? nullptr : &it->second;
 }
 
-Response Response::Json(int status, const boost::json::value& value) {
-  Response r;
+ApiResponse ApiResponse::Json(int status, const boost::json::value& value) {
+  ApiResponse r;
   r.status = status;
   r.body = boost::json::serialize(value);
   RepairUtf8(r.body);
@@ -84,15 +84,15 @@ Response Response::Json(int status, const boost::json::value& value) {
   return r;
 }
 
-Response Response::Text(int status, std::string text) {
-  Response r;
+ApiResponse ApiResponse::Text(int status, std::string text) {
+  ApiResponse r;
   r.status = status;
   r.content_type = "text/plain; charset=utf-8";
   r.body = std::move(text);
   return r;
 }
 
-Response Response::Error(int status, std::string_view message, std::string_view path) {
+ApiResponse ApiResponse::Error(int status, std::string_view message, std::string_view path) {
   boost::json::object error;
   error["message"] = redact::Mask(message);
   error["path"] = redact::Mask(path);
@@ -101,7 +101,7 @@ Response Response::Error(int status, std::string_view message, std::string_view 
   return Json(status, root);
 }
 
-std::string Response::Header(std::string_view name) const {
+std::string ApiResponse::Header(std::string_view name) const {
   for (const auto& [k, v] : headers) {
     if (k.size() == name.size() && strncasecmp(k.data(), name.data(), k.size()) == 0) return v;
   }

@@ -17,12 +17,12 @@
 #include <string_view>
 #include <vector>
 
-#include "snowcar/api/http.h"
+#include "snowcar/api/api_http.h"
 #include "snowcar/common/status.h"
 
 namespace snowcar::api {
 
-using Handler = std::function<Response(const Request&)>;
+using Handler = std::function<ApiResponse(const ApiRequest&)>;
 
 struct Route {
   std::string method;   // "GET" or "POST"
@@ -34,16 +34,16 @@ struct Route {
   Handler handler;
 };
 
-class Router {
+class ApiRouter {
  public:
-  Router();  // registers GET /help
+  ApiRouter();  // registers GET /help
   // A table without /help: only what is added. The TCP admin listener uses one so that it
   // advertises nothing it does not serve.
   struct WithoutHelp {};
-  explicit Router(WithoutHelp);
-  // The /help handler refers to this table, so a Router stays where it was built.
-  Router(const Router&) = delete;
-  Router& operator=(const Router&) = delete;
+  explicit ApiRouter(WithoutHelp);
+  // The /help handler refers to this table, so an ApiRouter stays where it was built.
+  ApiRouter(const ApiRouter&) = delete;
+  ApiRouter& operator=(const ApiRouter&) = delete;
 
   // Fails with kInvalidArgument when the pattern is malformed (must start with '/', captures
   // are whole segments with unique names), when a mutating route is not POST, or when the
@@ -53,9 +53,9 @@ class Router {
   // Answers one request: 404 for an unknown path, 405 with an Allow header when the path is
   // known but not for this method, 400 for a malformed percent escape, 500 when the handler
   // throws. Never throws.
-  Response Handle(const Request& request) const;
-  Response Handle(std::string_view method, std::string_view target,
-                  std::string_view body = {}) const;
+  ApiResponse Handle(const ApiRequest& request) const;
+  ApiResponse Handle(std::string_view method, std::string_view target,
+                     std::string_view body = {}) const;
 
   const std::vector<Route>& routes() const { return routes_; }
 
@@ -64,7 +64,7 @@ class Router {
     std::vector<std::string> segments;  // literal text, or the capture name
     std::vector<bool> is_capture;
   };
-  Response Help() const;
+  ApiResponse Help() const;
   std::string Patterns() const;  // "/metrics, /v1/health", for the 404 of a table without /help
 
   std::vector<Route> routes_;
@@ -74,7 +74,7 @@ class Router {
 // A new router (without /help) holding the routes of `from` whose pattern is one of
 // `patterns`, every method of each. Fails with kNotFound naming a pattern `from` lacks. The
 // handlers are shared, so what they reference must outlive both routers.
-Result<std::shared_ptr<Router>> SubsetRouter(const Router& from,
-                                             const std::vector<std::string>& patterns);
+Result<std::shared_ptr<ApiRouter>> SubsetRouter(const ApiRouter& from,
+                                                const std::vector<std::string>& patterns);
 
 }  // namespace snowcar::api

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "snowcar/emulator/writer.h"
+#include "snowcar/emulator/row_generator.h"
 
 #include <chrono>
 #include <random>
@@ -9,7 +9,7 @@
 namespace snowcar::emulator {
 namespace {
 
-// The field a writer's update changes: short_description when the table has one.
+// The field a generated update changes: short_description when the table has one.
 std::string UpdateField(const TableSchema& schema) {
   for (const char* name : {"short_description", "description", "name"}) {
     if (schema.IndexOf(name)) return name;
@@ -22,7 +22,7 @@ std::string UpdateField(const TableSchema& schema) {
 
 }  // namespace
 
-Status Writer::Start(WriterOptions options) {
+Status RowGenerator::Start(RowGeneratorOptions options) {
   if (options.tables.empty()) return Status::InvalidArgument("writer needs at least one table");
   for (const auto& t : options.tables) {
     if (!store_.TableExists(t))
@@ -44,7 +44,7 @@ Status Writer::Start(WriterOptions options) {
   return Status::Ok();
 }
 
-void Writer::Stop() {
+void RowGenerator::Stop() {
   std::thread t;
   {
     std::lock_guard lock(mu_);
@@ -57,18 +57,18 @@ void Writer::Stop() {
   running_ = false;
 }
 
-bool Writer::running() const {
+bool RowGenerator::running() const {
   std::lock_guard lock(mu_);
   return running_;
 }
 
-WriterStats Writer::stats() const {
+RowGeneratorStats RowGenerator::stats() const {
   std::lock_guard lock(mu_);
   return stats_;
 }
 
-Status Writer::UpdateRandom(const std::string& table, uint64_t pick, int64_t backdate,
-                            const std::string& user) {
+Status RowGenerator::UpdateRandom(const std::string& table, uint64_t pick, int64_t backdate,
+                                  const std::string& user) {
   // RowAt is O(log n); a snapshot per update would cost O(rows) at every write.
   auto picked = store_.RowAt(table, pick);
   if (!picked.ok()) return picked.status();
@@ -88,8 +88,8 @@ Status Writer::UpdateRandom(const std::string& table, uint64_t pick, int64_t bac
   return r.ok() ? Status::Ok() : r.status();
 }
 
-Status Writer::WriteNow(const std::string& table, int creates, int updates,
-                        int64_t backdate_seconds, const std::string& user) {
+Status RowGenerator::WriteNow(const std::string& table, int creates, int updates,
+                              int64_t backdate_seconds, const std::string& user) {
   auto schema = store_.Schema(table);
   if (!schema) return Status::InvalidArgument("writer table '" + table + "' does not exist");
   const std::string field = UpdateField(*schema);
@@ -131,7 +131,7 @@ Status Writer::WriteNow(const std::string& table, int creates, int updates,
   return Status::Ok();
 }
 
-void Writer::Run(WriterOptions o) {
+void RowGenerator::Run(RowGeneratorOptions o) {
   using std::chrono::steady_clock;
   std::mt19937_64 rng(o.seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);

@@ -3,11 +3,11 @@
 // and a journal entry for every non-control request.
 #pragma once
 
-#include "emulator/http_types.h"
+#include "emulator/emulator_http.h"
 #include "emulator/server_context.h"
 
 namespace snowcar::emulator {
 
-http::Response Route(const ServerContext& ctx, http::Request& request);
+EmulatorResponse Route(const ServerContext& ctx, EmulatorRequest& request);
 
 }  // namespace snowcar::emulator

@@ -57,12 +57,12 @@ struct WriteOutcome {
   bool ok() const { return applied.has_value(); }
 };
 
-class Writer {
+class TableApiWriter {
  public:
   using Done = std::function<void(WriteOutcome)>;
 
   // `store` may be null when the correlation cache is not used (tests of other paths).
-  Writer(LimitedClient& client, state::StateStore* store, const SinkSettings& settings)
+  TableApiWriter(LimitedClient& client, state::StateStore* store, const SinkSettings& settings)
       : client_(client), store_(store), settings_(settings) {}
 
   // Applies `command`; `done` runs once, posted to `executor`. `history` (may be null: a

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The background writer: rows appear, many in one second, late-visible rows.
+// The row generator: rows appear, many in one second, late-visible rows.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -17,7 +17,7 @@ std::string Encoded(int64_t epoch_seconds) {
   return t.replace(10, 1, "%20");
 }
 
-class WriterTest : public EmulatorTest {
+class RowGeneratorTest : public EmulatorTest {
  protected:
   // Waits (bounded) until `done` holds.
   template <typename F>
@@ -36,30 +36,30 @@ class WriterTest : public EmulatorTest {
   }
 };
 
-TEST_F(WriterTest, ManyRowsInOneSecond) {
+TEST_F(RowGeneratorTest, ManyRowsInOneSecond) {
   server_->clock().FreezeAt(1'790'000'000'000);
-  ASSERT_TRUE(server_->writer().WriteNow("incident", 200, 0, 0).ok());
+  ASSERT_TRUE(server_->row_generator().WriteNow("incident", 200, 0, 0).ok());
   auto r = Get(Url("/api/now/table/incident?sysparm_query=sys_updated_on%3D" +
                    Encoded(1'790'000'000) + "&sysparm_limit=1"));
   EXPECT_EQ(r.Header("x-total-count"), "200");
-  EXPECT_EQ(server_->writer().stats().inserted, 200u);
+  EXPECT_EQ(server_->row_generator().stats().inserted, 200u);
 }
 
-TEST_F(WriterTest, LateVisibleRowIsOlderThanRowsAlreadyRead) {
+TEST_F(RowGeneratorTest, LateVisibleRowIsOlderThanRowsAlreadyRead) {
   server_->clock().FreezeAt(1'790'000'000'000);
-  ASSERT_TRUE(server_->writer().WriteNow("incident", 3, 0, 0).ok());
+  ASSERT_TRUE(server_->row_generator().WriteNow("incident", 3, 0, 0).ok());
   const std::string newest_read = NewestUpdatedOn();
-  ASSERT_TRUE(server_->writer().WriteNow("incident", 1, 0, 5).ok());
+  ASSERT_TRUE(server_->row_generator().WriteNow("incident", 1, 0, 5).ok());
   auto r = Get(
       Url("/api/now/table/incident?sysparm_query=sys_updated_on%3D" + Encoded(1'790'000'000 - 5)));
   ASSERT_EQ(r.Header("x-total-count"), "1");
   const std::string late(Json(r.body).at("result").at(0).at("sys_updated_on").as_string());
   EXPECT_LT(late, newest_read);
-  EXPECT_EQ(server_->writer().stats().late, 1u);
+  EXPECT_EQ(server_->row_generator().stats().late, 1u);
 }
 
-TEST_F(WriterTest, UpdatesBumpModCount) {
-  ASSERT_TRUE(server_->writer().WriteNow("incident", 0, 5, 0).ok());
+TEST_F(RowGeneratorTest, UpdatesBumpModCount) {
+  ASSERT_TRUE(server_->row_generator().WriteNow("incident", 0, 5, 0).ok());
   size_t updated = 0;
   auto snapshot = server_->store().Snapshot("incident");
   ASSERT_TRUE(snapshot.ok());
@@ -67,47 +67,47 @@ TEST_F(WriterTest, UpdatesBumpModCount) {
     if (row->Get(TableSchema::kSysModCount) != "0") ++updated;
   }
   EXPECT_GE(updated, 1u);
-  EXPECT_EQ(server_->writer().stats().updated, 5u);
+  EXPECT_EQ(server_->row_generator().stats().updated, 5u);
 }
 
-TEST_F(WriterTest, BackgroundWriterWritesUntilStopped) {
-  WriterOptions o;
+TEST_F(RowGeneratorTest, BackgroundGeneratorWritesUntilStopped) {
+  RowGeneratorOptions o;
   o.tables = {"incident"};
   o.rows_per_second = 500;
   o.update_share = 0.5;
-  ASSERT_TRUE(server_->writer().Start(o).ok());
-  EXPECT_FALSE(server_->writer().Start(o).ok());  // already running
+  ASSERT_TRUE(server_->row_generator().Start(o).ok());
+  EXPECT_FALSE(server_->row_generator().Start(o).ok());  // already running
   // Pages keep being read while the writer runs.
   ASSERT_TRUE(WaitFor([&] {
     EXPECT_EQ(Get(Url("/api/now/table/incident?sysparm_limit=20")).status, 200);
-    const auto s = server_->writer().stats();
+    const auto s = server_->row_generator().stats();
     return s.inserted >= 10 && s.updated >= 10;
   }));
-  server_->writer().Stop();
-  EXPECT_FALSE(server_->writer().running());
+  server_->row_generator().Stop();
+  EXPECT_FALSE(server_->row_generator().running());
   const auto count = server_->store().Count("incident");
-  EXPECT_EQ(count, 73 + server_->writer().stats().inserted);
+  EXPECT_EQ(count, 73 + server_->row_generator().stats().inserted);
 }
 
-TEST_F(WriterTest, BurstsWriteManyRowsInOneSecond) {
+TEST_F(RowGeneratorTest, BurstsWriteManyRowsInOneSecond) {
   server_->clock().FreezeAt(1'790'000'000'000);
-  WriterOptions o;
+  RowGeneratorOptions o;
   o.tables = {"incident"};
   o.rows_per_second = 0;
   o.burst_rows = 40;
   o.burst_interval_ms = 50;
-  ASSERT_TRUE(server_->writer().Start(o).ok());
-  ASSERT_TRUE(WaitFor([&] { return server_->writer().stats().inserted >= 40; }));
-  server_->writer().Stop();
+  ASSERT_TRUE(server_->row_generator().Start(o).ok());
+  ASSERT_TRUE(WaitFor([&] { return server_->row_generator().stats().inserted >= 40; }));
+  server_->row_generator().Stop();
   auto r = Get(Url("/api/now/table/incident?sysparm_limit=1&sysparm_query=sys_updated_on%3D" +
                    Encoded(1'790'000'000)));
   EXPECT_GE(std::stoul(r.Header("x-total-count")), 40u);
 }
 
-TEST_F(WriterTest, RejectsUnknownTable) {
-  WriterOptions o;
+TEST_F(RowGeneratorTest, RejectsUnknownTable) {
+  RowGeneratorOptions o;
   o.tables = {"nope"};
-  EXPECT_EQ(server_->writer().Start(o).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(server_->row_generator().Start(o).code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

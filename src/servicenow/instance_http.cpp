@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "snowcar/servicenow/http_message.h"
+#include "snowcar/servicenow/instance_http.h"
 
 #include <cctype>
 
@@ -24,7 +24,7 @@ std::string_view MethodName(Method method) {
   return "GET";
 }
 
-std::optional<std::string_view> HttpResponse::Header(std::string_view name) const {
+std::optional<std::string_view> InstanceResponse::Header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
     if (EqualsIgnoreCase(key, name)) return TrimSpace(value);
   }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// A background writer: the other users of the instance.
+// A background row generator: the other users of the instance.
 //
 // While a poller reads pages, real instances keep changing: rows are created and updated,
 // many within one second, and some transactions commit late, making a row visible with a
 // sys_updated_on a few seconds in the past (older than rows a poller already read). The
-// writer produces exactly that, at a chosen pace, so source tests can check that nothing is
-// lost or duplicated under churn.
+// generator produces exactly that, at a chosen pace, so source tests can check that nothing
+// is lost or duplicated under churn. Over HTTP it is /_emulator/writer (docs/testbed.md); its
+// rows carry the user "writer" unless told otherwise.
 #pragma once
 
 #include <condition_variable>
@@ -20,7 +21,7 @@
 
 namespace snowcar::emulator {
 
-struct WriterOptions {
+struct RowGeneratorOptions {
   std::vector<std::string> tables;  // written round-robin; must exist
   double rows_per_second = 10.0;    // steady writes (creates + updates)
   double update_share = 0.5;        // share of steady writes that update an existing row
@@ -34,27 +35,27 @@ struct WriterOptions {
   std::string user = "writer";
 };
 
-struct WriterStats {
+struct RowGeneratorStats {
   uint64_t inserted = 0;
   uint64_t updated = 0;
   uint64_t late = 0;    // writes among the above that were backdated
   uint64_t failed = 0;  // writes the store refused
 };
 
-class Writer {
+class RowGenerator {
  public:
-  explicit Writer(TableStore& store) : store_(store) {}
-  ~Writer() { Stop(); }
-  Writer(const Writer&) = delete;
-  Writer& operator=(const Writer&) = delete;
+  explicit RowGenerator(TableStore& store) : store_(store) {}
+  ~RowGenerator() { Stop(); }
+  RowGenerator(const RowGenerator&) = delete;
+  RowGenerator& operator=(const RowGenerator&) = delete;
 
   // Starts writing on its own thread; InvalidArgument for a bad option or unknown table,
   // FailedPrecondition when already running.
-  Status Start(WriterOptions options);
+  Status Start(RowGeneratorOptions options);
   // Stops and joins; safe to call when not running. Stats stay readable.
   void Stop();
   bool running() const;
-  WriterStats stats() const;
+  RowGeneratorStats stats() const;
 
   // One synchronous step, for tests that want exact control: `creates` new rows and
   // `updates` updates of existing rows on `table`, each backdated by `backdate_seconds`.
@@ -62,7 +63,7 @@ class Writer {
                   const std::string& user = "writer");
 
  private:
-  void Run(WriterOptions options);
+  void Run(RowGeneratorOptions options);
   Status UpdateRandom(const std::string& table, uint64_t pick, int64_t backdate,
                       const std::string& user);
 
@@ -72,7 +73,7 @@ class Writer {
   bool stop_ = false;
   bool running_ = false;
   std::thread thread_;
-  WriterStats stats_;
+  RowGeneratorStats stats_;
   uint64_t counter_ = 0;
 };
 

@@ -19,7 +19,7 @@ enum class Method { kGet, kPost, kPatch, kPut, kDelete };
 std::string_view MethodName(Method method);
 
 // One logical call to the instance. Retries of it resend the same request.
-struct HttpRequest {
+struct InstanceRequest {
   Method method = Method::kGet;
   // Path and query relative to `snow.url`, starting with '/', e.g.
   // "/api/now/table/incident?sysparm_limit=100". An absolute http(s) URL is used as is
@@ -34,7 +34,7 @@ struct HttpRequest {
   std::string request_id;
 };
 
-struct HttpResponse {
+struct InstanceResponse {
   int status = 0;  // 0: no answer was received
   // Header names as received; lookups ignore case. Repeated headers stay separate.
   std::vector<std::pair<std::string, std::string>> headers;

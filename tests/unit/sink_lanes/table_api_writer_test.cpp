@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The writer: one command -> the REST calls, for every operation and policy.
-#include "sink/writer.h"
+#include "sink/table_api_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 namespace snowcar::sink {
 namespace {
 
-using servicenow::HttpRequest;
+using servicenow::InstanceRequest;
 using servicenow::Method;
 using servicenow::OutcomeClass;
 using sinktest::BodyField;
@@ -27,7 +27,7 @@ using sinktest::Rows;
 using sinktest::SysId;
 using testsupport::FakeTableClient;
 
-class WriterTest : public ::testing::Test {
+class TableApiWriterTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto store = state::StateStore::Open({.dir = dir_.File("state")});
@@ -38,7 +38,7 @@ class WriterTest : public ::testing::Test {
 
   WriteOutcome Run(Command command, std::shared_ptr<WriteHistory> history = nullptr) {
     LimitedClient client(fake_, limit_);
-    Writer writer(client, store_.get(), settings_);
+    TableApiWriter writer(client, store_.get(), settings_);
     std::promise<WriteOutcome> p;
     io_.restart();
     writer.Write(
@@ -61,7 +61,7 @@ class WriterTest : public ::testing::Test {
     return c;
   }
 
-  std::vector<HttpRequest> Requests() const { return fake_.requests(); }
+  std::vector<InstanceRequest> Requests() const { return fake_.requests(); }
 
   testsupport::TempDir dir_{"sink-writer"};
   std::unique_ptr<state::StateStore> store_;
@@ -71,8 +71,8 @@ class WriterTest : public ::testing::Test {
   SinkSettings settings_;
 };
 
-TEST_F(WriterTest, CreatePostsTheFieldsAndReportsTheNewSysId) {
-  fake_.set_handler([](const HttpRequest&) { return Ok({{"sys_id", SysId(7)}}, 201); });
+TEST_F(TableApiWriterTest, CreatePostsTheFieldsAndReportsTheNewSysId) {
+  fake_.set_handler([](const InstanceRequest&) { return Ok({{"sys_id", SysId(7)}}, 201); });
   WriteOutcome out = Run(Cmd(Operation::kCreate));
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(out.applied->operation, Operation::kCreate);
@@ -86,15 +86,15 @@ TEST_F(WriterTest, CreatePostsTheFieldsAndReportsTheNewSysId) {
   EXPECT_FALSE(BodyOf(r[0]).contains("sys_id"));
 }
 
-TEST_F(WriterTest, CreateWithASysIdPostsItInTheBody) {
-  fake_.set_handler([](const HttpRequest&) { return Ok({{"sys_id", SysId(9)}}, 201); });
+TEST_F(TableApiWriterTest, CreateWithASysIdPostsItInTheBody) {
+  fake_.set_handler([](const InstanceRequest&) { return Ok({{"sys_id", SysId(9)}}, 201); });
   WriteOutcome out = Run(Cmd(Operation::kCreate, SysId(9)));
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(BodyField(Requests()[0], "sys_id"), SysId(9));
 }
 
-TEST_F(WriterTest, PatchAndPutAddressTheRowBySysId) {
-  fake_.set_handler([](const HttpRequest&) { return Ok({{"sys_id", SysId(1)}}); });
+TEST_F(TableApiWriterTest, PatchAndPutAddressTheRowBySysId) {
+  fake_.set_handler([](const InstanceRequest&) { return Ok({{"sys_id", SysId(1)}}); });
   ASSERT_TRUE(Run(Cmd(Operation::kPatch, SysId(1))).ok());
   ASSERT_TRUE(Run(Cmd(Operation::kPut, SysId(1))).ok());
   auto r = Requests();
@@ -106,8 +106,8 @@ TEST_F(WriterTest, PatchAndPutAddressTheRowBySysId) {
   EXPECT_EQ(BodyField(r[1], "short_description"), "printer on fire");
 }
 
-TEST_F(WriterTest, DeleteSendsADeleteWithoutBody) {
-  fake_.set_handler([](const HttpRequest&) { return Ok({}, 204); });
+TEST_F(TableApiWriterTest, DeleteSendsADeleteWithoutBody) {
+  fake_.set_handler([](const InstanceRequest&) { return Ok({}, 204); });
   WriteOutcome out = Run(Cmd(Operation::kDelete, SysId(3)));
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(out.applied->operation, Operation::kDelete);
@@ -118,10 +118,10 @@ TEST_F(WriterTest, DeleteSendsADeleteWithoutBody) {
   EXPECT_TRUE(r[0].body.empty());
 }
 
-TEST_F(WriterTest, NotFoundUnderFailIsANotFoundFailure) {
+TEST_F(TableApiWriterTest, NotFoundUnderFailIsANotFoundFailure) {
   settings_.not_found = NotFoundBehavior::kFail;
   fake_.set_handler(
-      [](const HttpRequest&) { return Fail(OutcomeClass::kNotFound, 404, "No Record found"); });
+      [](const InstanceRequest&) { return Fail(OutcomeClass::kNotFound, 404, "No Record found"); });
   WriteOutcome out = Run(Cmd(Operation::kPatch, SysId(4)));
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.failure->klass, ErrorClass::kNotFound);
@@ -131,18 +131,18 @@ TEST_F(WriterTest, NotFoundUnderFailIsANotFoundFailure) {
   EXPECT_EQ(Requests().size(), 1u);
 }
 
-TEST_F(WriterTest, NotFoundUnderIgnoreCompletesWithoutWriting) {
+TEST_F(TableApiWriterTest, NotFoundUnderIgnoreCompletesWithoutWriting) {
   settings_.not_found = NotFoundBehavior::kIgnore;
-  fake_.set_handler([](const HttpRequest&) { return Fail(OutcomeClass::kNotFound, 404); });
+  fake_.set_handler([](const InstanceRequest&) { return Fail(OutcomeClass::kNotFound, 404); });
   WriteOutcome out = Run(Cmd(Operation::kPut, SysId(4)));
   ASSERT_TRUE(out.ok());
   EXPECT_TRUE(out.ignored);
   EXPECT_EQ(Requests().size(), 1u);
 }
 
-TEST_F(WriterTest, NotFoundUnderCreatePostsWithTheAddressedSysId) {
+TEST_F(TableApiWriterTest, NotFoundUnderCreatePostsWithTheAddressedSysId) {
   settings_.not_found = NotFoundBehavior::kCreate;
-  fake_.set_handler([](const HttpRequest& r) {
+  fake_.set_handler([](const InstanceRequest& r) {
     if (r.method == Method::kPatch) return Fail(OutcomeClass::kNotFound, 404);
     return Ok({{"sys_id", SysId(5)}}, 201);
   });
@@ -158,9 +158,9 @@ TEST_F(WriterTest, NotFoundUnderCreatePostsWithTheAddressedSysId) {
   EXPECT_EQ(BodyField(r[1], "short_description"), "printer on fire");
 }
 
-TEST_F(WriterTest, DeleteNotFoundOnTheFirstTryFollowsThePolicy) {
+TEST_F(TableApiWriterTest, DeleteNotFoundOnTheFirstTryFollowsThePolicy) {
   settings_.not_found = NotFoundBehavior::kFail;
-  fake_.set_handler([](const HttpRequest&) { return Fail(OutcomeClass::kNotFound, 404); });
+  fake_.set_handler([](const InstanceRequest&) { return Fail(OutcomeClass::kNotFound, 404); });
   WriteOutcome out = Run(Cmd(Operation::kDelete, SysId(6)));
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.failure->klass, ErrorClass::kNotFound);
@@ -172,10 +172,10 @@ TEST_F(WriterTest, DeleteNotFoundOnTheFirstTryFollowsThePolicy) {
   EXPECT_EQ(Requests().size(), 2u) << "no POST for a delete";
 }
 
-TEST_F(WriterTest, DeleteNotFoundAfterAnAmbiguousFirstTryIsSuccess) {
+TEST_F(TableApiWriterTest, DeleteNotFoundAfterAnAmbiguousFirstTryIsSuccess) {
   settings_.not_found = NotFoundBehavior::kFail;
   int calls = 0;
-  fake_.set_handler([&calls](const HttpRequest&) {
+  fake_.set_handler([&calls](const InstanceRequest&) {
     return ++calls == 1 ? Fail(OutcomeClass::kAmbiguous, 0, "connection closed")
                         : Fail(OutcomeClass::kNotFound, 404);
   });
@@ -186,10 +186,10 @@ TEST_F(WriterTest, DeleteNotFoundAfterAnAmbiguousFirstTryIsSuccess) {
   EXPECT_EQ(Requests().size(), 2u);
 }
 
-TEST_F(WriterTest, AmbiguousCreateUnderRetryPostsAgain) {
+TEST_F(TableApiWriterTest, AmbiguousCreateUnderRetryPostsAgain) {
   settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
   int calls = 0;
-  fake_.set_handler([&calls](const HttpRequest&) {
+  fake_.set_handler([&calls](const InstanceRequest&) {
     return ++calls == 1 ? Fail(OutcomeClass::kAmbiguous, 0) : Ok({{"sys_id", SysId(8)}}, 201);
   });
   WriteOutcome out = Run(Cmd(Operation::kCreate));
@@ -202,12 +202,13 @@ TEST_F(WriterTest, AmbiguousCreateUnderRetryPostsAgain) {
 
 // Each POST whose answer was lost may have created a row: under retry there are at most
 // snow.retry.max.attempts of them, then the record fails as AMBIGUOUS.
-TEST_F(WriterTest, AmbiguousCreateUnderRetryIsBounded) {
+TEST_F(TableApiWriterTest, AmbiguousCreateUnderRetryIsBounded) {
   settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
   for (int max : {1, 3, 7}) {
     settings_.max_ambiguous_posts = max;
     const size_t before = Requests().size();
-    fake_.set_handler([](const HttpRequest&) { return Fail(OutcomeClass::kAmbiguous, 0, "EOF"); });
+    fake_.set_handler(
+        [](const InstanceRequest&) { return Fail(OutcomeClass::kAmbiguous, 0, "EOF"); });
     WriteOutcome out = Run(Cmd(Operation::kCreate));
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.failure->klass, ErrorClass::kAmbiguous) << max;
@@ -220,10 +221,11 @@ TEST_F(WriterTest, AmbiguousCreateUnderRetryIsBounded) {
 }
 
 // The count lives in the WriteHistory the lane passes to each try of the record.
-TEST_F(WriterTest, TheAmbiguousPostBoundCountsEarlierTries) {
+TEST_F(TableApiWriterTest, TheAmbiguousPostBoundCountsEarlierTries) {
   settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
   settings_.max_ambiguous_posts = 3;
-  fake_.set_handler([](const HttpRequest&) { return Fail(OutcomeClass::kAmbiguous, 0, "EOF"); });
+  fake_.set_handler(
+      [](const InstanceRequest&) { return Fail(OutcomeClass::kAmbiguous, 0, "EOF"); });
   auto history = std::make_shared<WriteHistory>();
   history->ambiguous_posts = 2;
   WriteOutcome out = Run(Cmd(Operation::kCreate), history);
@@ -236,9 +238,9 @@ TEST_F(WriterTest, TheAmbiguousPostBoundCountsEarlierTries) {
 // A create naming its sys_id whose POST lost its answer in an earlier try (the GET that would
 // have settled it failed, and the lane retried): the new try asks first instead of POSTing a
 // row that may exist already.
-TEST_F(WriterTest, ACreateWithASysIdAsksFirstAfterAnEarlierTryLostItsAnswer) {
+TEST_F(TableApiWriterTest, ACreateWithASysIdAsksFirstAfterAnEarlierTryLostItsAnswer) {
   settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
-  fake_.set_handler([](const HttpRequest&) { return Ok({{"sys_id", SysId(2)}}); });
+  fake_.set_handler([](const InstanceRequest&) { return Ok({{"sys_id", SysId(2)}}); });
   auto history = std::make_shared<WriteHistory>();
   history->ambiguous_posts = 1;
   WriteOutcome out = Run(Cmd(Operation::kCreate, SysId(2)), history);
@@ -253,8 +255,8 @@ TEST_F(WriterTest, ACreateWithASysIdAsksFirstAfterAnEarlierTryLostItsAnswer) {
 // A PATCH or PUT whose answer stayed lost after the client's resends is not the record's
 // fault and is harmless to send again: RETRIES_EXHAUSTED (the lane holds the record and
 // retries), never AMBIGUOUS (a record error).
-TEST_F(WriterTest, LostAnswersOfPatchAndPutAreHeldNotRecordErrors) {
-  fake_.set_handler([](const HttpRequest&) {
+TEST_F(TableApiWriterTest, LostAnswersOfPatchAndPutAreHeldNotRecordErrors) {
+  fake_.set_handler([](const InstanceRequest&) {
     return Fail(OutcomeClass::kAmbiguous, 0, "request sent but its answer was lost");
   });
   for (Operation op : {Operation::kPatch, Operation::kPut}) {
@@ -266,9 +268,9 @@ TEST_F(WriterTest, LostAnswersOfPatchAndPutAreHeldNotRecordErrors) {
 }
 
 // A DELETE whose earlier try (a lane retry ago) lost its answer: the 404 now is success.
-TEST_F(WriterTest, DeleteNotFoundAfterALostAnswerOfAnEarlierTryIsSuccess) {
+TEST_F(TableApiWriterTest, DeleteNotFoundAfterALostAnswerOfAnEarlierTryIsSuccess) {
   settings_.not_found = NotFoundBehavior::kFail;
-  fake_.set_handler([](const HttpRequest&) { return Fail(OutcomeClass::kNotFound, 404); });
+  fake_.set_handler([](const InstanceRequest&) { return Fail(OutcomeClass::kNotFound, 404); });
   auto history = std::make_shared<WriteHistory>();
   history->delete_sent = true;
   WriteOutcome out = Run(Cmd(Operation::kDelete, SysId(6)), history);
@@ -277,9 +279,10 @@ TEST_F(WriterTest, DeleteNotFoundAfterALostAnswerOfAnEarlierTryIsSuccess) {
   EXPECT_EQ(Requests().size(), 1u);
 }
 
-TEST_F(WriterTest, AmbiguousCreateUnderFailAmbiguousFails) {
+TEST_F(TableApiWriterTest, AmbiguousCreateUnderFailAmbiguousFails) {
   settings_.ambiguous_create = AmbiguousCreateBehavior::kFailAmbiguous;
-  fake_.set_handler([](const HttpRequest&) { return Fail(OutcomeClass::kAmbiguous, 0, "EOF"); });
+  fake_.set_handler(
+      [](const InstanceRequest&) { return Fail(OutcomeClass::kAmbiguous, 0, "EOF"); });
   WriteOutcome out = Run(Cmd(Operation::kCreate));
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.failure->klass, ErrorClass::kAmbiguous);
@@ -287,9 +290,9 @@ TEST_F(WriterTest, AmbiguousCreateUnderFailAmbiguousFails) {
   EXPECT_EQ(Requests().size(), 1u);
 }
 
-TEST_F(WriterTest, AmbiguousCreateWithAKnownSysIdIsSettledByAGet) {
+TEST_F(TableApiWriterTest, AmbiguousCreateWithAKnownSysIdIsSettledByAGet) {
   settings_.ambiguous_create = AmbiguousCreateBehavior::kRetry;
-  fake_.set_handler([](const HttpRequest& r) {
+  fake_.set_handler([](const InstanceRequest& r) {
     if (r.method == Method::kPost) return Fail(OutcomeClass::kAmbiguous, 0);
     return Ok({{"sys_id", SysId(2)}});  // the GET finds the row: the POST did apply
   });
@@ -302,10 +305,10 @@ TEST_F(WriterTest, AmbiguousCreateWithAKnownSysIdIsSettledByAGet) {
                              "?sysparm_fields=sys_id%2Csys_mod_count%2Csys_updated_on");
 }
 
-class CorrelationTest : public WriterTest {
+class CorrelationTest : public TableApiWriterTest {
  protected:
   void SetUp() override {
-    WriterTest::SetUp();
+    TableApiWriterTest::SetUp();
     settings_.ambiguous_create = AmbiguousCreateBehavior::kCorrelationLookup;
     settings_.correlation_field = "correlation_id";
   }
@@ -323,7 +326,7 @@ class CorrelationTest : public WriterTest {
 };
 
 TEST_F(CorrelationTest, NoMatchPostsAndCachesTheNewRow) {
-  fake_.set_handler([](const HttpRequest& r) {
+  fake_.set_handler([](const InstanceRequest& r) {
     if (r.method == Method::kGet) return Rows({});
     return Ok({{"sys_id", SysId(11)}}, 201);
   });
@@ -340,7 +343,7 @@ TEST_F(CorrelationTest, NoMatchPostsAndCachesTheNewRow) {
 }
 
 TEST_F(CorrelationTest, OneMatchPatchesThatRow) {
-  fake_.set_handler([](const HttpRequest& r) {
+  fake_.set_handler([](const InstanceRequest& r) {
     if (r.method == Method::kGet) {
       return Rows({boost::json::object{{"sys_id", SysId(12)}, {"correlation_id", "ext-2"}}});
     }
@@ -364,7 +367,7 @@ TEST_F(CorrelationTest, ARowThatDoesNotCarryTheValueIsNotUsed) {
        {boost::json::object{{"sys_id", SysId(12)}, {"correlation_id", "other"}},
         boost::json::object{{"sys_id", SysId(12)}, {"correlation_id", "EXT-6"}},
         boost::json::object{{"sys_id", SysId(12)}}}) {
-    fake_.set_handler([row](const HttpRequest& r) {
+    fake_.set_handler([row](const InstanceRequest& r) {
       if (r.method == Method::kGet) return Rows({row});
       return Ok({{"sys_id", SysId(12)}});
     });
@@ -380,7 +383,7 @@ TEST_F(CorrelationTest, ARowThatDoesNotCarryTheValueIsNotUsed) {
 
 // A reference-style answer ({"value": ...}) carries the value too.
 TEST_F(CorrelationTest, ARowCarryingTheValueAsAReferenceIsUsed) {
-  fake_.set_handler([](const HttpRequest& r) {
+  fake_.set_handler([](const InstanceRequest& r) {
     if (r.method == Method::kGet) {
       return Rows({boost::json::object{
           {"sys_id", SysId(17)},
@@ -395,7 +398,7 @@ TEST_F(CorrelationTest, ARowCarryingTheValueAsAReferenceIsUsed) {
 
 // A PATCH of the row a lookup found, whose answer was lost, is held like any other PATCH.
 TEST_F(CorrelationTest, LostAnswerOfThePatchIsHeld) {
-  fake_.set_handler([](const HttpRequest& r) {
+  fake_.set_handler([](const InstanceRequest& r) {
     if (r.method == Method::kGet) {
       return Rows({boost::json::object{{"sys_id", SysId(18)}, {"correlation_id", "ext-8"}}});
     }
@@ -407,7 +410,7 @@ TEST_F(CorrelationTest, LostAnswerOfThePatchIsHeld) {
 }
 
 TEST_F(CorrelationTest, TwoMatchesAreAmbiguousAndNothingIsWritten) {
-  fake_.set_handler([](const HttpRequest&) {
+  fake_.set_handler([](const InstanceRequest&) {
     return Rows(
         {boost::json::object{{"sys_id", SysId(1)}}, boost::json::object{{"sys_id", SysId(2)}}});
   });
@@ -421,7 +424,7 @@ TEST_F(CorrelationTest, TwoMatchesAreAmbiguousAndNothingIsWritten) {
 
 TEST_F(CorrelationTest, CacheHitPatchesWithoutALookup) {
   ASSERT_TRUE(store_->PutCorrelation("incident", "correlation_id", "ext-3", SysId(13)).ok());
-  fake_.set_handler([](const HttpRequest&) { return Ok({{"sys_id", SysId(13)}}); });
+  fake_.set_handler([](const InstanceRequest&) { return Ok({{"sys_id", SysId(13)}}); });
   WriteOutcome out = Run(Create("ext-3"));
   ASSERT_TRUE(out.ok());
   auto r = Requests();
@@ -432,7 +435,7 @@ TEST_F(CorrelationTest, CacheHitPatchesWithoutALookup) {
 
 TEST_F(CorrelationTest, CachedRowAnswering404IsDroppedAndLookedUpAgain) {
   ASSERT_TRUE(store_->PutCorrelation("incident", "correlation_id", "ext-4", SysId(14)).ok());
-  fake_.set_handler([](const HttpRequest& r) {
+  fake_.set_handler([](const InstanceRequest& r) {
     if (r.method == Method::kPatch) return Fail(OutcomeClass::kNotFound, 404);
     if (r.method == Method::kGet) return Rows({});
     return Ok({{"sys_id", SysId(15)}}, 201);
@@ -450,7 +453,7 @@ TEST_F(CorrelationTest, CachedRowAnswering404IsDroppedAndLookedUpAgain) {
 
 TEST_F(CorrelationTest, AmbiguousPostIsFollowedByAnotherLookup) {
   int gets = 0;
-  fake_.set_handler([&gets](const HttpRequest& r) {
+  fake_.set_handler([&gets](const InstanceRequest& r) {
     if (r.method == Method::kGet) {
       // Before the POST nothing matches; after it, the row it created does.
       return ++gets == 1
@@ -479,7 +482,7 @@ TEST_F(CorrelationTest, MissingCorrelationValueIsARecordErrorBeforeAnyRequest) {
   EXPECT_EQ(Requests().size(), 0u);
 }
 
-TEST_F(WriterTest, ErrorsMapToTheirClasses) {
+TEST_F(TableApiWriterTest, ErrorsMapToTheirClasses) {
   struct Case {
     OutcomeClass outcome;
     int status;
@@ -490,7 +493,7 @@ TEST_F(WriterTest, ErrorsMapToTheirClasses) {
                         Case{OutcomeClass::kPermanent, 400, ErrorClass::kRecordError},
                         Case{OutcomeClass::kUnauthorized, 401, ErrorClass::kInstanceUnavailable},
                         Case{OutcomeClass::kRetryable, 503, ErrorClass::kRetriesExhausted}}) {
-    fake_.set_handler([c](const HttpRequest&) { return Fail(c.outcome, c.status, "refused"); });
+    fake_.set_handler([c](const InstanceRequest&) { return Fail(c.outcome, c.status, "refused"); });
     WriteOutcome out = Run(Cmd(Operation::kPatch, SysId(1)));
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.failure->klass, c.expected) << c.status;
@@ -503,8 +506,8 @@ TEST_F(WriterTest, ErrorsMapToTheirClasses) {
 // An instance that cannot be reached at all (a certificate it presents is refused), or that
 // refuses the credentials after a fresh token, says nothing about the record: the lane holds
 // it as INSTANCE_UNAVAILABLE (the decision table's pause) instead of dead-lettering it.
-TEST_F(WriterTest, AnUnreachableInstanceIsRetriedNotDeadLettered) {
-  fake_.set_handler([](const HttpRequest&) {
+TEST_F(TableApiWriterTest, AnUnreachableInstanceIsRetriedNotDeadLettered) {
+  fake_.set_handler([](const InstanceRequest&) {
     servicenow::CallResult r =
         Fail(OutcomeClass::kPermanent, 0,
              "cannot talk to the instance: SSL peer certificate or SSH remote key was not OK");
@@ -516,7 +519,7 @@ TEST_F(WriterTest, AnUnreachableInstanceIsRetriedNotDeadLettered) {
   EXPECT_EQ(out.failure->klass, ErrorClass::kInstanceUnavailable);
   EXPECT_NE(out.failure->message.find("certificate"), std::string::npos) << out.failure->message;
 
-  fake_.set_handler([](const HttpRequest&) {
+  fake_.set_handler([](const InstanceRequest&) {
     servicenow::CallResult r = Fail(OutcomeClass::kUnauthorized, 401, "User Not Authenticated");
     r.instance_unreachable = true;
     return r;

@@ -2,7 +2,7 @@
 // The request and response values the socket API's handlers see.
 //
 // They are plain data, free of Beast and Asio types, so a handler can be called and tested
-// in-process (Router::Handle) exactly as the Unix socket server calls it.
+// in-process (ApiRouter::Handle) exactly as the Unix socket server calls it.
 #pragma once
 
 #include <boost/json/value.hpp>
@@ -14,7 +14,7 @@
 
 namespace snowcar::api {
 
-struct Request {
+struct ApiRequest {
   std::string method;  // "GET", "POST", ... as sent (HTTP methods are case-sensitive)
   // The request target as sent: path plus optional "?query". The router fills the fields
   // below from it; a handler reads those, never the raw target.
@@ -34,19 +34,19 @@ struct Request {
   const std::string* QueryParam(const std::string& name) const;  // nullptr when absent
 };
 
-struct Response {
+struct ApiResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers, e.g. Allow
 
   // A JSON answer; the body is the serialized value.
-  static Response Json(int status, const boost::json::value& value);
+  static ApiResponse Json(int status, const boost::json::value& value);
   // text/plain; charset=utf-8 (Prometheus exposition, plain help).
-  static Response Text(int status, std::string text);
+  static ApiResponse Text(int status, std::string text);
   // The one error shape of the API: {"error":{"message":...,"path":...}}. The message is
   // passed through redact::Mask, so a secret inside a lower layer's message never leaves.
-  static Response Error(int status, std::string_view message, std::string_view path);
+  static ApiResponse Error(int status, std::string_view message, std::string_view path);
 
   // The value of an extra header (case-insensitive name), or "" when absent.
   std::string Header(std::string_view name) const;

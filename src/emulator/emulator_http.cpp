@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "emulator/http_types.h"
+#include "emulator/emulator_http.h"
 
 #include <cctype>
 
-namespace snowcar::emulator::http {
+namespace snowcar::emulator {
 
-const std::string* Request::FindHeader(std::string_view name) const {
+const std::string* EmulatorRequest::FindHeader(std::string_view name) const {
   for (const auto& h : headers) {
     if (EqualsIgnoreCase(h.name, name)) return &h.value;
   }
   return nullptr;
 }
 
-void Response::SetHeader(std::string name, std::string value) {
+void EmulatorResponse::SetHeader(std::string name, std::string value) {
   for (auto& h : headers) {
     if (EqualsIgnoreCase(h.name, name)) {
       h.value = std::move(value);
@@ -22,14 +22,14 @@ void Response::SetHeader(std::string name, std::string value) {
   headers.push_back({std::move(name), std::move(value)});
 }
 
-const std::string* Response::FindHeader(std::string_view name) const {
+const std::string* EmulatorResponse::FindHeader(std::string_view name) const {
   for (const auto& h : headers) {
     if (EqualsIgnoreCase(h.name, name)) return &h.value;
   }
   return nullptr;
 }
 
-std::string SerializeHead(const Response& response, bool keep_alive) {
+std::string SerializeHead(const EmulatorResponse& response, bool keep_alive) {
   std::string out;
   out.reserve(512);
   out += "HTTP/1.1 ";
@@ -54,4 +54,4 @@ std::string SerializeHead(const Response& response, bool keep_alive) {
   return out;
 }
 
-}  // namespace snowcar::emulator::http
+}  // namespace snowcar::emulator

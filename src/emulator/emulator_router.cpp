@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "emulator/router.h"
+#include "emulator/emulator_router.h"
 
 #include "emulator/auth_check.h"
 #include "emulator/batch_api.h"
@@ -12,9 +12,9 @@
 
 namespace snowcar::emulator {
 
-http::Response Route(const ServerContext& ctx, http::Request& req) {
+EmulatorResponse Route(const ServerContext& ctx, EmulatorRequest& req) {
   if (req.path.rfind("/_emulator/", 0) == 0) {
-    http::Response r = HandleControl(ctx, req);
+    EmulatorResponse r = HandleControl(ctx, req);
     r.journaled = false;
     return r;
   }
@@ -27,7 +27,7 @@ http::Response Route(const ServerContext& ctx, http::Request& req) {
   const int64_t delay = ctx.faults.DelayMs(req.method, req.path);
   const std::optional<FaultRule> fault = ctx.faults.Pick(req.method, req.path);
 
-  http::Response r;
+  EmulatorResponse r;
   const bool is_oauth = req.path == "/oauth_token.do";
   AuthResult auth;
   if (is_oauth) {
