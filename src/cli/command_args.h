@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "demo/options.h"
 #include "snowcar/broker/broker_options.h"
 
 namespace snowcar::cli {
@@ -22,5 +23,9 @@ struct BrokerArgs {
 };
 std::optional<int> ParseBrokerArgs(const std::vector<std::string>& args, BrokerArgs& parsed,
                                    std::ostream& out, std::ostream& err);
+
+// snowcar demo [--seconds N] [--keep] [--tables t1,t2,...] [--rows N] [--rate N]
+std::optional<int> ParseDemoArgs(const std::vector<std::string>& args, demo::Options& options,
+                                 std::ostream& out, std::ostream& err);
 
 }  // namespace snowcar::cli
