@@ -7,17 +7,21 @@
 // to a temporary name and renamed, so a reader never sees half of it).
 #include <signal.h>
 
-#include <charconv>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
+#include "cli/command_args.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "snowcar/broker/control.h"
 #include "snowcar/broker/embedded_broker.h"
@@ -26,102 +30,58 @@
 namespace snowcar::cli {
 namespace {
 
-constexpr const char* kBrokerUsage =
-    "usage: snowcar broker [--brokers N] [--topics name[:partitions[:replication]],...]\n"
-    "                      [--partitions N] [--port-file FILE] [--control-stdin] [--direct]\n"
-    "\n"
+constexpr const char* kBrokerAbout =
     "Serves an in-memory Kafka cluster (librdkafka's mock cluster) on 127.0.0.1 until SIGTERM,\n"
     "SIGINT or SIGHUP. Prints the bootstrap address as the first line on stdout. Clients may\n"
-    "create topics through the Admin API (CreateTopics), as against Apache Kafka.\n"
-    "\n"
-    "  --brokers N       number of brokers, ids 1..N (default 1)\n"
-    "  --topics LIST     topics to create up front, e.g. orders:3,audit\n"
-    "  --partitions N    partition count of listed topics that give none (default 1)\n"
-    "  --port-file FILE  also write the bootstrap address to FILE (removed on exit)\n"
-    "  --control-stdin   read fault commands from stdin, one per line, each answered on\n"
-    "                    stdout with 'ok ...' or 'error: ...':\n"
-    "                      down <id|all>, up <id|all>, rtt <id|all> <ms>,\n"
-    "                      errors <Api> <ERROR> [count], clear <Api>\n"
-    "  --direct          clients talk to the mock brokers directly, without the relay that\n"
-    "                    answers CreateTopics (one loopback hop less; for benchmarks)\n"
-    "\n"
-    "A mock for tests and demos, not a production broker: data lives in memory only.\n";
+    "create topics through the Admin API (CreateTopics), as against Apache Kafka.";
 
-struct BrokerArgs {
-  broker::BrokerOptions options;
-  std::string port_file;
-  bool control_stdin = false;
-  bool help = false;
-};
+constexpr const char* kBrokerFooter =
+    "--control-stdin reads one command a line, each answered on stdout with 'ok ...' or\n"
+    "'error: ...': down <id|all>, up <id|all>, rtt <id|all> <ms>,\n"
+    "errors <Api> <ERROR> [count], clear <Api>.\n"
+    "A mock for tests and demos, not a production broker: data lives in memory only.";
 
-Result<int> ParsePositive(std::string_view flag, std::string_view text) {
-  int value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end) {
-    return Status::InvalidArgument(std::string(flag) + ": '" + std::string(text) +
-                                   "' is not a whole number");
-  }
-  if (value < 1) {
-    return Status::InvalidArgument(std::string(flag) + ": must be at least 1, got " +
-                                   std::string(text));
-  }
-  return value;
-}
+}  // namespace
 
-Result<BrokerArgs> Parse(int argc, char** argv) {
-  BrokerArgs args;
+std::optional<int> ParseBrokerArgs(const std::vector<std::string>& argv, BrokerArgs& args,
+                                   std::ostream& out, std::ostream& err) {
   // A user's path (a source group creating its topics) must work as against Apache Kafka.
   args.options.create_topics_on_request = true;
   std::string topics;
   int default_partitions = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    if (a == "--help" || a == "-h") {
-      args.help = true;
-      return args;
-    }
-    if (a == "--control-stdin") {
-      args.control_stdin = true;
-      continue;
-    }
-    if (a == "--direct") {
-      args.options.create_topics_on_request = false;
-      continue;
-    }
-    // Both "--flag value" and "--flag=value".
-    std::string_view flag = a;
-    std::string value;
-    bool has_value = false;
-    if (const size_t eq = a.find('='); a.starts_with("--") && eq != std::string_view::npos) {
-      flag = a.substr(0, eq);
-      value = std::string(a.substr(eq + 1));
-      has_value = true;
-    }
-    if (flag != "--brokers" && flag != "--topics" && flag != "--partitions" &&
-        flag != "--port-file") {
-      return Status::InvalidArgument("unknown argument '" + std::string(a) + "'");
-    }
-    if (!has_value) {
-      if (i + 1 >= argc) return Status::InvalidArgument(std::string(flag) + " needs a value");
-      value = argv[++i];
-    }
-    if (flag == "--brokers") {
-      SNOWCAR_ASSIGN_OR_RETURN(args.options.brokers, ParsePositive(flag, value));
-    } else if (flag == "--partitions") {
-      SNOWCAR_ASSIGN_OR_RETURN(default_partitions, ParsePositive(flag, value));
-    } else if (flag == "--topics") {
-      topics = value;
-    } else {
-      if (value.empty()) return Status::InvalidArgument("--port-file: empty path");
-      args.port_file = value;
-    }
+  bool direct = false;
+  auto app = NewApp("broker", kBrokerAbout, kBrokerFooter);
+  app->add_option("--brokers", args.options.brokers, "number of brokers, ids 1..N")
+      ->type_name("N")
+      ->check(WholeNumber(1, INT_MAX))
+      ->capture_default_str();
+  app->add_option("--topics", topics, "topics to create up front, e.g. orders:3,audit")
+      ->type_name("name[:partitions[:replication]],...");
+  app->add_option("--partitions", default_partitions,
+                  "partition count of listed topics that give none")
+      ->type_name("N")
+      ->check(WholeNumber(1, INT_MAX))
+      ->capture_default_str();
+  app->add_option("--port-file", args.port_file,
+                  "also write the bootstrap address to FILE (removed on exit)")
+      ->type_name("FILE")
+      ->check(NonEmpty());
+  app->add_flag("--control-stdin", args.control_stdin,
+                "read fault commands from stdin (below), answering each on stdout");
+  app->add_flag("--direct", direct,
+                "clients reach the mock brokers without the CreateTopics relay (benchmarks)");
+  if (auto exit = ParseCommandLine(*app, argv, out, err)) return exit;
+  if (direct) args.options.create_topics_on_request = false;
+  auto specs = broker::ParseTopicSpecs(topics, default_partitions);
+  if (!specs.ok()) return UsageError(*app, specs.status().message(), err);
+  args.options.topics = std::move(specs).value();
+  if (Status valid = broker::Validate(args.options); !valid.ok()) {
+    return UsageError(*app, valid.message(), err);
   }
-  SNOWCAR_ASSIGN_OR_RETURN(args.options.topics,
-                           broker::ParseTopicSpecs(topics, default_partitions));
-  SNOWCAR_RETURN_IF_ERROR(broker::Validate(args.options));
-  return args;
+  return std::nullopt;
 }
+
+namespace {
 
 Status WritePortFile(const std::string& path, const std::string& bootstrap) {
   const std::string tmp = path + ".tmp";
@@ -158,16 +118,9 @@ void ServeControlStdin(broker::EmbeddedBroker* cluster) {
 }  // namespace
 
 int BrokerMain(int argc, char** argv) {
-  auto parsed = Parse(argc, argv);
-  if (!parsed.ok()) {
-    std::fprintf(stderr, "snowcar broker: %s\n\n%s", parsed.status().message().c_str(),
-                 kBrokerUsage);
-    return 2;
-  }
-  if (parsed->help) {
-    std::fputs(kBrokerUsage, stdout);
-    return 0;
-  }
+  BrokerArgs args;
+  const std::vector<std::string> argv_after(argv + (argc > 0 ? 1 : 0), argv + argc);
+  if (auto exit = ParseBrokerArgs(argv_after, args, std::cout, std::cerr)) return *exit;
 
   // Block the stop signals before librdkafka starts its threads (they inherit the mask), then
   // wait for them synchronously below: no handler runs at an arbitrary point.
@@ -178,15 +131,15 @@ int BrokerMain(int argc, char** argv) {
   sigaddset(&stop, SIGHUP);  // a closed terminal: stop as for Ctrl-C
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 
-  auto started = broker::EmbeddedBroker::Start(parsed->options);
+  auto started = broker::EmbeddedBroker::Start(args.options);
   if (!started.ok()) {
     std::fprintf(stderr, "snowcar broker: %s\n", started.status().ToString().c_str());
     return 1;
   }
   std::unique_ptr<broker::EmbeddedBroker> cluster = std::move(started).value();
 
-  if (!parsed->port_file.empty()) {
-    Status s = WritePortFile(parsed->port_file, cluster->bootstrap_servers());
+  if (!args.port_file.empty()) {
+    Status s = WritePortFile(args.port_file, cluster->bootstrap_servers());
     if (!s.ok()) {
       std::fprintf(stderr, "snowcar broker: %s\n", s.ToString().c_str());
       return 1;
@@ -194,15 +147,15 @@ int BrokerMain(int argc, char** argv) {
   }
   std::printf("%s\n", cluster->bootstrap_servers().c_str());
   std::fflush(stdout);
-  if (parsed->control_stdin) ServeControlStdin(cluster.get());
+  if (args.control_stdin) ServeControlStdin(cluster.get());
 
   int signo = 0;
   while (sigwait(&stop, &signo) != 0) {
   }
   SNOWCAR_LOG(kInfo, "broker.stopping", {{"signal", strsignal(signo)}});
-  if (!parsed->port_file.empty()) {
+  if (!args.port_file.empty()) {
     std::error_code ec;
-    std::filesystem::remove(parsed->port_file, ec);
+    std::filesystem::remove(args.port_file, ec);
   }
   SNOWCAR_LOG(kInfo, "broker.stopped", {});
   std::fflush(nullptr);

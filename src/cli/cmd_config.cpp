@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // `snowcar config check|print|docs`: validate, show and document configuration without
 // starting anything.
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cstdio>
+#include <iostream>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "cli/cmd_config_check.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "snowcar/config/config.h"
 #include "snowcar/config/options.h"
@@ -18,63 +20,21 @@
 namespace snowcar::cli {
 namespace {
 
-constexpr std::string_view kConfigUsage =
-    "usage: snowcar config check [FILE] [--set key=value]... [--no-secrets]\n"
-    "       snowcar config print [FILE] [--set key=value]... [--json]\n"
-    "       snowcar config docs\n"
-    "       snowcar config outcomes\n"
-    "\n"
-    "check  validates FILE with SNOWCAR_* environment overrides and --set overrides applied,\n"
-    "       making every check `snowcar run` makes before it starts; exit 0 when valid, 2\n"
-    "       listing every problem otherwise. --no-secrets (for CI, where the mounted secrets\n"
-    "       are absent): secrets' <key>.file entries and the files kafka.* properties name\n"
-    "       are not opened\n"
-    "print  shows the effective value of every key (secrets as [redacted])\n"
-    "docs   prints the Markdown reference of all keys (docs/configuration.md)\n"
-    "outcomes  prints what every failure leads to, per operation (docs/outcomes.md)\n";
+constexpr const char* kConfigAbout =
+    "Checks, prints and documents configuration without starting anything.\n"
+    "'snowcar config <subcommand> --help' describes one subcommand.";
+
+constexpr const char* kCheckAbout =
+    "Validates FILE with SNOWCAR_* environment overrides and --set overrides applied, making\n"
+    "every check `snowcar run` makes before it starts; exit 0 when valid, 2 listing every\n"
+    "problem otherwise.";
 
 struct ConfigArgs {
-  std::string verb;
   std::optional<std::string> file;
   std::vector<std::string> sets;
   bool json = false;
   bool no_secrets = false;
 };
-
-int UsageError(const std::string& problem) {
-  std::fprintf(stderr, "snowcar config: %s\n\n%.*s", problem.c_str(),
-               static_cast<int>(kConfigUsage.size()), kConfigUsage.data());
-  return 2;
-}
-
-// Returns an error text, or "" when argv parsed.
-std::string Parse(int argc, char** argv, ConfigArgs& args) {
-  if (argc < 2) return "missing subcommand";
-  args.verb = argv[1];
-  for (int i = 2; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--set") {
-      if (i + 1 >= argc) return "--set needs key=value";
-      args.sets.emplace_back(argv[++i]);
-    } else if (arg.starts_with("--set=")) {
-      args.sets.emplace_back(arg.substr(6));
-    } else if (arg == "--json" && args.verb == "print") {
-      args.json = true;
-    } else if (arg == "--no-secrets" && args.verb == "check") {
-      args.no_secrets = true;
-    } else if (!arg.empty() && arg.front() == '-') {
-      return "unknown option '" + std::string(arg) + "'";
-    } else if (args.file) {
-      return "more than one FILE given ('" + *args.file + "', '" + std::string(arg) + "')";
-    } else {
-      args.file = std::string(arg);
-    }
-  }
-  if ((args.verb == "docs" || args.verb == "outcomes") && (args.file || !args.sets.empty())) {
-    return args.verb + " takes no arguments";
-  }
-  return "";
-}
 
 config::LoadRequest RequestFor(const ConfigArgs& args) {
   return config::LoadRequest{.file = args.file,
@@ -136,28 +96,59 @@ int Print(const ConfigArgs& args) {
 }  // namespace
 
 int ConfigMain(int argc, char** argv) {
-  if (argc >= 2 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h" ||
-                    std::string_view(argv[1]) == "help")) {
-    std::printf("%.*s", static_cast<int>(kConfigUsage.size()), kConfigUsage.data());
-    return 0;
-  }
   ConfigArgs args;
-  if (const std::string problem = Parse(argc, argv, args); !problem.empty()) {
-    return UsageError(problem);
+  std::vector<std::string> files;
+  auto app = NewApp("config", kConfigAbout);
+  CLI::App* check = app->add_subcommand("check", "validate FILE as `snowcar run` would");
+  check->footer(kCheckAbout);
+  CLI::App* print =
+      app->add_subcommand("print", "show the effective value of every key (secrets as [redacted])");
+  CLI::App* docs = app->add_subcommand(
+      "docs", "print the Markdown reference of all keys (docs/configuration.md)");
+  CLI::App* outcomes = app->add_subcommand(
+      "outcomes", "print what every failure leads to, per operation (docs/outcomes.md)");
+  for (CLI::App* verb : {check, print}) {
+    verb->add_option("file", files, "the configuration, a Java .properties file")
+        ->type_name("FILE");
+    verb->add_option("--set", args.sets, "one setting, over FILE and the environment (repeatable)")
+        ->type_name("key=value");
   }
-  if (args.verb == "check") return Check(args);
-  if (args.verb == "print") return Print(args);
-  if (args.verb == "docs") {
+  check->add_flag("--no-secrets", args.no_secrets,
+                  "open no secret <key>.file nor the files kafka.* properties name (for CI)");
+  print->add_flag("--json", args.json, "print one JSON object instead of .properties lines");
+  // `snowcar config help` is --help; another first word that is not a subcommand is named.
+  if (argc >= 2) {
+    const std::string first = argv[1];
+    if (first == "help") {
+      std::cout << app->help();
+      return 0;
+    }
+    const CLI::App* verbs[] = {check, print, docs, outcomes};
+    const bool known = std::any_of(std::begin(verbs), std::end(verbs),
+                                   [&](const CLI::App* v) { return v->get_name() == first; });
+    if (!first.starts_with("-") && !known) {
+      return UsageError(*app, "unknown subcommand '" + first + "'", std::cerr);
+    }
+  }
+  if (auto exit = ParseCommandLine(*app, argc, argv)) return *exit;
+  if (files.size() > 1) {
+    return UsageError(*app, "more than one FILE given ('" + files[0] + "', '" + files[1] + "')",
+                      std::cerr);
+  }
+  if (!files.empty()) args.file = files[0];
+  if (check->parsed()) return Check(args);
+  if (print->parsed()) return Print(args);
+  if (docs->parsed()) {
     const std::string doc = config::RenderMarkdownReference();
     std::fwrite(doc.data(), 1, doc.size(), stdout);
     return 0;
   }
-  if (args.verb == "outcomes") {
+  if (outcomes->parsed()) {
     const std::string doc = servicenow::RenderOutcomesMarkdown();
     std::fwrite(doc.data(), 1, doc.size(), stdout);
     return 0;
   }
-  return UsageError("unknown subcommand '" + args.verb + "'");
+  return UsageError(*app, "missing subcommand", std::cerr);
 }
 
 }  // namespace snowcar::cli

@@ -3,13 +3,16 @@
 //
 // The first line on stdout is the base URL (flushed), so scripts and tests can start it with
 // --port 0 and read where it listens. Everything else goes to stderr as log lines.
+#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "snowcar/common/log.h"
 #include "snowcar/emulator/data_gen.h"
@@ -18,19 +21,12 @@
 namespace snowcar::cli {
 namespace {
 
-constexpr char kEmulateUsage[] =
-    "usage: snowcar emulate [--port P] [--host 127.0.0.1] [--tables t:n,...]\n"
-    "                       [--seed-file F] [--seed N] [--threads N]\n"
-    "                       [--user U --password P] [--client-id ID --client-secret S]\n"
-    "                       [--clock real|frozen|frozen:2026-01-01T00:00:00|real:<instant>]\n"
-    "                       [--auto-create-tables] [--gzip] [--idle-timeout-ms MS]\n"
-    "\n"
+constexpr char kEmulateAbout[] =
     "Serves the ServiceNow Table API emulator on http://HOST:PORT (port 0 picks a free port)\n"
-    "and prints that base URL as the first line on stdout. Stops on SIGTERM, SIGINT or SIGHUP.\n"
-    "--tables creates tables with generated rows (incident:10000,change_request:500).\n"
-    "Default credentials: user admin / password admin-emulator; OAuth client\n"
-    "snowcar-emulator-client / snowcar-emulator-secret. Knobs: POST /_emulator/... (see\n"
-    "docs/testbed.md).\n";
+    "and prints that base URL as the first line on stdout. Stops on SIGTERM, SIGINT or SIGHUP.";
+
+constexpr char kEmulateFooter[] =
+    "Knobs (faults, latency, the live writer): POST /_emulator/... (see docs/testbed.md).";
 
 struct TableSpec {
   std::string name;
@@ -68,17 +64,6 @@ Result<std::vector<TableSpec>> ParseTables(std::string_view text) {
   return out;
 }
 
-Result<int64_t> ParseNumber(std::string_view flag, const std::string& value, int64_t min,
-                            int64_t max) {
-  char* stop = nullptr;
-  const long long n = std::strtoll(value.c_str(), &stop, 10);
-  if (value.empty() || *stop != '\0' || n < min || n > max) {
-    return Status::InvalidArgument(std::string(flag) + ": '" + value + "' is not an integer in [" +
-                                   std::to_string(min) + ", " + std::to_string(max) + "]");
-  }
-  return static_cast<int64_t>(n);
-}
-
 struct ClockSpec {
   bool frozen = false;
   std::optional<int64_t> at_ms;
@@ -103,11 +88,6 @@ Result<ClockSpec> ParseClock(const std::string& value) {
   return spec;
 }
 
-int Fail(const Status& status) {
-  std::fprintf(stderr, "snowcar emulate: %s\n", status.message().c_str());
-  return 2;
-}
-
 }  // namespace
 
 int EmulateMain(int argc, char** argv) {
@@ -116,65 +96,61 @@ int EmulateMain(int argc, char** argv) {
   std::vector<std::string> seed_files;
   uint64_t seed = 1;
   ClockSpec clock;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::fputs(kEmulateUsage, stdout);
-      return 0;
-    }
-    if (flag == "--auto-create-tables") {
-      options.store.auto_create_tables = true;
-      continue;
-    }
-    if (flag == "--gzip") {
-      options.gzip = true;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "snowcar emulate: %s needs a value\n\n%s", argv[i], kEmulateUsage);
-      return 2;
-    }
-    const std::string value = argv[++i];
-    if (flag == "--port") {
-      auto n = ParseNumber(flag, value, 0, 65535);
-      if (!n.ok()) return Fail(n.status());
-      options.port = static_cast<uint16_t>(*n);
-    } else if (flag == "--host") {
-      options.host = value;
-    } else if (flag == "--threads") {
-      auto n = ParseNumber(flag, value, 1, 256);
-      if (!n.ok()) return Fail(n.status());
-      options.threads = static_cast<int>(*n);
-    } else if (flag == "--tables") {
-      auto parsed = ParseTables(value);
-      if (!parsed.ok()) return Fail(parsed.status());
-      for (auto& t : *parsed) tables.push_back(std::move(t));
-    } else if (flag == "--idle-timeout-ms") {
-      auto n = ParseNumber(flag, value, 0, INT64_MAX);
-      if (!n.ok()) return Fail(n.status());
-      options.idle_timeout_ms = *n;
-    } else if (flag == "--seed-file") {
-      seed_files.push_back(value);
-    } else if (flag == "--seed") {
-      auto n = ParseNumber(flag, value, 0, INT64_MAX);
-      if (!n.ok()) return Fail(n.status());
-      seed = static_cast<uint64_t>(*n);
-    } else if (flag == "--user") {
-      options.user = value;
-    } else if (flag == "--password") {
-      options.password = value;
-    } else if (flag == "--client-id") {
-      options.client_id = value;
-    } else if (flag == "--client-secret") {
-      options.client_secret = value;
-    } else if (flag == "--clock") {
-      auto parsed = ParseClock(value);
-      if (!parsed.ok()) return Fail(parsed.status());
-      clock = *parsed;
-    } else {
-      std::fprintf(stderr, "snowcar emulate: unknown flag '%s'\n\n%s", argv[i], kEmulateUsage);
-      return 2;
-    }
+  std::vector<std::string> table_lists;
+  std::string clock_text;
+  auto app = NewApp("emulate", kEmulateAbout, kEmulateFooter);
+  app->add_option("--port", options.port, "TCP port to listen on (0 picks a free one)")
+      ->type_name("P")
+      ->check(WholeNumber(0, 65535))
+      ->capture_default_str();
+  app->add_option("--host", options.host, "address to listen on")
+      ->type_name("HOST")
+      ->capture_default_str();
+  app->add_option("--tables", table_lists,
+                  "tables with generated rows, e.g. incident:10000,change_request:500")
+      ->type_name("t:n,...");
+  app->add_option("--seed-file", seed_files,
+                  "load rows from a JSON file {\"<table>\":[{...},...]} (repeatable)")
+      ->type_name("F");
+  app->add_option("--seed", seed, "seed of the generated rows")
+      ->type_name("N")
+      ->check(WholeNumber(0, INT64_MAX))
+      ->capture_default_str();
+  app->add_option("--threads", options.threads, "threads serving requests")
+      ->type_name("N")
+      ->check(WholeNumber(1, 256))
+      ->capture_default_str();
+  app->add_option("--user", options.user, "basic-auth user")->type_name("U")->capture_default_str();
+  app->add_option("--password", options.password, "basic-auth password")
+      ->type_name("P")
+      ->capture_default_str();
+  app->add_option("--client-id", options.client_id, "OAuth client id")
+      ->type_name("ID")
+      ->capture_default_str();
+  app->add_option("--client-secret", options.client_secret, "OAuth client secret")
+      ->type_name("S")
+      ->capture_default_str();
+  app->add_option("--clock", clock_text,
+                  "the emulator's clock: real, frozen, or either at an instant")
+      ->type_name("real|frozen|frozen:2026-01-01T00:00:00|real:<instant>");
+  app->add_flag("--auto-create-tables", options.store.auto_create_tables,
+                "create an unknown table on first use instead of refusing it");
+  app->add_flag("--gzip", options.gzip, "gzip answers to clients that send Accept-Encoding: gzip");
+  app->add_option("--idle-timeout-ms", options.idle_timeout_ms,
+                  "close a connection idle this long (0: never)")
+      ->type_name("MS")
+      ->check(WholeNumber(0, INT64_MAX))
+      ->capture_default_str();
+  if (auto exit = ParseCommandLine(*app, argc, argv)) return *exit;
+  for (const std::string& list : table_lists) {
+    auto parsed = ParseTables(list);
+    if (!parsed.ok()) return UsageError(*app, parsed.status().message(), std::cerr);
+    for (auto& t : *parsed) tables.push_back(std::move(t));
+  }
+  if (!clock_text.empty()) {
+    auto parsed = ParseClock(clock_text);
+    if (!parsed.ok()) return UsageError(*app, parsed.status().message(), std::cerr);
+    clock = *parsed;
   }
 
   // Block the stop signals before any thread starts, so every thread inherits the mask and

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // snowcar run --config FILE [--set key=value]...
 #include <cstdio>
-#include <cstring>
 #include <string>
-#include <string_view>
 
 #include "cli/cmd_config_check.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "snowcar/common/log.h"
 #include "snowcar/config/config.h"
@@ -14,42 +13,28 @@
 namespace snowcar::cli {
 namespace {
 
-constexpr const char* kRunUsage =
-    "usage: snowcar run [--config FILE] [--set key=value]...\n"
-    "\n"
+constexpr const char* kRunAbout =
     "Runs the sidecar. Values come from FILE (Java .properties), then SNOWCAR_* environment\n"
     "variables, then --set (last wins). SIGTERM, SIGINT or SIGHUP stops it gracefully (exit 0);\n"
-    "SIGUSR1 and SIGUSR2 are logged and ignored; SIGPIPE is ignored.\n"
+    "SIGUSR1 and SIGUSR2 are logged and ignored; SIGPIPE is ignored.";
+
+constexpr const char* kRunFooter =
     "Exit codes: 0 stopped cleanly, 1 failed while starting or running, 2 bad usage or config\n"
-    "(also when a Kafka client refuses its properties as it is created).\n";
+    "(also when a Kafka client refuses its properties as it is created).";
 
 }  // namespace
 
 int RunMain(int argc, char** argv) {
   config::LoadRequest request;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kRunUsage, stdout);
-      return 0;
-    }
-    if ((arg == "--config" || arg == "--set") && i + 1 >= argc) {
-      std::fprintf(stderr, "snowcar run: %s needs a value\n\n%s", argv[i], kRunUsage);
-      return 2;
-    }
-    if (arg == "--config") {
-      request.file = argv[++i];
-    } else if (arg == "--set") {
-      request.sets.emplace_back(argv[++i]);
-    } else if (arg.rfind("--config=", 0) == 0) {
-      request.file = std::string(arg.substr(9));
-    } else if (arg.rfind("--set=", 0) == 0) {
-      request.sets.emplace_back(arg.substr(6));
-    } else {
-      std::fprintf(stderr, "snowcar run: unknown argument '%s'\n\n%s", argv[i], kRunUsage);
-      return 2;
-    }
-  }
+  std::string file;
+  auto app = NewApp("run", kRunAbout, kRunFooter);
+  app->add_option("--config", file, "the configuration, a Java .properties file")
+      ->type_name("FILE");
+  app->add_option("--set", request.sets, "one setting, over FILE and the environment (repeatable)")
+      ->type_name("key=value");
+  if (auto exit = ParseCommandLine(*app, argc, argv)) return *exit;
+  // Given, even as "": a file named "" is refused by the loader, as before.
+  if (app->count("--config") > 0) request.file = file;
   request.env = config::EnvironFromProcess();
 
   // Every problem in one pass, the same checks as `snowcar config check`.

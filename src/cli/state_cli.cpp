@@ -8,6 +8,7 @@
 #include <boost/json/value.hpp>
 #include <cstdlib>
 
+#include "cli/command_line.h"
 #include "cli/state_cli_render.h"
 #include "snowcar/api/api_router.h"
 #include "snowcar/api/client.h"
@@ -21,10 +22,12 @@ namespace {
 using api::Client;
 using api::HttpResult;
 
-constexpr const char* kUsage =
-    "usage: snowcar state [--socket PATH | --config FILE | --state-dir DIR] [--json] COMMAND\n"
-    "\n"
-    "commands:\n"
+constexpr const char* kAbout =
+    "Asks a running sidecar over its Unix socket, or (--state-dir) reads a stopped one's state\n"
+    "store directly. Exit: 0 ok, 1 error or unreachable, 2 usage.";
+
+constexpr const char* kCommandsHelp =
+    "Commands:\n"
     "  health                         liveness and component health\n"
     "  ready                          exit 0 when ready, 1 otherwise (a probe)\n"
     "  help                           the socket's routes\n"
@@ -40,8 +43,7 @@ constexpr const char* kUsage =
     "                                 there, keeping the dedup entries\n"
     "\n"
     "The socket is --socket, else socket.path in --config, else $SNOWCAR_SOCKET_PATH,\n"
-    "else /var/run/snowcar/snowcar.sock. --state-dir DIR reads (and resets) a stopped\n"
-    "sidecar's state store directly instead. Exit: 0 ok, 1 error or unreachable, 2 usage.\n";
+    "else /var/run/snowcar/snowcar.sock.";
 
 struct Command {
   std::string_view name;
@@ -54,11 +56,6 @@ constexpr Command kCommands[] = {
     {"dedup", 2, 2},  {"correlation", 3, 3}, {"reset", 1, 1}, {"reset-cursor", 1, 1},
     {"origin", 2, 2}, {"deletes", 0, 1},
 };
-
-int Usage(std::ostream& err, const std::string& problem) {
-  err << "snowcar state: " << problem << "\n\n" << kUsage;
-  return 2;
-}
 
 // The target and method for a command. Arguments are encoded, so a value holding '/' or a
 // space reaches the server as one path segment.
@@ -126,73 +123,52 @@ int RunStateCli(const std::vector<std::string>& args, std::ostream& out, std::os
     };
   }
   std::string socket_flag, config_file, state_dir;
-  std::optional<std::string> to;
+  std::string to_value;
   bool json = false;
   std::vector<std::string> positional;
-  bool options_done = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (options_done || arg.size() < 2 || arg[0] != '-') {
-      positional.push_back(arg);
-      continue;
-    }
-    std::string* value_of = nullptr;
-    std::string name = arg;
-    std::optional<std::string> inline_value;
-    if (const size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      name = arg.substr(0, eq);
-      inline_value = arg.substr(eq + 1);
-    }
-    if (name == "--socket") value_of = &socket_flag;
-    if (name == "--config") value_of = &config_file;
-    if (name == "--state-dir") value_of = &state_dir;
-    std::string to_value;
-    if (name == "--to") value_of = &to_value;
-    if (arg == "--") {
-      options_done = true;
-    } else if (arg == "-h" || arg == "--help") {
-      out << kUsage;
-      return 0;
-    } else if (arg == "--json") {
-      json = true;
-    } else if (value_of != nullptr) {
-      if (inline_value.has_value()) {
-        *value_of = *inline_value;
-      } else if (i + 1 < args.size()) {
-        *value_of = args[++i];
-      } else {
-        return Usage(err, name + " needs a value");
-      }
-      if (value_of->empty()) return Usage(err, name + " needs a non-empty value");
-      if (value_of == &to_value) to = to_value;
-    } else {
-      return Usage(err, "unknown option '" + arg + "'");
-    }
-  }
+  auto app = NewApp("state", kAbout, kCommandsHelp);
+  app->add_option("--socket", socket_flag, "the sidecar's Unix socket")
+      ->type_name("PATH")
+      ->check(NonEmpty());
+  app->add_option("--config", config_file, "take the socket from socket.path in this file")
+      ->type_name("FILE")
+      ->check(NonEmpty());
+  app->add_option("--state-dir", state_dir,
+                  "read (and reset) a stopped sidecar's state store in DIR instead")
+      ->type_name("DIR")
+      ->check(NonEmpty());
+  app->add_option("--to", to_value, "reset-cursor: rewind the cursor to this UTC time")
+      ->type_name("\"YYYY-MM-DD HH:MM:SS\"")
+      ->check(NonEmpty());
+  app->add_flag("--json", json, "print the socket's JSON answer as it is");
+  app->add_option("COMMAND", positional, "the command (below) and its arguments")->type_name("");
+  if (auto exit = ParseCommandLine(*app, args, out, err)) return *exit;
+  std::optional<std::string> to;
+  if (app->count("--to") > 0) to = to_value;
+  const auto refuse = [&](const std::string& problem) { return UsageError(*app, problem, err); };
   if ((!socket_flag.empty()) + (!config_file.empty()) + (!state_dir.empty()) > 1) {
-    return Usage(err, "give only one of --socket, --config and --state-dir");
+    return refuse("give only one of --socket, --config and --state-dir");
   }
   if (!state_dir.empty() && !env.open_store) {
-    return Usage(err, "--state-dir is not available in this build");
+    return refuse("--state-dir is not available in this build");
   }
-  if (positional.empty()) return Usage(err, "missing command");
+  if (positional.empty()) return refuse("missing command");
   const std::string command = positional[0];
   const std::vector<std::string> cargs(positional.begin() + 1, positional.end());
   const auto* spec = std::find_if(std::begin(kCommands), std::end(kCommands),
                                   [&](const Command& c) { return c.name == command; });
-  if (spec == std::end(kCommands)) return Usage(err, "unknown command '" + command + "'");
+  if (spec == std::end(kCommands)) return refuse("unknown command '" + command + "'");
   if (cargs.size() < spec->min_args || cargs.size() > spec->max_args) {
-    return Usage(err, "wrong number of arguments for '" + command + "'");
+    return refuse("wrong number of arguments for '" + command + "'");
   }
   for (const auto& a : cargs) {
-    if (a.empty()) return Usage(err, "empty argument for '" + command + "'");
+    if (a.empty()) return refuse("empty argument for '" + command + "'");
   }
   if (to.has_value() && command != "reset-cursor") {
-    return Usage(err, "--to belongs to 'reset-cursor'");
+    return refuse("--to belongs to 'reset-cursor'");
   }
   if (!state_dir.empty() && (command == "health" || command == "ready" || command == "deletes")) {
-    return Usage(err,
-                 "'" + command + "' asks a running sidecar; it does not work with --state-dir");
+    return refuse("'" + command + "' asks a running sidecar; it does not work with --state-dir");
   }
 
   std::string socket;

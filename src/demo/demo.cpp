@@ -456,16 +456,7 @@ int Demo::Run() {
 
 }  // namespace
 
-int Main(int argc, char** argv) {
-  auto options = ParseOptions(argc, argv);
-  if (!options.ok()) {
-    std::fprintf(stderr, "snowcar demo: %s\n\n%s", options.status().message().c_str(), kUsage);
-    return 2;
-  }
-  if (options->help) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
+int Main(const Options& options) {
   // Before any thread exists (librdkafka's), so every thread inherits the blocked mask.
   StopSignal stop;
   log::SetFormat(log::Format::kText);
@@ -478,12 +469,12 @@ int Main(int argc, char** argv) {
   }
   const std::string work = pattern;
   Screen screen(stdout, Screen::StdoutIsTerminal());
-  const bool keep = options->keep;
+  const bool keep = options.keep;
   int rc = 0;
   {
     // The group's destructor kills anything still running before the directory goes.
     ProcessGroup group(SelfExecutable());
-    Demo demo(*std::move(options), stop, screen, group, work);
+    Demo demo(options, stop, screen, group, work);
     rc = demo.Run();
   }
   if (keep) {

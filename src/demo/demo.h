@@ -13,10 +13,12 @@
 // and to the sidecar with the socket client. `snowcar demo` (cli/cmd_demo.cpp) only forwards.
 #pragma once
 
+#include "demo/options.h"
+
 namespace snowcar::demo {
 
-// `snowcar demo [--seconds N] [--keep] ...`; argv[0] is "demo". Returns the exit code: 0 when
-// everything worked and the restart re-emitted nothing, 1 on a failure, 2 on a usage error.
-int Main(int argc, char** argv);
+// Runs the demo with options parsed from `snowcar demo [--seconds N] [--keep] ...`. Returns
+// the exit code: 0 when everything worked and the restart re-emitted nothing, 1 on a failure.
+int Main(const Options& options);
 
 }  // namespace snowcar::demo

@@ -102,10 +102,11 @@ def is_secret_key(key, names):
 
 
 def state_commands(binary):
-    """The `snowcar state` commands, from the usage text the binary prints."""
-    result = subprocess.run([binary, "state"], capture_output=True, text=True, timeout=30)
+    """The `snowcar state` commands, from the help the binary prints."""
+    result = subprocess.run([binary, "state", "--help"], capture_output=True, text=True,
+                            timeout=30)
     usage = result.stdout + result.stderr
-    body = usage.split("commands:", 1)[-1]
+    body = re.split(r"^commands:", usage, maxsplit=1, flags=re.I | re.M)[-1]
     return set(re.findall(r"^  ([a-z][a-z-]*)", body, re.M))
 
 

@@ -200,7 +200,8 @@ TEST_F(CmdConfigTest, CheckWithoutSecretFiles) {
   const Outcome bad = RunConfig({"check", path, "--no-secrets", "--set", "kafka.acks=some"});
   EXPECT_EQ(bad.code, 2);
   EXPECT_THAT(bad.err, HasSubstr("kafka property 'acks'"));
-  EXPECT_THAT(RunConfig({"print", path, "--no-secrets"}).err, HasSubstr("unknown option"));
+  EXPECT_THAT(RunConfig({"print", path, "--no-secrets"}).err,
+              HasSubstr("unknown argument '--no-secrets'"));
 }
 
 TEST_F(CmdConfigTest, CheckWarnsAboutUnknownEnvironmentVariablesAndPasses) {
@@ -283,9 +284,10 @@ TEST_F(CmdConfigTest, DocsPrintsTheReference) {
 TEST_F(CmdConfigTest, UsageErrors) {
   EXPECT_EQ(RunConfig({}).code, 2);
   EXPECT_THAT(RunConfig({"frobnicate"}).err, HasSubstr("unknown subcommand 'frobnicate'"));
-  EXPECT_THAT(RunConfig({"check", "--set"}).err, HasSubstr("--set needs key=value"));
+  EXPECT_THAT(RunConfig({"check", "--set"}).err, HasSubstr("--set needs a value"));
   EXPECT_THAT(RunConfig({"check", "a", "b"}).err, HasSubstr("more than one FILE"));
-  EXPECT_THAT(RunConfig({"check", "--json"}).err, HasSubstr("unknown option '--json'"));
+  EXPECT_THAT(RunConfig({"check", "--json"}).err, HasSubstr("unknown argument '--json'"));
+  EXPECT_THAT(RunConfig({"docs", "extra"}).err, HasSubstr("unknown argument 'extra'"));
   EXPECT_EQ(RunConfig({"--help"}).code, 0);
 }
 
