@@ -6,6 +6,8 @@
 #include <set>
 
 #include "snowcar/common/time.h"
+#include "snowcar/common/url_encoding.h"
+#include "snowcar/emulator/journal.h"
 #include "source_harness.h"
 
 namespace snowcar::source::it {
@@ -66,22 +68,55 @@ TEST_F(SourceFlow, DeliversEveryRowInOrderWithKeyHeadersAndTimestamp) {
   StopGracefully();
 }
 
+// The second a query reads up to, from its sysparm_query: the bound of a move-on range
+// ("<field><=T") or the second of a drain ("<field>=T"); nullopt for other requests.
+std::optional<int64_t> QueriedSecond(const std::string& target) {
+  const size_t q = target.find("sysparm_query=");
+  if (q == std::string::npos) return std::nullopt;
+  const size_t end = target.find('&', q);
+  auto query = PercentDecode(target.substr(q + 14, end == std::string::npos ? end : end - q - 14));
+  if (!query.ok()) return std::nullopt;
+  for (const std::string_view op : {"sys_updated_on<=", "sys_updated_on="}) {
+    const size_t at = query->find(op);
+    if (at == std::string::npos) continue;
+    auto ts = ParseSnowTimestamp(std::string_view(*query).substr(at + op.size(), 19));
+    if (ts.ok()) return *ts;
+  }
+  return std::nullopt;
+}
+
 TEST_F(SourceFlow, SafetyLagHoldsBackTheCurrentSecondOfTheInstanceClock) {
-  // The instance's clock is a year ahead of ours: HI must follow it, not the local clock.
-  const int64_t t = NowS() + int64_t{365} * 24 * 3600;
-  emu_->clock().FreezeAt(t * 1000);
+  // The instance's clock runs a year ahead of ours: the range a query reads up to must follow
+  // it, not the local clock. The sidecar takes the instance's time from the last Date header
+  // (whole seconds, rounded down) plus the local time since, which is never ahead of a clock
+  // that runs. So every query must read only seconds that were over, by the one-second safety
+  // lag, when it reached the instance: checked against the emulator's journal, which stamps
+  // each request with the instance's clock. (A frozen instance clock would make the test
+  // depend on how long the sidecar waits between a response and its next query.)
+  const int64_t year_ms = int64_t{365} * 24 * 3600 * 1000;
+  emu_->clock().Set(NowS() * 1000 + year_ms);
+  const int64_t t = emu_->clock().NowMillis() / 1000;
   ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());  // one partition: the order is visible
-  LoadRows({t - 5, t - 1, t});
+  LoadRows({t - 5, t - 1, t + 2});  // the last is stamped in the instance's future
   Start();
-  auto first = WaitForRecords(topic_, 2);
-  ASSERT_EQ(first.size(), 2u);
-  const auto pages = Counter("pages_fetched");
-  ASSERT_TRUE(testsupport::WaitFor([&] { return Counter("pages_fetched") > pages + 3; }, 10s));
-  EXPECT_EQ(ReadTopic(topic_).size(), 2u);  // second t is not over on the instance yet
-  emu_->clock().Advance(2000);
   auto all = WaitForRecords(topic_, 3);
   ASSERT_EQ(all.size(), 3u);
-  EXPECT_EQ(all.back().updated(), FormatSnowTimestamp(t)) << "the row of second t came last";
+  EXPECT_EQ(all.back().updated(), FormatSnowTimestamp(t + 2)) << "the row of second t+2 came last";
+
+  size_t queries = 0;
+  bool read_the_future_row = false;
+  for (const emulator::JournalEntry& e : emu_->journal().All()) {
+    if (!e.target.starts_with("/api/now/table/incident")) continue;
+    const std::optional<int64_t> second = QueriedSecond(e.target);
+    if (!second) continue;
+    ++queries;
+    const int64_t arrived = e.time_ms / 1000;  // after 1970: no rounding toward zero to mind
+    EXPECT_LE(*second, arrived - 1)
+        << e.target << " reached the instance at " << FormatSnowTimestamp(arrived);
+    if (*second >= t + 2) read_the_future_row = true;
+  }
+  EXPECT_GE(queries, 2u);
+  EXPECT_TRUE(read_the_future_row);
   StopGracefully();
 }
 
