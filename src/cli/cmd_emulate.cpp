@@ -99,13 +99,7 @@ int EmulateMain(int argc, char** argv) {
   std::vector<std::string> table_lists;
   std::string clock_text;
   auto app = NewApp("emulate", kEmulateAbout, kEmulateFooter);
-  app->add_option("--port", options.port, "TCP port to listen on (0 picks a free one)")
-      ->type_name("P")
-      ->check(WholeNumber(0, 65535))
-      ->capture_default_str();
-  app->add_option("--host", options.host, "address to listen on")
-      ->type_name("HOST")
-      ->capture_default_str();
+  AddListenFlags(*app, options.port, options.host);
   app->add_option("--tables", table_lists,
                   "tables with generated rows, e.g. incident:10000,change_request:500")
       ->type_name("t:n,...");

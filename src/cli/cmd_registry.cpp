@@ -27,13 +27,7 @@ constexpr char kRegistryFooter[] = "docs/testbed.md says what it follows.";
 int RegistryMain(int argc, char** argv) {
   registry::RegistryServerOptions options;
   auto app = NewApp("registry", kRegistryAbout, kRegistryFooter);
-  app->add_option("--port", options.port, "TCP port to listen on (0 picks a free one)")
-      ->type_name("P")
-      ->check(WholeNumber(0, 65535))
-      ->capture_default_str();
-  app->add_option("--host", options.host, "address to listen on")
-      ->type_name("HOST")
-      ->capture_default_str();
+  AddListenFlags(*app, options.port, options.host);
   app->add_option("--threads", options.threads, "threads serving requests")
       ->type_name("N")
       ->check(WholeNumber(1, 64))

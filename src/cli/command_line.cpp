@@ -117,4 +117,12 @@ CLI::Validator NonEmpty() {
       "", "non-empty");
 }
 
+void AddListenFlags(CLI::App& app, uint16_t& port, std::string& host) {
+  app.add_option("--port", port, "TCP port to listen on (0 picks a free one)")
+      ->type_name("P")
+      ->check(WholeNumber(0, 65535))
+      ->capture_default_str();
+  app.add_option("--host", host, "address to listen on")->type_name("HOST")->capture_default_str();
+}
+
 }  // namespace snowcar::cli

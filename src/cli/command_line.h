@@ -44,4 +44,7 @@ CLI::Validator WholeNumber(int64_t min, int64_t max);
 // A value that is not empty ("--socket=" is refused).
 CLI::Validator NonEmpty();
 
+// --port and --host of a server the command starts (the emulator, the registry double).
+void AddListenFlags(CLI::App& app, uint16_t& port, std::string& host);
+
 }  // namespace snowcar::cli

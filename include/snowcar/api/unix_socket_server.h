@@ -33,7 +33,7 @@ inline constexpr const char* kDefaultSocketPath = "/var/run/snowcar/snowcar.sock
 
 struct ServerOptions {
   std::string path = kDefaultSocketPath;  // socket.path
-  ConnectionLimits limits;                // the defaults in connection_limits.h
+  ConnectionLimits limits = {};           // the defaults in connection_limits.h
   // socket.allowed.uids: when not empty, only processes running as one of these uids are
   // served; any other peer gets 403 on every request (and a warn log line naming its uid).
   // Empty: everyone who can open the 0660 socket file.

@@ -216,7 +216,7 @@ TEST_F(MonitoringMetricsTest, SinkLagRisesWhileCommandsWaitAndLatencyShowsWhy) {
   ASSERT_TRUE(emu.store().CreateTable("incident").ok());
   ASSERT_TRUE(emu.Start().ok());
   // Every create takes at least 1.5 s.
-  emu.faults().SetLatency({.fixed_ms = 1500, .scope = {.method = "POST"}});
+  emu.faults().SetLatency({.fixed_ms = 1500, .scope = {.method = "POST", .path_prefix = ""}});
   testsupport::TempDir dir("snowcar-monitoring");
   const std::string socket = dir.File("snowcar.sock");
   testsupport::ChildOptions options;
