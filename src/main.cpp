@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "snowcar/common/version.h"
 #include "snowcar/runtime/sidecar_metrics.h"
 #include "snowcar/state/state_store.h"
 
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
   if (name == "--version" || name == "version") {
     // The release and the state layout it writes: an upgrade that changes the second needs
     // the release notes read first (docs/CHANGELOG.md).
-    const std::string_view version = snowcar::runtime::SnowcarVersion();
+    const std::string_view version = snowcar::SnowcarVersion();
     std::printf("snowcar %.*s (state schema %u)\n", static_cast<int>(version.size()),
                 version.data(), static_cast<unsigned>(snowcar::state::kSchemaVersion));
     return 0;

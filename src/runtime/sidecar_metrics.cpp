@@ -11,12 +11,9 @@
 #include "snowcar/api/metric_names.h"
 #include "snowcar/api/prometheus.h"
 #include "snowcar/common/file_read.h"
+#include "snowcar/common/version.h"
 #include "snowcar/servicenow/curl_table_client.h"
 #include "snowcar/state/state_store.h"
-
-#ifndef SNOWCAR_VERSION
-#define SNOWCAR_VERSION "unknown"
-#endif
 
 namespace snowcar::runtime {
 namespace {
@@ -86,8 +83,6 @@ bool ReadStartTime(double& seconds) {
 }
 
 }  // namespace
-
-std::string_view SnowcarVersion() { return SNOWCAR_VERSION; }
 
 void WriteBuildInfo(std::string& out) {
   api::WriteMetricFamily(out, api::metric::kBuildInfo, "gauge",

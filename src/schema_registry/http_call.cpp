@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include "snowcar/common/version.h"
+
 namespace snowcar::schema_registry {
 namespace {
 
@@ -70,7 +72,7 @@ HttpAnswer PerformHttp(const RegistryOptions& o, std::string_view method, std::s
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &OnBody);
   curl_easy_setopt(e, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(e, CURLOPT_USERAGENT, "snowcar/0.1");
+  curl_easy_setopt(e, CURLOPT_USERAGENT, DefaultUserAgent().c_str());  // libcurl copies it
   curl_easy_setopt(e, CURLOPT_PROXY, "");  // ignore http_proxy variables, as the Table API client
   curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, std::string(method).c_str());
 

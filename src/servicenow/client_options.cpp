@@ -73,7 +73,7 @@ Result<ClientOptions> ClientOptionsFromConfig(const config::Config& c) {
   o.proxy_password = c.GetString("snow.http.proxy.password");
   o.max_concurrent_requests = static_cast<int>(c.GetInt("snow.http.max.concurrent.requests"));
   o.max_response_bytes = c.GetInt("snow.http.max.response.bytes");
-  if (const auto& ua = c.GetString("snow.http.user.agent"); !ua.empty()) o.user_agent = ua;
+  o.user_agent = c.GetString("snow.http.user.agent");
   o.adaptive_throttling = c.GetBool("snow.http.adaptive.throttling");
   o.retry.max_attempts = static_cast<int>(c.GetInt("snow.retry.max.attempts"));
   o.retry.max_elapsed_ms = c.GetInt("snow.retry.max.elapsed.ms");

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "snowcar/common/version.h"
+
 namespace snowcar::servicenow {
 namespace {
 
@@ -77,7 +79,9 @@ Result<std::unique_ptr<Transfer>> NewTransfer(const TransferSpec& spec, const Cl
   curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl can decode
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o.connect_timeout_ms));
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(o.request_timeout_ms));
-  curl_easy_setopt(e, CURLOPT_USERAGENT, o.user_agent.c_str());
+  // libcurl copies the string.
+  curl_easy_setopt(e, CURLOPT_USERAGENT,
+                   (o.user_agent.empty() ? DefaultUserAgent() : o.user_agent).c_str());
   curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(o.max_response_bytes));
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &OnBody);
   curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());

@@ -19,9 +19,6 @@ struct ClientStats;
 
 namespace snowcar::runtime {
 
-// "0.1.0": the project version CMake was configured with.
-std::string_view SnowcarVersion();
-
 // snowcar_build_info{version="...",state_schema="..."} 1: the release and the state store's
 // layout version it writes (state::kSchemaVersion).
 void WriteBuildInfo(std::string& out);

@@ -38,15 +38,15 @@ struct ClientOptions {
   // (credential_files.h), so a Secret corrected in place needs no restart.
   std::map<std::string, std::string> credential_files;
 
-  int64_t connect_timeout_ms = 10000;      // snow.http.connect.timeout.ms
-  int64_t request_timeout_ms = 60000;      // snow.http.request.timeout.ms
-  std::string proxy_url;                   // snow.http.proxy.url
-  std::string proxy_username;              // snow.http.proxy.username
-  std::string proxy_password;              // snow.http.proxy.password (secret)
-  int max_concurrent_requests = 8;         // snow.http.max.concurrent.requests
-  int64_t max_response_bytes = 64 << 20;   // snow.http.max.response.bytes
-  std::string user_agent = "snowcar/0.1";  // snow.http.user.agent
-  bool adaptive_throttling = true;         // snow.http.adaptive.throttling
+  int64_t connect_timeout_ms = 10000;     // snow.http.connect.timeout.ms
+  int64_t request_timeout_ms = 60000;     // snow.http.request.timeout.ms
+  std::string proxy_url;                  // snow.http.proxy.url
+  std::string proxy_username;             // snow.http.proxy.username
+  std::string proxy_password;             // snow.http.proxy.password (secret)
+  int max_concurrent_requests = 8;        // snow.http.max.concurrent.requests
+  int64_t max_response_bytes = 64 << 20;  // snow.http.max.response.bytes
+  std::string user_agent;                 // snow.http.user.agent; empty: DefaultUserAgent()
+  bool adaptive_throttling = true;        // snow.http.adaptive.throttling
 
   RetryPolicy retry;  // snow.retry.*
 

@@ -11,6 +11,7 @@
 #include "client_harness.h"
 #include "script_server.h"
 #include "snowcar/common/time.h"
+#include "snowcar/common/version.h"
 #include "support/refusing_port.h"
 
 namespace snowcar::servicenow::testing {
@@ -54,7 +55,7 @@ TEST(ClientTest, ListRoundTripWithTheRightHeaders) {
   EXPECT_EQ(seen[0].method, "GET");
   EXPECT_EQ(seen[0].target, "/api/now/table/incident?sysparm_limit=2");
   EXPECT_EQ(seen[0].Header("accept"), "application/json");
-  EXPECT_EQ(seen[0].Header("user-agent"), "snowcar/0.1");
+  EXPECT_EQ(seen[0].Header("user-agent"), "snowcar/" + std::string(SnowcarVersion()));
   EXPECT_NE(seen[0].Header("accept-encoding").find("gzip"), std::string::npos);
   // base64("svc-user:Pa55-word-for-tests")
   EXPECT_EQ(seen[0].Header("authorization"), "Basic c3ZjLXVzZXI6UGE1NS13b3JkLWZvci10ZXN0cw==");

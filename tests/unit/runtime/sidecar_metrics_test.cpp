@@ -7,6 +7,7 @@
 #include <ctime>
 #include <fstream>
 
+#include "snowcar/common/version.h"
 #include "snowcar/runtime/sidecar.h"
 #include "snowcar/servicenow/curl_table_client.h"
 #include "snowcar/state/state_store.h"

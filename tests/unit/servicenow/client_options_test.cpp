@@ -26,7 +26,7 @@ TEST(ClientOptionsTest, DefaultsFromConfig) {
   EXPECT_EQ(o->request_timeout_ms, 60000);
   EXPECT_EQ(o->max_concurrent_requests, 8);
   EXPECT_EQ(o->max_response_bytes, 67108864);
-  EXPECT_EQ(o->user_agent, "snowcar/0.1");
+  EXPECT_EQ(o->user_agent, "");  // the client sends DefaultUserAgent(), "snowcar/<version>"
   EXPECT_TRUE(o->adaptive_throttling);
   EXPECT_EQ(o->retry.max_attempts, 5);
   EXPECT_EQ(o->retry.max_elapsed_ms, 300000);
