@@ -3,7 +3,8 @@
 // and the reconciliation sweep's position (docs/state-store.md, "Id sets").
 //
 // Layout: key = part(instance) part(table) 'I' 16 bytes (the 32-hex sys_id as binary), empty
-// value; the sweep's state is part(instance) part(table) 'S' -> the source's own encoding.
+// value; the sweep's state is part(instance) part(table) 'S' -> the source's own encoding, and
+// the manifest of the copy on the changelog part(instance) part(table) 'M' -> likewise.
 // Lower-case hex and its binary sort alike, so a range of the set is a range of keys, in the
 // instance's ORDERBYsys_id order.
 #include <rocksdb/write_batch.h>
@@ -20,6 +21,7 @@ namespace {
 
 constexpr char kIdTag = 'I';
 constexpr char kSweepTag = 'S';
+constexpr char kManifestTag = 'M';
 constexpr size_t kBinaryIdBytes = 16;
 
 int HexDigit(char c) {
@@ -148,26 +150,56 @@ Result<uint64_t> StateStoreImpl::IdSetCount(std::string_view instance, std::stri
   return n;
 }
 
-Result<std::optional<std::string>> StateStoreImpl::GetSweepState(std::string_view instance,
-                                                                 std::string_view table) {
+Status StateStoreImpl::ClearIdSet(std::string_view instance, std::string_view table) {
+  SNOWCAR_RETURN_IF_ERROR(detail::CheckTable(table));
+  const std::string prefix = Prefix(instance, table, kIdTag);
+  rocksdb::WriteBatch batch;
+  SNOWCAR_RETURN_IF_ERROR(FromRocks(
+      batch.DeleteRange(idset_cf_, prefix, codec::PrefixSuccessor(prefix)), dir_, "id clear"));
+  return Write(&batch, "clearing the id set of " + detail::Quote(table));
+}
+
+Result<std::optional<std::string>> StateStoreImpl::GetIdSetValue(std::string_view instance,
+                                                                 std::string_view table, char tag,
+                                                                 std::string_view what) {
   SNOWCAR_RETURN_IF_ERROR(detail::CheckTable(table));
   std::string value;
   [[maybe_unused]] const auto turn = TsanTurn();
   rocksdb::Status s =
-      db_->Get(rocksdb::ReadOptions(), idset_cf_, Prefix(instance, table, kSweepTag), &value);
+      db_->Get(rocksdb::ReadOptions(), idset_cf_, Prefix(instance, table, tag), &value);
   if (s.IsNotFound()) return std::optional<std::string>();
-  SNOWCAR_RETURN_IF_ERROR(FromRocks(s, dir_, "reading the sweep state"));
+  SNOWCAR_RETURN_IF_ERROR(FromRocks(s, dir_, "reading the " + std::string(what)));
   return std::optional<std::string>(std::move(value));
+}
+
+Status StateStoreImpl::PutIdSetValue(std::string_view instance, std::string_view table, char tag,
+                                     std::string_view value, std::string_view what) {
+  SNOWCAR_RETURN_IF_ERROR(detail::CheckTable(table));
+  rocksdb::WriteBatch batch;
+  SNOWCAR_RETURN_IF_ERROR(FromRocks(batch.Put(idset_cf_, Prefix(instance, table, tag),
+                                              rocksdb::Slice(value.data(), value.size())),
+                                    dir_, std::string(what) + " put"));
+  return Write(&batch, "writing the " + std::string(what) + " of " + detail::Quote(table));
+}
+
+Result<std::optional<std::string>> StateStoreImpl::GetSweepState(std::string_view instance,
+                                                                 std::string_view table) {
+  return GetIdSetValue(instance, table, kSweepTag, "sweep state");
 }
 
 Status StateStoreImpl::PutSweepState(std::string_view instance, std::string_view table,
                                      std::string_view value) {
-  SNOWCAR_RETURN_IF_ERROR(detail::CheckTable(table));
-  rocksdb::WriteBatch batch;
-  SNOWCAR_RETURN_IF_ERROR(FromRocks(batch.Put(idset_cf_, Prefix(instance, table, kSweepTag),
-                                              rocksdb::Slice(value.data(), value.size())),
-                                    dir_, "sweep state put"));
-  return Write(&batch, "writing the sweep state of " + detail::Quote(table));
+  return PutIdSetValue(instance, table, kSweepTag, value, "sweep state");
+}
+
+Result<std::optional<std::string>> StateStoreImpl::GetIdSetManifest(std::string_view instance,
+                                                                    std::string_view table) {
+  return GetIdSetValue(instance, table, kManifestTag, "id set manifest");
+}
+
+Status StateStoreImpl::PutIdSetManifest(std::string_view instance, std::string_view table,
+                                        std::string_view value) {
+  return PutIdSetValue(instance, table, kManifestTag, value, "id set manifest");
 }
 
 }  // namespace snowcar::state

@@ -81,6 +81,11 @@ class StateStoreImpl final : public StateStore {
                                               std::string_view after, std::string_view up_to,
                                               size_t limit) override;
   Result<uint64_t> IdSetCount(std::string_view instance, std::string_view table) override;
+  Status ClearIdSet(std::string_view instance, std::string_view table) override;
+  Result<std::optional<std::string>> GetIdSetManifest(std::string_view instance,
+                                                      std::string_view table) override;
+  Status PutIdSetManifest(std::string_view instance, std::string_view table,
+                          std::string_view value) override;
   Result<std::optional<std::string>> GetSweepState(std::string_view instance,
                                                    std::string_view table) override;
   Status PutSweepState(std::string_view instance, std::string_view table,
@@ -96,6 +101,12 @@ class StateStoreImpl final : public StateStore {
   // Creates the idset family in a dir written before it existed (state_store_idset.cpp): an
   // added family needs no schema version, and an older snowcar opens the dir unchanged.
   Status EnsureIdSetFamily();
+  // The sweep state and the manifest: one value each per (instance, table), by `tag`.
+  Result<std::optional<std::string>> GetIdSetValue(std::string_view instance,
+                                                   std::string_view table, char tag,
+                                                   std::string_view what);
+  Status PutIdSetValue(std::string_view instance, std::string_view table, char tag,
+                       std::string_view value, std::string_view what);
   Status CheckSchema(bool fresh);
   // Every stored cursor whose key starts with `prefix` ("" = all), decoded.
   Result<std::vector<StoredCursor>> ScanCursors(std::string_view prefix);

@@ -86,6 +86,11 @@ void TablePoller::NoteDelivered(const state::DedupKey& key) {
 
 void TablePoller::FlushEmittedIfDue() {
   if (!deps_.emitted->FlushDue()) return;
+  FlushEmitted();
+}
+
+void TablePoller::FlushEmitted() {
+  if (!deps_.emitted) return;
   // The id set of the table whose rows these are (a deletes stream notes into its table's).
   const std::string& alias = deps_.deletes ? deps_.deletes->rows->alias : deps_.table->alias;
   if (Status s = deps_.emitted->Flush(*deps_.store, deps_.source->instance, alias); !s.ok()) {

@@ -17,8 +17,10 @@ set(SNOWCAR_SOURCE_DIRECTION_SOURCES
   table_ownership_map.cpp
   table_snapshot.cpp
   table_snapshot_deletes.cpp
+  idset_changelog.cpp
   state_changelog.cpp
   table_ownership.cpp
+  table_ownership_idset.cpp
   audit_stream.cpp
   deleted_row_payload.cpp
   audit_poller.cpp

@@ -21,6 +21,14 @@ Status Bad(std::string what) {
 
 }  // namespace
 
+SweepState RestartAsBaseline(SweepState state) {
+  state.seeded = false;
+  state.in_sweep = false;
+  state.after.clear();
+  state.compared = state.deleted = state.emitted = 0;
+  return state;
+}
+
 std::string EncodeSweepState(const SweepState& s) {
   return json::serialize(json::object{{"v", 1},
                                       {"seeded", s.seeded},

@@ -52,6 +52,12 @@ struct SweepState {
   bool operator==(const SweepState&) const = default;
 };
 
+// The state for an owner that has no copy of the id set the state was kept against (a
+// scale-out handoff whose copy could not be read): the next sweep starts from the beginning
+// and takes the instance's ids as its baseline, as a first sweep does. Without it every row
+// the set lacks would look never emitted and be emitted again. The counters stay.
+SweepState RestartAsBaseline(SweepState state);
+
 std::string EncodeSweepState(const SweepState& state);
 // kDataLoss naming what is wrong.
 Result<SweepState> DecodeSweepState(std::string_view text);

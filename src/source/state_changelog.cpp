@@ -152,11 +152,9 @@ Status StateChangelog::EnsureTopic(const TopicRequirement& topic,
   return Status::Ok();
 }
 
-Result<std::optional<std::string>> StateChangelog::ReadLatest(const std::string& topic,
-                                                              int32_t partition,
-                                                              const std::string& key,
-                                                              std::chrono::milliseconds timeout,
-                                                              int64_t* records_read) {
+Status StateChangelog::Scan(const std::string& topic, int32_t partition,
+                            std::chrono::milliseconds timeout, const Visitor& visit,
+                            int64_t* records_read) {
   rd_kafka_t* rk = impl_->rk;
   const auto deadline = SteadyClock::now() + timeout;
   int64_t low = 0;
@@ -167,8 +165,7 @@ Result<std::optional<std::string>> StateChangelog::ReadLatest(const std::string&
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return Status::Unavailable("end offsets of " + where + ": " + rd_kafka_err2str(err));
   }
-  std::optional<std::string> latest;
-  if (high <= low) return latest;
+  if (high <= low) return Status::Ok();
   kafka::internal::PartitionList list(rd_kafka_topic_partition_list_new(1));
   rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), partition)->offset = low;
   if ((err = rd_kafka_assign(rk, list.get())) != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -194,12 +191,11 @@ Result<std::optional<std::string>> StateChangelog::ReadLatest(const std::string&
     } else {
       ++read;
       const std::string_view k(static_cast<const char*>(m->key), m->key_len);
-      if (k == key) {
-        if (m->payload == nullptr) {
-          latest.reset();
-        } else {
-          latest.emplace(static_cast<const char*>(m->payload), m->len);
-        }
+      if (m->payload == nullptr) {
+        visit(k, nullptr);
+      } else {
+        const std::string_view v(static_cast<const char*>(m->payload), m->len);
+        visit(k, &v);
       }
       done = m->offset >= high - 1;
     }
@@ -207,7 +203,26 @@ Result<std::optional<std::string>> StateChangelog::ReadLatest(const std::string&
   }
   (void)rd_kafka_assign(rk, nullptr);
   if (records_read != nullptr) *records_read += read;
-  if (!status.ok()) return status;
+  return status;
+}
+
+Result<std::optional<std::string>> StateChangelog::ReadLatest(const std::string& topic,
+                                                              int32_t partition,
+                                                              const std::string& key,
+                                                              std::chrono::milliseconds timeout,
+                                                              int64_t* records_read) {
+  std::optional<std::string> latest;
+  SNOWCAR_RETURN_IF_ERROR(Scan(
+      topic, partition, timeout,
+      [&](std::string_view k, const std::string_view* value) {
+        if (k != key) return;
+        if (value == nullptr) {
+          latest.reset();
+        } else {
+          latest.emplace(*value);
+        }
+      },
+      records_read));
   return latest;
 }
 

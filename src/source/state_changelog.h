@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Kafka side of source scale-out that is not the group itself: checking (and, where the
 // cluster allows, creating) the coordination and changelog topics, and reading a table's
-// latest snapshot back from its changelog partition before the table's first poll.
+// latest snapshot (and its id set's chunks) back from its changelog partition before the
+// table's first poll.
 //
 // Writing snapshots goes through the source's own RecordProducer (table_ownership.cpp).
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "snowcar/common/status.h"
 
@@ -43,6 +46,12 @@ class StateChangelog {
                                                 const std::string& key,
                                                 std::chrono::milliseconds timeout,
                                                 int64_t* records_read = nullptr);
+
+  // Calls `visit` with the key and value (nullptr for a tombstone) of every record of
+  // `topic`/`partition`, from the start to the end the partition had when the call began.
+  using Visitor = std::function<void(std::string_view key, const std::string_view* value)>;
+  Status Scan(const std::string& topic, int32_t partition, std::chrono::milliseconds timeout,
+              const Visitor& visit, int64_t* records_read = nullptr);
 
   struct Impl;
 

@@ -122,7 +122,12 @@ void TableOwnership::Run() {
         std::lock_guard lock(mu_);
         for (const auto& [alias, o] : owned_) owned.emplace_back(alias, o.partition);
       }
-      for (const auto& [alias, partition] : owned) PublishIfChanged(alias, partition, false);
+      for (const auto& [alias, partition] : owned) {
+        if (const TableSettings* table = Table(alias); table != nullptr) {
+          PublishIdSet(*table, partition, /*releasing=*/false);
+        }
+        PublishIfChanged(alias, partition, false);
+      }
     }
   }
   // Leaving runs on_revoked for what we still own (stop, final snapshot), then LeaveGroup.
@@ -213,7 +218,12 @@ TableOwnership::Restore TableOwnership::RestoreTable(const TableSettings& table,
         r.detail = applied.status().message();
       } else {
         r.outcome = std::string(RestoreOutcomeName(*applied));
-        if (*applied == RestoreOutcome::kApplied) published_[table.alias] = *snapshot;
+        if (*applied == RestoreOutcome::kApplied) {
+          published_[table.alias] = *snapshot;
+          RestoreIdSet(table, partition, *snapshot, r);
+        } else if (Reconciles(table.deletes)) {
+          r.idset = "kept";
+        }
       }
     }
   }
@@ -271,7 +281,13 @@ void TableOwnership::Release(const std::string& alias, bool publish) {
     // in flight may be emitted again by the next owner (at least once).
     owned.poller->ForceFinish().wait_for(5s);
   }
-  if (publish) PublishIfChanged(alias, owned.partition, /*wait=*/true);
+  if (publish) {
+    // The poller has stopped and flushed its emitted ids: the copy is the whole set.
+    if (const TableSettings* table = Table(alias); table != nullptr) {
+      PublishIdSet(*table, owned.partition, /*releasing=*/true);
+    }
+    PublishIfChanged(alias, owned.partition, /*wait=*/true);
+  }
   published_.erase(alias);  // the next owner publishes from here on
   {
     std::lock_guard lock(mu_);
@@ -290,23 +306,23 @@ void TableOwnership::Release(const std::string& alias, bool publish) {
                {"published", publish}});
 }
 
-void TableOwnership::PublishIfChanged(const std::string& alias, int32_t partition, bool wait) {
+bool TableOwnership::PublishIfChanged(const std::string& alias, int32_t partition, bool wait) {
   const TableSettings* table = Table(alias);
-  if (table == nullptr) return;
+  if (table == nullptr) return false;
   auto captured = CaptureSnapshot(store_, IdentityFor(settings_, *table));
   if (!captured.ok()) {
     SNOWCAR_LOG(kWarn, "source.group.snapshot_failed",
                 {{"table", alias}, {"error", captured.status().message()}});
-    return;
+    return false;
   }
-  if (!captured->has_value()) return;  // nothing committed yet: nothing to hand over
+  if (!captured->has_value()) return false;  // nothing committed yet: nothing to hand over
   TableSnapshot& snapshot = **captured;
   if (Status s = CaptureDeletesState(store_, settings_, *table, snapshot); !s.ok()) {
     SNOWCAR_LOG(kWarn, "source.group.snapshot_failed", {{"table", alias}, {"error", s.message()}});
-    return;
+    return false;
   }
   auto previous = published_.find(alias);
-  if (previous != published_.end() && previous->second.SameState(snapshot)) return;
+  if (previous != published_.end() && previous->second.SameState(snapshot)) return true;
   snapshot.replica = options_.replica_id;
   snapshot.written_at_ms = WallMs();
   kafka::OutRecord record;
@@ -329,13 +345,14 @@ void TableOwnership::PublishIfChanged(const std::string& alias, int32_t partitio
                        }
                        delivery->done.set_value(report.status);
                      });
-  if (!wait) return;
+  if (!wait) return false;
   if (done.wait_until(StopBy()) != std::future_status::ready) {
     SNOWCAR_LOG(kWarn, "source.group.snapshot_unconfirmed", {{"table", alias}});
-    return;
+    return false;
   }
   Status status = done.get();
   if (!status.ok()) published_.erase(alias);
+  return status.ok();
 }
 
 void TableOwnership::Stop(SteadyClock::time_point deadline) {
@@ -404,6 +421,7 @@ boost::json::object TableOwnership::Json() const {
     t["records_read"] = r.records_read;
     t["at"] = FormatIso8601Millis(r.at_ms);
     if (!r.detail.empty()) t["detail"] = r.detail;
+    if (!r.idset.empty()) t["idset"] = {{"outcome", r.idset}, {"ids", r.idset_ids}};
     restores.push_back(std::move(t));
   }
   out["restores"] = std::move(restores);
@@ -415,6 +433,8 @@ boost::json::object TableOwnership::Json() const {
   out["handoffs"] = {{"acquired", acquired_}, {"released", released_}, {"lost", lost_}};
   out["snapshots"] = {{"published", snapshots_published_->load()},
                       {"failed", snapshots_failed_->load()}};
+  out["idset_copies"] = {{"published", idset_copies_published_.load()},
+                         {"failed", idset_copies_failed_.load()}};
   return out;
 }
 

@@ -13,7 +13,9 @@
 // their final snapshot before the callback returns, so the next owner, which the group only
 // assigns after this member gave the partitions up, restores exactly that state. Between
 // polls it publishes the snapshot of every owned table whose state changed, at most every
-// snapshot interval: that interval bounds the re-emission after a kill -9 of the owner.
+// snapshot interval: that interval bounds the re-emission after a kill -9 of the owner. A
+// table with deletes=reconcile also has its id set copied to the changelog after each
+// finished sweep and on release (idset_changelog.h).
 // The socket and metrics read the view from any thread under a mutex.
 #pragma once
 
@@ -93,6 +95,11 @@ class TableOwnership {
     int64_t records_read = 0;
     int64_t at_ms = 0;
     std::string detail;
+    // deletes=reconcile: what became of the id set (table_ownership_idset.cpp): "restored"
+    // (the copy the snapshot names), "baseline" (none could be read: the next sweep takes a
+    // baseline), "kept" (the local state was kept); empty for other tables.
+    std::string idset;
+    uint64_t idset_ids = 0;
   };
 
   void Run();
@@ -102,8 +109,16 @@ class TableOwnership {
   void Release(const std::string& alias, bool publish);
   Restore RestoreTable(const TableSettings& table, int32_t partition);
   // Publishes the table's state if it differs from what was last published. With `wait`,
-  // returns once Kafka acknowledged it (or failed, or handoff_timeout passed).
-  void PublishIfChanged(const std::string& alias, int32_t partition, bool wait);
+  // returns once Kafka acknowledged it (or failed, or handoff_timeout passed): true when the
+  // changelog now holds this state (acknowledged, or unchanged since an acknowledged one).
+  bool PublishIfChanged(const std::string& alias, int32_t partition, bool wait);
+  // table_ownership_idset.cpp: the reconciliation id set on the changelog (idset_changelog.h).
+  // Writes a new copy when a sweep finished since the last one, or always with `releasing`.
+  void PublishIdSet(const TableSettings& table, int32_t partition, bool releasing);
+  // After the snapshot was applied: the id set it names replaces the local one, or the sweep
+  // restarts as a baseline when it cannot be read.
+  void RestoreIdSet(const TableSettings& table, int32_t partition, const TableSnapshot& snapshot,
+                    Restore& restore);
   std::chrono::steady_clock::time_point StopBy() const;
   const TableSettings* Table(const std::string& alias) const;
 
@@ -128,6 +143,9 @@ class TableOwnership {
   // Owner thread only.
   std::map<std::string, TableSnapshot> published_;  // by alias: the state last published
   std::chrono::steady_clock::time_point last_publish_round_{};
+  // By alias: the sweep count at which a copy of the id set failed; not tried again before
+  // the next sweep finishes.
+  std::map<std::string, uint64_t> idset_failed_at_sweep_;
 
   mutable std::mutex mu_;  // guards what the views read
   std::map<std::string, Owned> owned_;
@@ -142,6 +160,8 @@ class TableOwnership {
       std::make_shared<std::atomic<int64_t>>(0);
   std::shared_ptr<std::atomic<int64_t>> snapshots_failed_ =
       std::make_shared<std::atomic<int64_t>>(0);
+  std::atomic<int64_t> idset_copies_published_{0};
+  std::atomic<int64_t> idset_copies_failed_{0};
 };
 
 }  // namespace snowcar::source

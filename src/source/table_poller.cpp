@@ -436,6 +436,7 @@ std::future<void> TablePoller::ForceFinish() {
   boost::asio::post(strand_, [self = shared_from_this(), promise] {
     self->stopping_ = true;
     self->MaybeCommit(true);
+    self->FlushEmitted();
     if (!self->stop_done_) {
       self->stop_done_ = true;
       if (!self->failed_) self->status_.SetState(TableState::kStopped);
@@ -456,6 +457,7 @@ void TablePoller::FinishStop() {
   stop_done_ = true;
   queued_pages_.clear();  // not produced: re-read from the committed cursor next time
   MaybeCommit(true);
+  FlushEmitted();
   if (!failed_) status_.SetState(TableState::kStopped);
   SNOWCAR_LOG(kInfo, "source.table_stopped",
               {{"table", deps_.table->alias},

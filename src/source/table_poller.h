@@ -233,6 +233,8 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void NoteDelivered(const state::DedupKey& key);
   // Writes the emitted ids into the store's id set once enough are pending (EmittedIds).
   void FlushEmittedIfDue();
+  // Writes them now: on stop, so the set a handoff copies has every acknowledged row.
+  void FlushEmitted();
   // A deletes stream's entry was acknowledged: count its DELETE, note its id.
   struct DeliveredNote {
     std::string sys_id;

@@ -94,6 +94,7 @@ std::string EncodeSnapshot(const TableSnapshot& snapshot, size_t max_bytes) {
                       {"dedup", std::move(entries)}};
   }
   if (snapshot.sweep) out["sweep"] = *snapshot.sweep;
+  if (snapshot.idset) out["idset"] = *snapshot.idset;
   return json::serialize(out);
 }
 
@@ -158,6 +159,10 @@ Result<TableSnapshot> DecodeSnapshot(std::string_view text) {
   if (const json::value* w = o.if_contains("sweep"); w != nullptr && !w->is_null()) {
     if (!w->is_string()) return Bad("'sweep' is not a string");
     s.sweep = std::string(w->as_string());
+  }
+  if (const json::value* i = o.if_contains("idset"); i != nullptr && !i->is_null()) {
+    if (!i->is_string()) return Bad("'idset' is not a string");
+    s.idset = std::string(i->as_string());
   }
   return s;
 }

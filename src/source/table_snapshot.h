@@ -42,11 +42,13 @@ struct TableSnapshot {
   // filled by CaptureDeletesState (table_snapshot_deletes.cpp):
   std::optional<StreamSnapshot> deletes;  // the audit stream's position
   std::optional<std::string> sweep;       // the reconciliation's SweepState, encoded
+  // The id set's copy on the changelog (IdSetManifest, encoded; idset_changelog.h).
+  std::optional<std::string> idset;
 
   // Same cursor and dedup entries (what a new owner would restore); ignores who and when.
   bool SameState(const TableSnapshot& other) const {
     return identity == other.identity && cursor == other.cursor && dedup == other.dedup &&
-           deletes == other.deletes && sweep == other.sweep;
+           deletes == other.deletes && sweep == other.sweep && idset == other.idset;
   }
 };
 
@@ -72,8 +74,10 @@ std::string_view RestoreOutcomeName(RestoreOutcome outcome);
 // StateStore::ReplaceTable) unless the
 // local cursor for the same identity is already past it. No poller of the table may run.
 // table_snapshot_deletes.cpp: adds the deletes stream's cursor and the reconciliation's sweep
-// state of `table` to `snapshot` (nothing for deletes=none), and restores them: the deletes
-// cursor by the rule of ApplySnapshot (a newer local cursor is kept), the sweep state as is.
+// state and id set manifest of `table` to `snapshot` (nothing for deletes=none), and restores
+// the first two: the deletes cursor by the rule of ApplySnapshot (a newer local cursor is
+// kept), the sweep state as is. The id set itself is read from the changelog by the caller
+// (table_ownership_idset.cpp), which also decides what the restored sweep state means.
 Status CaptureDeletesState(state::StateStore& store, const SourceSettings& source,
                            const TableSettings& table, TableSnapshot& snapshot);
 Status ApplyDeletesState(state::StateStore& store, const SourceSettings& source,

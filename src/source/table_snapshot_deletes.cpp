@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a table's snapshot carries for its deletion capture (table_snapshot.h): the audit
 // stream's cursor and dedup entries (alias "<alias>.deletes") and the reconciliation's sweep
-// state. The id set itself stays behind: it grows with the table (16 bytes a row), and a new
-// owner without it takes its first sweep as a baseline (docs/scale-out.md).
+// state, with the manifest of the id set's copy on the changelog. The id set itself travels in
+// chunk records of its own (idset_changelog.h): it grows with the table, 16 bytes a row.
 #include "audit_stream.h"
 #include "snowcar/source/keyset_query.h"
 #include "table_snapshot.h"
@@ -24,6 +24,7 @@ Status CaptureDeletesState(state::StateStore& store, const SourceSettings& sourc
   }
   if (Reconciles(table.deletes)) {
     SNOWCAR_ASSIGN_OR_RETURN(snapshot.sweep, store.GetSweepState(source.instance, table.alias));
+    SNOWCAR_ASSIGN_OR_RETURN(snapshot.idset, store.GetIdSetManifest(source.instance, table.alias));
   }
   return Status::Ok();
 }

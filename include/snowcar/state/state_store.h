@@ -259,6 +259,12 @@ class StateStore {
     (void)instance, (void)table, (void)after, (void)up_to, (void)limit;
     return Status::FailedPrecondition("this state store keeps no id sets");
   }
+  // Empties the set of (instance, table) in one write; the sweep state stays. A scale-out
+  // restore clears the set before it writes the one the changelog carried.
+  virtual Status ClearIdSet(std::string_view instance, std::string_view table) {
+    (void)instance, (void)table;
+    return Status::FailedPrecondition("this state store keeps no id sets");
+  }
   // Counts the set by scanning it (a 10-million-row set takes seconds): tests, benchmarks.
   virtual Result<uint64_t> IdSetCount(std::string_view instance, std::string_view table) {
     (void)instance, (void)table;
@@ -274,6 +280,18 @@ class StateStore {
                                std::string_view value) {
     (void)instance, (void)table, (void)value;
     return Status::FailedPrecondition("this state store keeps no sweep state");
+  }
+  // Which copy of the set the changelog holds (the source's IdSetManifest, encoded): the one
+  // this store last published or restored. nullopt: none.
+  virtual Result<std::optional<std::string>> GetIdSetManifest(std::string_view instance,
+                                                              std::string_view table) {
+    (void)instance, (void)table;
+    return Status::FailedPrecondition("this state store keeps no id sets");
+  }
+  virtual Status PutIdSetManifest(std::string_view instance, std::string_view table,
+                                  std::string_view value) {
+    (void)instance, (void)table, (void)value;
+    return Status::FailedPrecondition("this state store keeps no id sets");
   }
   // ---- parallel backfill progress (state_store_backfill.cpp) -------------------------------
   // The progress stored beside the cursor of `identity`, or nullopt. Stores without the

@@ -82,6 +82,79 @@ class SourceReconcile : public SourceTest {
     auto r = Reconciliation();
     return r.contains("sweeps") ? r.at("sweeps").to_number<int64_t>() : -1;
   }
+  // Makes the next Start() a replica of `group` with state and socket of its own.
+  void BecomeReplica(const std::string& group, const std::string& name) {
+    props_["source.group.id"] = group;
+    props_["source.group.replica.id"] = name;
+    props_["source.group.snapshot.interval.ms"] = "300";
+    props_["kafka.session.timeout.ms"] = "6000";
+    props_["kafka.heartbeat.interval.ms"] = "1000";
+    props_["state.dir"] = dir_.File(name + "/state");
+    props_["socket.path"] = dir_.File(name + "/snowcar.sock");
+  }
+  boost::json::object Ownership() {
+    auto r = api::Client().Get(props_.at("socket.path"), "/v1/source/ownership");
+    if (!r.ok() || r->status != 200) return {};
+    boost::system::error_code ec;
+    auto v = boost::json::parse(r->body, ec);
+    return ec || !v.is_object() ? boost::json::object{} : v.as_object();
+  }
+  int64_t IdSetCopies() {
+    auto o = Ownership();
+    const boost::json::value* c = o.if_contains("idset_copies");
+    return c == nullptr ? -1 : c->at("published").to_number<int64_t>();
+  }
+  // The id set outcome of the table's restore on this replica ("" before one).
+  std::string IdSetRestore(uint64_t* ids = nullptr) {
+    auto o = Ownership();
+    const boost::json::value* restores = o.if_contains("restores");
+    if (restores == nullptr || !restores->is_array()) return "";
+    for (const auto& r : restores->as_array()) {
+      const boost::json::value* idset = r.as_object().if_contains("idset");
+      if (idset == nullptr) continue;
+      if (ids != nullptr) *ids = idset->at("ids").to_number<uint64_t>();
+      return std::string(idset->at("outcome").as_string());
+    }
+    return "";
+  }
+  // Replica a owns `inc` alone, takes its first sweep and copies the id set to the
+  // changelog; the rows `cleaned` are then deleted the Table Cleaner's way (no audit).
+  void FirstOwnerSweepsThenRowsGo(const std::string& group, const std::vector<std::string>& gone) {
+    ASSERT_TRUE(broker().CreateTopic(group + ".tables", 1).ok());
+    ASSERT_TRUE(broker().CreateTopic(group + ".state", 1).ok());
+    BecomeReplica(group, "r-a");
+    // One sweep only: the deletions below must be left for the next owner to find.
+    props_["snow.table.inc.reconcile.interval.ms"] = "3600000";
+    Start();
+    ASSERT_TRUE(WaitSweeps(1)) << "no first sweep\n" << child_->Stderr();
+    ASSERT_TRUE(testsupport::WaitFor([&] { return IdSetCopies() >= 1; }, 60s, 50ms))
+        << "the id set was not copied to the changelog\n"
+        << child_->Stderr();
+    for (const std::string& id : gone) {
+      ASSERT_TRUE(emu_->store().CleanerDelete("incident", id).ok());
+    }
+  }
+  // Replica b takes the table over and sweeps; the DELETEs it found, by key.
+  std::map<std::string, int> NextOwnerSweeps(const std::string& group, size_t expected) {
+    BecomeReplica(group, "r-b");
+    props_["snow.table.inc.reconcile.interval.ms"] = "1000";
+    Start();
+    EXPECT_TRUE(WaitSweeps(1)) << "the next owner never swept\n" << child_->Stderr();
+    std::map<std::string, int> deletes;
+    EXPECT_TRUE(testsupport::WaitFor(
+        [&] {
+          deletes.clear();
+          for (const Rec& r : ReadAll()) {
+            if (r.IsDelete()) ++deletes[r.key];
+          }
+          return deletes.size() >= expected;
+        },
+        60s, 200ms))
+        << "the next owner did not find the deletions\n"
+        << child_->Stderr();
+    return deletes;
+  }
+
   // Waits until `n` sweeps finished.
   bool WaitSweeps(int64_t n, std::chrono::seconds deadline = 120s) {
     return testsupport::WaitFor([&] { return Sweeps() >= n; }, deadline, 100ms);
@@ -336,6 +409,55 @@ TEST_F(SourceReconcile, AcknowledgedIdsReachTheIdSetBeforeAnySweep) {
   // At least the first flush; never more than was acknowledged.
   EXPECT_GE(*count, 10000u);
   EXPECT_LE(*count, 30000u);
+}
+
+// Scale-out: the id set moves with the table (docs/scale-out.md, "What moves with a table").
+// The next owner restores the first owner's copy, so rows deleted while the table moved are
+// found by its first sweep, and no row is taken for one never emitted. Without the copy the
+// next owner's sweep would either take a baseline (and miss the deletions) or, keeping the
+// "baseline taken" of the snapshot against an empty set, emit every row again.
+TEST_F(SourceReconcile, TheIdSetMovesWithTheTableOnACleanHandoff) {
+  ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
+  std::vector<int64_t> seconds;
+  for (int i = 0; i < 250; ++i) seconds.push_back(NowS() - 900 + i);
+  const std::vector<std::string> ids = LoadRows(seconds);
+  const std::string group = testsupport::UniqueName("recgrp");
+  const std::vector<std::string> gone = {ids[5], ids[128], ids[240]};
+  FirstOwnerSweepsThenRowsGo(group, gone);
+  StopGracefully();  // the release copies the set once more, then names it in the snapshot
+  EXPECT_EQ(last_stderr_.find("source.reconcile_differences"), std::string::npos)
+      << "the first owner swept the deletions itself";
+
+  const std::map<std::string, int> deletes = NextOwnerSweeps(group, gone.size());
+  uint64_t restored = 0;
+  EXPECT_EQ(IdSetRestore(&restored), "restored") << child_->Stderr();
+  EXPECT_EQ(restored, 250u);
+  EXPECT_EQ(deletes.size(), gone.size());
+  for (const std::string& id : gone) EXPECT_EQ(deletes.count(id), 1u) << id;
+  const boost::json::object r = Reconciliation();
+  EXPECT_EQ(r.at("rows_emitted").to_number<int64_t>(), 0)
+      << "rows the first owner emitted were taken for never emitted";
+  EXPECT_TRUE(r.at("baseline_taken").as_bool());
+  StopGracefully();
+}
+
+// The owner is killed: the copy of its last finished sweep is what moves.
+TEST_F(SourceReconcile, AfterAKillTheCopyOfTheLastSweepMoves) {
+  ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
+  std::vector<int64_t> seconds;
+  for (int i = 0; i < 250; ++i) seconds.push_back(NowS() - 900 + i);
+  const std::vector<std::string> ids = LoadRows(seconds);
+  const std::string group = testsupport::UniqueName("recgrp");
+  const std::vector<std::string> gone = {ids[0], ids[77], ids[249]};
+  FirstOwnerSweepsThenRowsGo(group, gone);
+  Kill9();
+
+  const std::map<std::string, int> deletes = NextOwnerSweeps(group, gone.size());
+  EXPECT_EQ(IdSetRestore(), "restored") << child_->Stderr();
+  EXPECT_EQ(deletes.size(), gone.size());
+  for (const std::string& id : gone) EXPECT_EQ(deletes.count(id), 1u) << id;
+  EXPECT_EQ(Reconciliation().at("rows_emitted").to_number<int64_t>(), 0);
+  StopGracefully();
 }
 
 }  // namespace

@@ -275,7 +275,9 @@ TEST(SnapshotStoreTest, ACrashDuringApplyLeavesTheOldStateOrTheNewNeverNone) {
       EXPECT_EQ(**cursor, newer.cursor);
       EXPECT_EQ(*entries, newer.dedup);
     }
-    if (survive > 0) EXPECT_EQ(crashing.writes(), 1) << "a restore is one write";
+    if (survive > 0) {
+      EXPECT_EQ(crashing.writes(), 1) << "a restore is one write";
+    }
   }
 }
 

@@ -107,5 +107,24 @@ TEST(ReconcileSweep, TheStateRoundTripsAndDamageIsNamed) {
   EXPECT_NE(bad.status().message().find("after"), std::string::npos);
 }
 
+TEST(ReconcileSweep, ABaselineRestartForgetsThePositionAndKeepsTheHistory) {
+  SweepState s;
+  s.seeded = true;
+  s.in_sweep = true;
+  s.after = std::string(32, 'a');
+  s.compared = 10;
+  s.deleted = 2;
+  s.emitted = 1;
+  s.last_compared = 500;
+  s.sweeps = 3;
+  const SweepState b = RestartAsBaseline(s);
+  EXPECT_FALSE(b.seeded);
+  EXPECT_FALSE(b.in_sweep);
+  EXPECT_TRUE(b.after.empty());
+  EXPECT_EQ(b.compared + b.deleted + b.emitted, 0u);
+  EXPECT_EQ(b.last_compared, 500u);
+  EXPECT_EQ(b.sweeps, 3u);
+}
+
 }  // namespace
 }  // namespace snowcar::source

@@ -71,5 +71,26 @@ TEST(IdSetTest, SweepStateIsKeptPerTable) {
   EXPECT_FALSE(store->GetSweepState(kInst, "inc2")->has_value());
 }
 
+TEST(IdSetTest, ClearEmptiesOneTablesSetAndKeepsItsSweepAndManifest) {
+  TempDir tmp;
+  auto store = OpenOrDie(tmp.path());
+  const std::vector<std::string> ids = {HexId(1), HexId(2), HexId(3)};
+  ASSERT_TRUE(store->UpdateIdSet(kInst, "inc", ids, {}).ok());
+  ASSERT_TRUE(store->UpdateIdSet(kInst, "inc2", ids, {}).ok());
+  ASSERT_TRUE(store->PutSweepState(kInst, "inc", "sweep").ok());
+  EXPECT_FALSE(store->GetIdSetManifest(kInst, "inc")->has_value());
+  ASSERT_TRUE(store->PutIdSetManifest(kInst, "inc", "manifest").ok());
+
+  ASSERT_TRUE(store->ClearIdSet(kInst, "inc").ok());
+  EXPECT_EQ(*store->IdSetCount(kInst, "inc"), 0u);
+  EXPECT_EQ(*store->IdSetCount(kInst, "inc2"), 3u);
+  EXPECT_EQ(store->GetSweepState(kInst, "inc")->value_or(""), "sweep");
+  EXPECT_EQ(store->GetIdSetManifest(kInst, "inc")->value_or(""), "manifest");
+  EXPECT_FALSE(store->GetIdSetManifest(kInst, "inc2")->has_value());
+  // The manifest is not an id: the set's ranges never see it.
+  ASSERT_TRUE(store->UpdateIdSet(kInst, "inc", {HexId(7)}, {}).ok());
+  EXPECT_EQ(store->IdSetRange(kInst, "inc", "", "", 10)->size(), 1u);
+}
+
 }  // namespace
 }  // namespace snowcar::state
