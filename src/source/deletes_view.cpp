@@ -55,6 +55,7 @@ boost::json::value DeletesJson(const TablePoller& poller) {
   r["baseline_taken"] = s.seeded;
   r["rows_emitted"] = v.rows_emitted;
   r["requests"] = v.requests;
+  r["gate_waits"] = v.gate_waits;
   r["last_sweep"] = s.sweeps == 0 ? boost::json::value(nullptr)
                                   : boost::json::value(boost::json::object{
                                         {"started_at", Time(s.last_started_at_ms)},

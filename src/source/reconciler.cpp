@@ -98,6 +98,7 @@ Reconciler::View Reconciler::Read() const {
   v.deletes_emitted = deletes_emitted_.load();
   v.rows_emitted = rows_emitted_.load();
   v.requests = requests_.load();
+  v.gate_waits = gate_waits_.load();
   return v;
 }
 
@@ -321,6 +322,10 @@ void Reconciler::WaitForGate() {
   // The gate of audit deletes (audit_stream.h): every UPSERT of a row gone at instant G is
   // acknowledged once the row stream finished a sweep whose HI passed G's second.
   if (!page_.gone.empty() && deps_.watermark->swept_hi.load() <= page_.gone_seen_at_ms / 1000 + 1) {
+    if (!page_.waited) {
+      page_.waited = true;
+      gate_waits_.fetch_add(1);
+    }
     timer_.expires_after(std::chrono::milliseconds(kGateRecheckMs));
     timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
       if (ec || self->stopping_) return;

@@ -81,6 +81,9 @@ class Reconciler : public std::enable_shared_from_this<Reconciler> {
     int64_t deletes_emitted = 0;  // since start
     int64_t rows_emitted = 0;     // rows found never emitted, since start
     int64_t requests = 0;
+    // Batches whose DELETEs had to wait for the row stream (WaitForGate), since start: one a
+    // batch at most, however many of its pages found deletions.
+    int64_t gate_waits = 0;
     std::string last_error;
   };
   View Read() const;
@@ -129,6 +132,7 @@ class Reconciler : public std::enable_shared_from_this<Reconciler> {
     std::vector<std::string> remove;  // ids emitted as DELETEs
     size_t in_flight = 0;
     bool failed = false;
+    bool waited = false;  // counted in gate_waits_
   };
   Page page_;
 
@@ -137,6 +141,7 @@ class Reconciler : public std::enable_shared_from_this<Reconciler> {
   std::atomic<int64_t> deletes_emitted_{0};
   std::atomic<int64_t> rows_emitted_{0};
   std::atomic<int64_t> requests_{0};
+  std::atomic<int64_t> gate_waits_{0};
 };
 
 }  // namespace snowcar::source

@@ -411,6 +411,42 @@ TEST_F(SourceReconcile, AcknowledgedIdsReachTheIdSetBeforeAnySweep) {
   EXPECT_LE(*count, 30000u);
 }
 
+// A sweep compares up to 16 pages before it confirms and produces their differences, so the
+// wait for the row stream's next acknowledged poll (the gate that keeps a DELETE behind its
+// row's last UPSERT) is paid once per batch. Ten pages, each with a deletion, are one batch:
+// one wait, where waiting page by page would be ten.
+TEST_F(SourceReconcile, ASweepWaitsAtTheGateOncePerBatchNotOncePerPage) {
+  props_["snow.table.inc.reconcile.interval.ms"] = "3000";
+  ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
+  std::vector<int64_t> seconds;
+  for (int i = 0; i < 1000; ++i) seconds.push_back(NowS() - 2000 + i);
+  std::vector<std::string> ids = LoadRows(seconds);
+  std::sort(ids.begin(), ids.end());  // the sweep's order: page p holds ids[100p .. 100p+99]
+  Start();
+  ASSERT_TRUE(WaitSweeps(1)) << "no first sweep";
+  const int64_t waits_before = Reconciliation().at("gate_waits").to_number<int64_t>();
+  std::vector<std::string> gone;
+  for (int page = 0; page < 10; ++page) gone.push_back(ids[page * 100 + 50]);
+  for (const std::string& id : gone) {
+    ASSERT_TRUE(emu_->store().CleanerDelete("incident", id).ok());
+  }
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        auto t = Table();
+        const boost::json::value* d = t.if_contains("deletions");
+        return d != nullptr && d->is_object() &&
+               d->at("emitted_by_reconciliation").to_number<int64_t>() >= 10;
+      },
+      60s, 50ms))
+      << "the deletions were not found";
+  const int64_t waits = Reconciliation().at("gate_waits").to_number<int64_t>() - waits_before;
+  // One batch, or two when a sweep already under way saw the later pages' deletions and the
+  // next one the earlier pages'.
+  EXPECT_GE(waits, 1);
+  EXPECT_LE(waits, 2);
+  StopGracefully();
+}
+
 // Scale-out: the id set moves with the table (docs/scale-out.md, "What moves with a table").
 // The next owner restores the first owner's copy, so rows deleted while the table moved are
 // found by its first sweep, and no row is taken for one never emitted. Without the copy the
