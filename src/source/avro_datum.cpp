@@ -23,6 +23,16 @@ Result<std::unique_ptr<AvroDatum>> AvroDatum::Make(std::string_view schema_json)
     return Status::Internal(AvroError("avro-c could not build a value for the schema"));
   }
   d->value_ready_ = true;
+  // The record's fields live inside the record's own memory, so their handles stay valid
+  // for the datum's life: looked up once here, not once per field and row.
+  size_t count = 0;
+  avro_value_get_size(&d->value_, &count);
+  d->fields_.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (avro_value_get_by_index(&d->value_, i, &d->fields_[i], nullptr) != 0) {
+      return Status::Internal(AvroError("avro-c could not reach a field of the record"));
+    }
+  }
   d->buffer_.resize(64 * 1024);
   d->writer_ = avro_writer_memory(d->buffer_.data(), static_cast<int64_t>(d->buffer_.size()));
   return d;
@@ -35,29 +45,27 @@ AvroDatum::~AvroDatum() {
   if (schema_ != nullptr) avro_schema_decref(schema_);
 }
 
-void AvroDatum::Reset() { avro_value_reset(&value_); }
-
 avro_value_t* AvroDatum::Branch(size_t index) {
-  avro_value_t field;
-  avro_value_get_by_index(&value_, index, &field, nullptr);
-  avro_value_set_branch(&field, 1, &branch_);
+  avro_value_set_branch(&fields_[index], 1, &branch_);
   return &branch_;
 }
 
 void AvroDatum::SetNull(size_t index) {
-  avro_value_t field;
   avro_value_t null_branch;
-  avro_value_get_by_index(&value_, index, &field, nullptr);
-  avro_value_set_branch(&field, 0, &null_branch);
+  avro_value_set_branch(&fields_[index], 0, &null_branch);
   avro_value_set_null(&null_branch);
 }
 
 void AvroDatum::SetString(size_t index, std::string_view text) {
   // set_string_len copies `size` bytes, a terminating NUL included: a view need not have
   // one, so the text goes through a reused, terminated scratch string.
-  avro_value_t* b = Branch(index);
   scratch_.assign(text);
-  avro_value_set_string_len(b, scratch_.c_str(), scratch_.size() + 1);
+  SetTerminatedString(index, scratch_);
+}
+
+void AvroDatum::SetTerminatedString(size_t index, std::string_view text) {
+  if (text.data() == nullptr) text = "";  // an empty view need not point anywhere
+  avro_value_set_string_len(Branch(index), text.data(), text.size() + 1);
 }
 
 void AvroDatum::SetLong(size_t index, int64_t v) { avro_value_set_long(Branch(index), v); }
@@ -70,18 +78,23 @@ void AvroDatum::SetBytes(size_t index, std::string_view bytes) {
 }
 
 Status AvroDatum::AppendTo(std::string& out) {
-  size_t size = 0;
-  if (avro_value_sizeof(&value_, &size) != 0) {
-    return Status::Internal(AvroError("avro-c could not size the record"));
-  }
-  if (size > buffer_.size()) {
+  // Written straight into the 64 KiB buffer; only a record that does not fit is sized
+  // (avro_value_sizeof walks the whole value, as the write does) and written again.
+  avro_writer_reset(writer_);
+  if (avro_value_write(writer_, &value_) != 0) {
+    size_t size = 0;
+    if (avro_value_sizeof(&value_, &size) != 0) {
+      return Status::Internal(AvroError("avro-c could not size the record"));
+    }
+    if (size <= buffer_.size()) {
+      return Status::Internal(AvroError("avro-c could not encode the record"));
+    }
     avro_writer_free(writer_);
     buffer_.resize(size * 2);
     writer_ = avro_writer_memory(buffer_.data(), static_cast<int64_t>(buffer_.size()));
-  }
-  avro_writer_reset(writer_);
-  if (avro_value_write(writer_, &value_) != 0) {
-    return Status::Internal(AvroError("avro-c could not encode the record"));
+    if (avro_value_write(writer_, &value_) != 0) {
+      return Status::Internal(AvroError("avro-c could not encode the record"));
+    }
   }
   out.append(buffer_.data(), static_cast<size_t>(avro_writer_tell(writer_)));
   return Status::Ok();

@@ -149,6 +149,10 @@ Result<std::unique_ptr<TypedEncoder>> TypedEncoder::Make(const TableTypes& types
       e->fields_.push_back(Field{&c, std::string(kDisplayPrefix) + c.name, true});
     }
   }
+  for (size_t i = e->fields_.size(); i-- > 0;) {
+    e->first_field_[e->fields_[i].column->name] = static_cast<int>(i);
+  }
+  e->members_.resize(e->fields_.size());
   if (format == RecordFormat::kAvro) {
     std::string& s = e->schema_text_;
     s = "{\"type\":\"record\",\"name\":";
@@ -184,6 +188,26 @@ Result<std::unique_ptr<TypedEncoder>> TypedEncoder::Make(const TableTypes& types
   return e;
 }
 
+void TypedEncoder::Locate(const boost::json::object& row) {
+  std::fill(members_.begin(), members_.end(), nullptr);
+  if (slots_.size() < row.size()) slots_.resize(row.size());
+  size_t i = 0;
+  for (const boost::json::key_value_pair& kv : row) {
+    Slot& slot = slots_[i++];
+    if (slot.key != kv.key()) {
+      slot.key = kv.key();
+      auto it = first_field_.find(slot.key);
+      slot.first_field = it == first_field_.end() ? -1 : it->second;
+    }
+    if (slot.first_field < 0) continue;
+    const std::string& column = fields_[static_cast<size_t>(slot.first_field)].column->name;
+    for (size_t f = static_cast<size_t>(slot.first_field);
+         f < fields_.size() && fields_[f].column->name == column; ++f) {
+      members_[f] = &kv.value();
+    }
+  }
+}
+
 Status TypedEncoder::Encode(const boost::json::object& row, std::string_view sys_id,
                             std::string& out) {
   return format_ == RecordFormat::kAvro ? EncodeAvro(row, sys_id, out)
@@ -208,12 +232,14 @@ Status TypedEncoder::EncodeJson(const boost::json::object& row, std::string_view
   std::string scratch;
   out += '{';
   bool first = true;
-  for (const Field& f : fields_) {
+  Locate(row);
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    const Field& f = fields_[i];
     if (!first) out += ',';
     first = false;
     AppendJsonString(out, f.name);
     out += ':';
-    const boost::json::value* v = row.if_contains(f.column->name);
+    const boost::json::value* v = members_[i];
     if (v == nullptr) {
       out += "null";
       continue;
@@ -271,10 +297,11 @@ Status TypedEncoder::EncodeAvro(const boost::json::object& row, std::string_view
                                 std::string& out) {
   std::string scratch;
   AvroDatum& a = *avro_;
-  a.Reset();
+  // Every field below is set, null or not: the datum keeps no value of the previous row.
+  Locate(row);
   for (size_t i = 0; i < fields_.size(); ++i) {
     const Field& f = fields_[i];
-    const boost::json::value* v = row.if_contains(f.column->name);
+    const boost::json::value* v = members_[i];
     if (v == nullptr) {
       a.SetNull(i);
       continue;
@@ -284,7 +311,7 @@ Status TypedEncoder::EncodeAvro(const boost::json::object& row, std::string_view
       if (d.empty()) {
         a.SetNull(i);
       } else {
-        a.SetString(i, d);
+        a.SetTerminatedString(i, d);  // a whole boost::json::string
       }
       continue;
     }
@@ -295,7 +322,9 @@ Status TypedEncoder::EncodeAvro(const boost::json::object& row, std::string_view
         a.SetNull(i);
         break;
       case TypedValue::Kind::kString:
-        a.SetString(i, t->text);
+        // A string column's text is RawText's whole: a boost::json::string, `scratch` or a
+        // literal, each NUL-terminated.
+        a.SetTerminatedString(i, t->text);
         break;
       case TypedValue::Kind::kInteger:
       case TypedValue::Kind::kTimestamp:

@@ -35,6 +35,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "snowcar/common/status.h"
@@ -70,7 +71,18 @@ class TypedEncoder {
     std::string name;      // the column's name, or dv_<column> for a display text
     bool display = false;  // the display text of a reference column
   };
+  // What the member at one index of the last row was: its key, and the first of the fields
+  // it fills (a reference column fills two: the value and dv_), or -1 for none.
+  struct Slot {
+    std::string key;
+    int first_field = -1;
+  };
   TypedEncoder() = default;
+  // Points members_[i] at the row's member for fields_[i] (nullptr when the row lacks it).
+  // Rows of a page come with their members in the same order, so each member is matched
+  // against the key the same index held in the last row: one comparison per member instead
+  // of a hash lookup per field, and absent columns cost nothing.
+  void Locate(const boost::json::object& row);
   Status EncodeJson(const boost::json::object& row, std::string_view sys_id, std::string& out);
   Status EncodeAvro(const boost::json::object& row, std::string_view sys_id, std::string& out);
 
@@ -79,6 +91,9 @@ class TypedEncoder {
   std::string table_alias_;
   RecordFormat format_ = RecordFormat::kJsonTyped;
   std::vector<Field> fields_;
+  std::unordered_map<std::string, int> first_field_;  // column name -> its first field
+  std::vector<Slot> slots_;
+  std::vector<const boost::json::value*> members_;  // by field, for the row being encoded
   std::string schema_text_;
   std::unique_ptr<AvroDatum> avro_;
 };
