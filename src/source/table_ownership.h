@@ -97,7 +97,8 @@ class TableOwnership {
     std::string detail;
     // deletes=reconcile: what became of the id set (table_ownership_idset.cpp): "restored"
     // (the copy the snapshot names), "baseline" (none could be read: the next sweep takes a
-    // baseline), "kept" (the local state was kept); empty for other tables.
+    // baseline), "kept" (the local set was kept: the local cursor is newer, or this replica
+    // wrote or restored the copy the snapshot names); empty for other tables.
     std::string idset;
     uint64_t idset_ids = 0;
   };

@@ -173,9 +173,13 @@ void TableOwnership::RestoreIdSet(const TableSettings& table, int32_t partition,
     why = "the snapshot names no copy of the id set";
   } else if (auto manifest = DecodeIdSetManifest(*snapshot.idset); !manifest.ok()) {
     why = manifest.status().message();
+  } else if (auto local = LocalManifest(store_, instance, table.alias);
+             local.ok() && local->has_value() && **local == *manifest) {
+    // This replica wrote or restored that copy: its own set holds everything the copy does,
+    // and what it emitted since (a restart of the same replica after kill -9).
+    restore.idset = "kept";
+    return;
   } else {
-    // What the changelog holds, whether or not it can be read: the next copy replaces it.
-    (void)store_.PutIdSetManifest(instance, table.alias, *snapshot.idset);
     Status status = store_.ClearIdSet(instance, table.alias);
     std::vector<bool> seen(static_cast<size_t>(manifest->chunks), false);
     uint64_t ids = 0;
@@ -207,6 +211,9 @@ void TableOwnership::RestoreIdSet(const TableSettings& table, int32_t partition,
                                 " chunks, " + std::to_string(ids) + " of " +
                                 std::to_string(manifest->ids) + " ids found");
     }
+    // Recorded only once the set is whole: a crash half-way through leaves no manifest that
+    // would make the next restore keep a partial set.
+    if (status.ok()) status = store_.PutIdSetManifest(instance, table.alias, *snapshot.idset);
     if (status.ok()) {
       restore.idset = "restored";
       restore.idset_ids = ids;

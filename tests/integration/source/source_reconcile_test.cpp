@@ -493,6 +493,18 @@ TEST_F(SourceReconcile, AfterAKillTheCopyOfTheLastSweepMoves) {
   EXPECT_EQ(deletes.size(), gone.size());
   for (const std::string& id : gone) EXPECT_EQ(deletes.count(id), 1u) << id;
   EXPECT_EQ(Reconciliation().at("rows_emitted").to_number<int64_t>(), 0);
+
+  // The same replica killed and back: it restored that copy itself, so it keeps its own set
+  // (which also holds what it noted since) instead of reading the copy again.
+  Kill9();
+  Start();
+  ASSERT_TRUE(testsupport::WaitFor([&] { return !IdSetRestore().empty(); }, 60s, 100ms))
+      << "no restore after the restart";
+  EXPECT_EQ(IdSetRestore(), "kept");
+  int64_t restored_sweeps = -1;
+  ASSERT_TRUE(testsupport::WaitFor([&] { return (restored_sweeps = Sweeps()) >= 0; }, 60s, 50ms));
+  ASSERT_TRUE(WaitSweeps(restored_sweeps + 1)) << "no sweep after the restart";
+  EXPECT_EQ(Reconciliation().at("rows_emitted").to_number<int64_t>(), 0);
   StopGracefully();
 }
 
