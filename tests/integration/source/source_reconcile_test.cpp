@@ -134,6 +134,26 @@ class SourceReconcile : public SourceTest {
       ASSERT_TRUE(emu_->store().CleanerDelete("incident", id).ok());
     }
   }
+  // The sweep state in the latest snapshot of `inc` on the group's changelog ({} if none).
+  boost::json::object PublishedSweep(const std::string& group) {
+    testsupport::ChildOptions opts;
+    opts.args = {"-b",        bootstrap(), "-C", "-t", group + ".state", "-o",
+                 "beginning", "-e",        "-q", "-f", "%k\t%s\n"};
+    auto r = testsupport::RunToCompletion("kcat", opts, 30s);
+    if (!r.ok()) return {};
+    std::string latest;
+    std::istringstream lines(r->out);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.starts_with("inc\t")) latest = line.substr(4);
+    }
+    boost::system::error_code ec;
+    auto snapshot = boost::json::parse(latest, ec);
+    if (ec || !snapshot.is_object()) return {};
+    const boost::json::value* sweep = snapshot.as_object().if_contains("sweep");
+    if (sweep == nullptr || !sweep->is_string()) return {};
+    auto state = boost::json::parse(sweep->as_string(), ec);
+    return ec || !state.is_object() ? boost::json::object{} : state.as_object();
+  }
   // Replica b takes the table over and sweeps; the DELETEs it found, by key.
   std::map<std::string, int> NextOwnerSweeps(const std::string& group, size_t expected) {
     BecomeReplica(group, "r-b");
@@ -505,6 +525,55 @@ TEST_F(SourceReconcile, AfterAKillTheCopyOfTheLastSweepMoves) {
   ASSERT_TRUE(testsupport::WaitFor([&] { return (restored_sweeps = Sweeps()) >= 0; }, 60s, 50ms));
   ASSERT_TRUE(WaitSweeps(restored_sweeps + 1)) << "no sweep after the restart";
   EXPECT_EQ(Reconciliation().at("rows_emitted").to_number<int64_t>(), 0);
+  StopGracefully();
+}
+
+// The owner dies in the middle of its first sweep: there is no copy of the id set yet, and the
+// snapshot says "half-way, no baseline". The next owner's set is empty, so it starts the sweep
+// over as a baseline. Resuming half-way would leave the ids before the position out of its
+// set for good, and its next sweep would emit all those rows again.
+TEST_F(SourceReconcile, WithNoCopyTheNextOwnerStartsTheSweepOverAsABaseline) {
+  props_["snow.source.batch.size"] = "1000";
+  ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
+  std::vector<int64_t> seconds;
+  for (int i = 0; i < 6000; ++i) seconds.push_back(NowS() - 8000 + i);
+  LoadRows(seconds);
+  const std::string group = testsupport::UniqueName("recgrp");
+  ASSERT_TRUE(broker().CreateTopic(group + ".tables", 1).ok());
+  ASSERT_TRUE(broker().CreateTopic(group + ".state", 1).ok());
+  // 60 sweep pages at 200 ms each: 12 s for the first sweep, its position stored every 16.
+  emulator::LatencyKnob slow;
+  slow.fixed_ms = 200;
+  slow.scope.path_prefix = "/api/now/table/incident";
+  emu_->faults().SetLatency(slow);
+  BecomeReplica(group, "r-a");
+  props_["snow.table.inc.reconcile.interval.ms"] = "1000";
+  Start();
+  boost::json::object published;
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        published = PublishedSweep(group);
+        const boost::json::value* in_sweep = published.if_contains("in_sweep");
+        const boost::json::value* after = published.if_contains("after");
+        return in_sweep != nullptr && in_sweep->as_bool() && after != nullptr &&
+               !after->as_string().empty();
+      },
+      120s, 100ms))
+      << "no snapshot of a sweep under way\n"
+      << child_->Stderr();
+  EXPECT_FALSE(published.at("seeded").as_bool());
+  Kill9();
+
+  BecomeReplica(group, "r-b");
+  emu_->faults().SetLatency(emulator::LatencyKnob{});
+  Start();
+  ASSERT_TRUE(WaitSweeps(2)) << "the next owner did not sweep twice\n" << child_->Stderr();
+  EXPECT_EQ(IdSetRestore(), "baseline");
+  const boost::json::object r = Reconciliation();
+  EXPECT_EQ(r.at("rows_emitted").to_number<int64_t>(), 0)
+      << "rows before the dead owner's position were taken for never emitted";
+  EXPECT_EQ(r.at("last_sweep").at("differences").to_number<int64_t>(), 0);
+  for (const Rec& rec : ReadAll()) EXPECT_FALSE(rec.IsDelete()) << rec.key;
   StopGracefully();
 }
 
