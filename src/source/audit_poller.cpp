@@ -69,24 +69,15 @@ void TablePoller::ApplyNote(const DeliveredNote* note, const kafka::DeliveryRepo
   if (note == nullptr || !report.status.ok()) return;
   if (note->is_delete) audit_deletes_.fetch_add(1);
   if (!deps_.emitted) return;
-  if (note->is_delete) {
-    deps_.emitted->Remove(note->sys_id);
-  } else {
-    deps_.emitted->Add(note->sys_id);
-  }
-  FlushEmittedIfDue();
+  const bool due =
+      note->is_delete ? deps_.emitted->Remove(note->sys_id) : deps_.emitted->Add(note->sys_id);
+  if (due) FlushEmitted();
 }
 
 void TablePoller::NoteDelivered(const state::DedupKey& key) {
   // A deletes stream's entries are audit rows: its records note themselves (ProduceRecords).
   if (!deps_.emitted || deps_.deletes) return;
-  deps_.emitted->Add(key.sys_id);
-  FlushEmittedIfDue();
-}
-
-void TablePoller::FlushEmittedIfDue() {
-  if (!deps_.emitted->FlushDue()) return;
-  FlushEmitted();
+  if (deps_.emitted->Add(key.sys_id)) FlushEmitted();
 }
 
 void TablePoller::FlushEmitted() {

@@ -46,10 +46,11 @@ std::string IdOf(const boost::json::value& row, const std::string& field) {
 
 // ---- EmittedIds ------------------------------------------------------------------------------
 
-void EmittedIds::Note(std::string_view sys_id, bool add) {
-  if (!IsHexId(sys_id)) return;  // the set keeps 32-hex ids only (docs/state-store.md)
+bool EmittedIds::Note(std::string_view sys_id, bool add) {
+  const bool tracked = IsHexId(sys_id);  // the set keeps 32-hex ids only (docs/state-store.md)
   MutexLock lock(mu_);
-  pending_[std::string(sys_id)] = add;
+  if (tracked) pending_[std::string(sys_id)] = add;
+  return pending_.size() >= kFlushAt;
 }
 
 bool EmittedIds::FlushDue() const {

@@ -43,14 +43,15 @@ class EmittedIds {
   // the first sweep may start, and a million pending ids held about 200 MiB.
   static constexpr size_t kFlushAt = 10000;
 
-  void Add(std::string_view sys_id) { Note(sys_id, true); }
-  void Remove(std::string_view sys_id) { Note(sys_id, false); }
+  // Each returns FlushDue() as it stands after the note, under the same lock (one lock a row).
+  bool Add(std::string_view sys_id) { return Note(sys_id, true); }
+  bool Remove(std::string_view sys_id) { return Note(sys_id, false); }
   bool FlushDue() const;
   // Writes what is pending into the id set of (instance, table); on failure it stays pending.
   Status Flush(state::StateStore& store, std::string_view instance, std::string_view table);
 
  private:
-  void Note(std::string_view sys_id, bool add);
+  bool Note(std::string_view sys_id, bool add);
   mutable Mutex mu_;
   // id -> added (true) or removed (false)
   std::unordered_map<std::string, bool> pending_ SNOWCAR_GUARDED_BY(mu_);

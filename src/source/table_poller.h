@@ -231,9 +231,8 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void SignalStopped(bool force);
   // A record was acknowledged: note the row's id for reconciliation (row stream).
   void NoteDelivered(const state::DedupKey& key);
-  // Writes the emitted ids into the store's id set once enough are pending (EmittedIds).
-  void FlushEmittedIfDue();
-  // Writes them now: on stop, so the set a handoff copies has every acknowledged row.
+  // Writes the emitted ids into the store's id set: when enough are pending (EmittedIds), and
+  // on stop, so the set a handoff copies has every acknowledged row.
   void FlushEmitted();
   // A deletes stream's entry was acknowledged: count its DELETE, note its id.
   struct DeliveredNote {

@@ -24,11 +24,12 @@ TEST(EmittedIds, AFlushIsDueOnceEnoughIdsArePendingAndWritesThemAll) {
   auto store = state::StateStore::Open({.dir = dir.File("state")});
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   EmittedIds ids;
-  for (size_t i = 0; i + 1 < EmittedIds::kFlushAt; ++i) ids.Add(Id(i));
-  ids.Add(Id(0));        // a repeated note is one pending id
-  ids.Add("not-an-id");  // not tracked: never pending
+  for (size_t i = 0; i + 1 < EmittedIds::kFlushAt; ++i) EXPECT_FALSE(ids.Add(Id(i)));
+  EXPECT_FALSE(ids.Add(Id(0)));        // a repeated note is one pending id
+  EXPECT_FALSE(ids.Add("not-an-id"));  // not tracked: never pending
   EXPECT_FALSE(ids.FlushDue());
-  ids.Remove(Id(EmittedIds::kFlushAt - 1));  // a removal is a pending note too
+  // A removal is a pending note too; the note says the flush is due, as FlushDue does.
+  EXPECT_TRUE(ids.Remove(Id(EmittedIds::kFlushAt - 1)));
   EXPECT_TRUE(ids.FlushDue());
 
   ASSERT_TRUE(ids.Flush(**store, "dev", "inc").ok());
