@@ -16,34 +16,47 @@ using A = Action;
 
 // Rows in FinalVerdict order, columns in CallPurpose order:
 //   GET page, CREATE retry, CREATE fail_ambiguous, CREATE correlation_lookup, PATCH, PUT,
-//   DELETE, lookup.
+//   DELETE, lookup | register schema, schema by id.
+// The last two columns are the Schema Registry's: the registry is not the instance, so none
+// of its failures pauses the instance; the source holds the table (never dropping a row) for
+// every registry failure, and the sink holds the record unless the registry said this
+// record's schema is wrong.
 constexpr std::array<std::array<Action, kCallPurposeCount>, kFinalVerdictCount> kDecisions = {{
     // kOk
     {A::kSuccess, A::kSuccess, A::kSuccess, A::kSuccess, A::kSuccess, A::kSuccess, A::kSuccess,
-     A::kSuccess},
+     A::kSuccess, A::kSuccess, A::kSuccess},
     // kTransient: the record (or page) is not at fault; wait and send it again.
-    {A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold},
-    // kInstanceWide: nobody can use the instance; no record is charged with it.
+    {A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold,
+     A::kHold},
+    // kInstanceWide: nobody can use the instance; no record is charged with it. The registry
+    // client never reads as this row (its transport failures are kTransient); were it to, the
+    // registry calls would wait, as for any failure that is not about the record.
     {A::kPauseInstance, A::kPauseInstance, A::kPauseInstance, A::kPauseInstance, A::kPauseInstance,
-     A::kPauseInstance, A::kPauseInstance, A::kPauseInstance},
+     A::kPauseInstance, A::kPauseInstance, A::kPauseInstance, A::kHold, A::kHold},
     // kLostAnswer: harmless to repeat a read, PATCH or PUT; a create follows its policy; a
-    // DELETE is sent again and a 404 then means an earlier one removed the row.
+    // DELETE is sent again and a 404 then means an earlier one removed the row. Registering a
+    // schema is idempotent and a lookup by id a read: both are simply repeated.
     {A::kHold, A::kResendCreate, A::kRecordError, A::kLookupAgain, A::kHold, A::kHold,
-     A::kResendDelete, A::kHold},
-    // kRefused: the instance said no to this request.
+     A::kResendDelete, A::kHold, A::kHold, A::kHold},
+    // kRefused: the instance said no to this request. The registry refused a schema (422):
+    // the table waits for it to be fixed; a framed command it cannot read is a bad record.
     {A::kStopTable, A::kRecordError, A::kRecordError, A::kRecordError, A::kRecordError,
-     A::kRecordError, A::kRecordError, A::kRecordError},
-    // kPermission
+     A::kRecordError, A::kRecordError, A::kRecordError, A::kHold, A::kRecordError},
+    // kPermission. The registry refusing snowcar's credentials is not about any record: both
+    // of its callers wait (a framed command is never dead-lettered for it).
     {A::kStopTable, A::kRecordError, A::kRecordError, A::kRecordError, A::kRecordError,
-     A::kRecordError, A::kRecordError, A::kRecordError},
-    // kNotFound: for a write, the row does not exist; for a read or a POST, the table.
+     A::kRecordError, A::kRecordError, A::kRecordError, A::kHold, A::kHold},
+    // kNotFound: for a write, the row does not exist; for a read or a POST, the table. For a
+    // framed command, the registry does not know its schema id.
     {A::kStopTable, A::kRecordError, A::kRecordError, A::kRecordError, A::kNotFoundPolicy,
-     A::kNotFoundPolicy, A::kNotFoundPolicy, A::kRecordError},
-    // kConflict: a read is not at fault (a lock that did not say so); a write is.
+     A::kNotFoundPolicy, A::kNotFoundPolicy, A::kRecordError, A::kHold, A::kRecordError},
+    // kConflict: a read is not at fault (a lock that did not say so); a write is. A schema the
+    // registry finds incompatible holds the table until the subject's level accepts it.
     {A::kHold, A::kRecordError, A::kRecordError, A::kRecordError, A::kRecordError, A::kRecordError,
-     A::kRecordError, A::kRecordError},
+     A::kRecordError, A::kRecordError, A::kHold, A::kRecordError},
     // kProduceFailed: produced again (never written to the instance again) until acknowledged.
-    {A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold},
+    {A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold,
+     A::kHold},
 }};
 
 constexpr std::string_view kErrorBody404 =
@@ -136,6 +149,19 @@ constexpr FailureCase kCatalogue[] = {
     {.name = "Kafka produce failure",
      .what = "a source row, or a sink DLQ / reporter record, is not acknowledged by Kafka",
      .kafka_produce = true},
+};
+
+// The rows' names in the rendered decision table.
+constexpr std::string_view kVerdictNames[kFinalVerdictCount] = {
+    "OK",
+    "RETRYABLE (retries ran out)",
+    "no connection, TLS, or credentials refused after a fresh token",
+    "AMBIGUOUS (answer lost)",
+    "PERMANENT",
+    "PERMISSION",
+    "NOT_FOUND",
+    "CONFLICT",
+    "Kafka did not acknowledge a produce",
 };
 
 size_t Index(CallPurpose p) { return static_cast<size_t>(p); }
@@ -246,6 +272,10 @@ std::string_view CallPurposeName(CallPurpose purpose) {
       return "DELETE";
     case CallPurpose::kLookup:
       return "correlation lookup";
+    case CallPurpose::kRegisterSchema:
+      return "register schema (source)";
+    case CallPurpose::kSchemaById:
+      return "schema by id (sink)";
   }
   return "?";
 }
@@ -315,10 +345,12 @@ Method MethodOf(CallPurpose purpose) {
   switch (purpose) {
     case CallPurpose::kGetPage:
     case CallPurpose::kLookup:
+    case CallPurpose::kSchemaById:
       return Method::kGet;
     case CallPurpose::kCreateRetry:
     case CallPurpose::kCreateFailAmbiguous:
     case CallPurpose::kCreateCorrelation:
+    case CallPurpose::kRegisterSchema:
       return Method::kPost;
     case CallPurpose::kPatch:
       return Method::kPatch;
@@ -373,19 +405,21 @@ Outcome OutcomeOf(const FailureCase& failure, CallPurpose purpose) {
   return out;
 }
 
-std::string RenderOutcomesMarkdown() {
+std::string RenderOutcomesMarkdown(std::span<const RegistryMatrixRow> registry_failures) {
   std::string out;
   out +=
       "<!-- Generated by `snowcar config outcomes` (make docs-outcomes) from the decision table\n"
-      "     in src/servicenow/outcome_table.cpp; a test fails when this file differs. -->\n"
+      "     in src/servicenow/outcome_table.cpp and the registry's failures in\n"
+      "     src/schema_registry/outcomes.cpp; a test fails when this file differs. -->\n"
       "# What every failure leads to\n"
       "\n"
       "One table decides what happens when a call to the instance does not simply succeed. The\n"
       "client first classifies every attempt and resends what is safe to resend\n"
       "([servicenow-client.md](servicenow-client.md)); its final verdict and what the call was\n"
       "for then pick one cell below, and the sink's lanes ([sink.md](sink.md)) and the source's\n"
-      "pollers ([source.md](source.md)) do what the cell says. This page is rendered from that\n"
-      "table, so it is what the code does.\n"
+      "pollers ([source.md](source.md)) do what the cell says. Calls to the Schema Registry\n"
+      "have their own columns in the same table (below the first matrix). This page is\n"
+      "rendered from that table, so it is what the code does.\n"
       "\n"
       "Each row is a failure that persists (every attempt meets it) unless its description says\n"
       "otherwise; the lookup column is the GET that `correlation_lookup` sends before a create.\n"
@@ -395,16 +429,50 @@ std::string RenderOutcomesMarkdown() {
       "## The matrix\n"
       "\n";
   std::vector<std::string> head{"failure", "what it looks like"};
-  for (CallPurpose p : kAllCallPurposes) head.emplace_back(CallPurposeName(p));
+  for (CallPurpose p : kTableApiPurposes) head.emplace_back(CallPurposeName(p));
   AppendRow(out, head);
   AppendRow(out, std::vector<std::string>(head.size(), "---"));
   for (const FailureCase& failure : FailureCatalogue()) {
     std::vector<std::string> row{std::string(failure.name), std::string(failure.what)};
-    for (CallPurpose p : kAllCallPurposes) {
+    for (CallPurpose p : kTableApiPurposes) {
       const Outcome o = OutcomeOf(failure, p);
       std::string cell = o.client_retries ? "retries, then " : "";
       cell += CellText(o.action);
       row.push_back(std::move(cell));
+    }
+    AppendRow(out, row);
+  }
+  out +=
+      "\n"
+      "## The Schema Registry's calls\n"
+      "\n"
+      "Typed records and framed commands need the Schema Registry: the source registers each\n"
+      "record schema under its subject before it produces a row with it, and the sink looks up\n"
+      "the writer schema of every framed command by its id (then decodes the command with it; a\n"
+      "payload that does not decode counts as PERMANENT). The registry client turns each answer\n"
+      "into an error (`include/snowcar/schema_registry/client.h`), that error names a row of\n"
+      "the decision table below, and the table picks the cell. The registry is not the\n"
+      "instance: none of its failures pauses the instance or stops a table.\n"
+      "\n"
+      "A **hold** here: the source's table backs off (doubling from\n"
+      "`snow.retry.initial.backoff.ms` to `snow.retry.max.backoff.ms` for as long as the failure\n"
+      "lasts), shows `backing_off` with the registry's answer in `last_error`, and reads the same\n"
+      "page again afterwards; no row is produced, skipped or dropped and the cursor does not\n"
+      "move. The sink's lane keeps the record (class `SCHEMA_REGISTRY_UNAVAILABLE`), waits as for\n"
+      "any hold and decodes it again; nothing is dead-lettered, no offset moves. The source's\n"
+      "registration resends what the client resends within `schema.registry.retry.*`; the sink\n"
+      "makes one registry request per lane attempt, the lane's back-off being its retry loop.\n"
+      "\n";
+  std::vector<std::string> rhead{"failure", "what it looks like", "the client resends it",
+                                 "final verdict"};
+  for (CallPurpose p : kRegistryPurposes) rhead.emplace_back(CallPurposeName(p));
+  AppendRow(out, rhead);
+  AppendRow(out, std::vector<std::string>(rhead.size(), "---"));
+  for (const RegistryMatrixRow& failure : registry_failures) {
+    std::vector<std::string> row{failure.name, failure.what, failure.client_retries ? "yes" : "no",
+                                 std::string(kVerdictNames[Index(failure.verdict)])};
+    for (CallPurpose p : kRegistryPurposes) {
+      row.emplace_back(CellText(Decide(failure.verdict, p)));
     }
     AppendRow(out, row);
   }
@@ -423,17 +491,6 @@ std::string RenderOutcomesMarkdown() {
       "\n"
       "The matrix above is this table applied to each failure's final verdict:\n"
       "\n";
-  static constexpr std::string_view kVerdictNames[kFinalVerdictCount] = {
-      "OK",
-      "RETRYABLE (retries ran out)",
-      "no connection, TLS, or credentials refused after a fresh token",
-      "AMBIGUOUS (answer lost)",
-      "PERMANENT",
-      "PERMISSION",
-      "NOT_FOUND",
-      "CONFLICT",
-      "Kafka did not acknowledge a produce",
-  };
   std::vector<std::string> vhead{"final verdict"};
   for (CallPurpose p : kAllCallPurposes) vhead.emplace_back(CallPurposeName(p));
   AppendRow(out, vhead);
