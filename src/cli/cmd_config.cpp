@@ -15,7 +15,7 @@
 #include "snowcar/config/config.h"
 #include "snowcar/config/options.h"
 #include "snowcar/config/properties.h"
-#include "snowcar/servicenow/outcome_table.h"
+#include "snowcar/schema_registry/outcomes.h"
 
 namespace snowcar::cli {
 namespace {
@@ -144,7 +144,7 @@ int ConfigMain(int argc, char** argv) {
     return 0;
   }
   if (outcomes->parsed()) {
-    const std::string doc = servicenow::RenderOutcomesMarkdown();
+    const std::string doc = schema_registry::RenderOutcomesMarkdown();
     std::fwrite(doc.data(), 1, doc.size(), stdout);
     return 0;
   }

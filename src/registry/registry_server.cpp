@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// The registry double's HTTP side: auth, the test knob, and routing REST paths onto
-// RegistryStore (registry_store.h). The listener is the emulator's (same threads, keep-alive).
+// The registry double's HTTP side: auth, the test knob (docs/testbed.md), and routing REST paths
+// onto RegistryStore (registry_store.h). The listener is the emulator's (same threads, keep-alive).
 #include "snowcar/registry/registry_server.h"
 
-#include <atomic>
 #include <boost/json.hpp>
+#include <charconv>
+#include <chrono>
+#include <optional>
+#include <thread>
 #include <vector>
 
 #include "emulator/http_listener.h"
 #include "emulator/url_params.h"
 #include "registry_store.h"
 #include "snowcar/common/base64.h"
+#include "snowcar/common/mutex.h"
 
 namespace snowcar::registry {
 namespace {
@@ -72,21 +76,69 @@ struct RegistryServer::Impl {
   EmulatorResponse Handle(EmulatorRequest& req);
   Answer Route(EmulatorRequest& req);
 
+  // The injected answer of POST /_registry/fail.
+  struct Failure {
+    int status = 503;
+    int error_code = 50301;
+    std::string message = "failure injected by the test double";
+    std::optional<std::string> body;  // verbatim instead of {"error_code", "message"}
+    int delay_ms = 0;                 // how long the answer waits
+  };
+  EmulatorResponse SetFailure(const EmulatorRequest& req);
+  std::optional<Failure> TakeFailure();
+
   RegistryServerOptions options;
   RegistryStore store;
-  std::atomic<int> fail_count{0};
-  std::atomic<int> fail_status{503};
+  Mutex fail_mu;
+  // -1: every request until the next POST /_registry/fail.
+  int fail_count SNOWCAR_GUARDED_BY(fail_mu) = 0;
+  Failure failure SNOWCAR_GUARDED_BY(fail_mu);
   emulator::HttpListener listener;
 };
 
-EmulatorResponse RegistryServer::Impl::Handle(EmulatorRequest& req) {
-  if (req.path == "/_registry/fail" && req.method == "POST") {
-    const std::string count = QueryParam(req.query, "count");
-    const std::string status = QueryParam(req.query, "status");
-    fail_status = status.empty() ? 503 : std::atoi(status.c_str());
-    fail_count = count.empty() ? 1 : std::atoi(count.c_str());
-    return ToResponse(Answer{200, json::object{{"failing", fail_count.load()}}});
+EmulatorResponse RegistryServer::Impl::SetFailure(const EmulatorRequest& req) {
+  const auto number = [&](std::string_view name, int64_t fallback,
+                          int64_t low) -> std::optional<int64_t> {
+    const std::string text = QueryParam(req.query, name);
+    if (text.empty()) return fallback;
+    int64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || v < low) return std::nullopt;
+    return v;
+  };
+  const auto count = number("count", 1, -1);
+  const auto status = number("status", 503, 100);
+  const auto delay = number("delay_ms", 0, 0);
+  if (!count || *count > 1000000 || !status || *status > 599 || !delay || *delay > 600000) {
+    return ToResponse(ErrorAnswer(400, 400,
+                                  "_registry/fail: count is -1 (every request) to 1000000, "
+                                  "status 100..599, delay_ms 0..600000"));
   }
+  const auto code = number("error_code", *status * 100 + 1, 0);
+  if (!code || *code > 99999999) {
+    return ToResponse(ErrorAnswer(400, 400, "_registry/fail: error_code is 0..99999999"));
+  }
+  Failure f;
+  f.status = static_cast<int>(*status);
+  f.error_code = static_cast<int>(*code);
+  if (std::string m = QueryParam(req.query, "message"); !m.empty()) f.message = std::move(m);
+  if (req.query.find("body=") != std::string::npos) f.body = QueryParam(req.query, "body");
+  f.delay_ms = static_cast<int>(*delay);
+  MutexLock lock(fail_mu);
+  failure = std::move(f);
+  fail_count = static_cast<int>(*count);
+  return ToResponse(Answer{200, json::object{{"failing", fail_count}}});
+}
+
+std::optional<RegistryServer::Impl::Failure> RegistryServer::Impl::TakeFailure() {
+  MutexLock lock(fail_mu);
+  if (fail_count == 0) return std::nullopt;
+  if (fail_count > 0) --fail_count;
+  return failure;
+}
+
+EmulatorResponse RegistryServer::Impl::Handle(EmulatorRequest& req) {
+  if (req.path == "/_registry/fail" && req.method == "POST") return SetFailure(req);
   if (!options.user.empty()) {
     const std::string* auth = req.FindHeader("Authorization");
     bool ok = false;
@@ -100,11 +152,11 @@ EmulatorResponse RegistryServer::Impl::Handle(EmulatorRequest& req) {
       return r;
     }
   }
-  for (int left = fail_count.load(); left > 0;) {
-    if (fail_count.compare_exchange_weak(left, left - 1)) {
-      return ToResponse(
-          ErrorAnswer(fail_status, fail_status * 100 + 1, "failure injected by the test double"));
-    }
+  if (std::optional<Failure> f = TakeFailure()) {
+    if (f->delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(f->delay_ms));
+    EmulatorResponse r = ToResponse(ErrorAnswer(f->status, f->error_code, f->message));
+    if (f->body) r.body = *f->body;
+    return r;
   }
   return ToResponse(Route(req));
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// SchemaRegistryClient over http_call.h: retries, the error mapping of client.h, and the id
-// cache (in memory, and in the state store when one is given).
+// SchemaRegistryClient over http_call.h: retries (each answer read by answer_status.h, the
+// error mapping of client.h), and the id cache (in memory, and in the state store when one is
+// given).
 #include "snowcar/schema_registry/client.h"
 
 #include <boost/json.hpp>
@@ -10,6 +11,7 @@
 #include <thread>
 #include <utility>
 
+#include "answer_status.h"
 #include "http_call.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/redact.h"
@@ -19,28 +21,6 @@ namespace snowcar::schema_registry {
 namespace {
 
 namespace json = boost::json;
-
-// The registry's error body: {"error_code": 40401, "message": "Subject not found"}.
-struct RegistryError {
-  int64_t error_code = 0;
-  std::string message;
-};
-
-RegistryError ParseError(const std::string& body) {
-  RegistryError e;
-  boost::system::error_code ec;
-  json::value v = json::parse(body, ec);
-  if (!ec && v.is_object()) {
-    const auto& o = v.as_object();
-    if (const auto* c = o.if_contains("error_code"); c && c->is_int64())
-      e.error_code = c->as_int64();
-    if (const auto* m = o.if_contains("message"); m && m->is_string()) {
-      e.message = std::string(m->as_string());
-    }
-  }
-  if (e.message.empty()) e.message = body.substr(0, 300);
-  return e;
-}
 
 class CurlRegistryClient final : public SchemaRegistryClient {
  public:
@@ -201,24 +181,10 @@ class CurlRegistryClient final : public SchemaRegistryClient {
       HttpAnswer answer = PerformHttp(options_, method, path, body);
       const std::string where =
           "schema registry " + display_url_ + ": " + std::string(method) + " " + path;
-      Status failure;
-      if (answer.status >= 200 && answer.status < 300) {
-        boost::system::error_code ec;
-        json::value v = json::parse(answer.body, ec);
-        if (!ec) return v;
-        failure = Status::Unavailable(where + " answered " + std::to_string(answer.status) +
-                                      " with a body that is not JSON");
-      } else if (answer.status == 0) {
-        failure = answer.timed_out
-                      ? Status::DeadlineExceeded(where + " timed out: " + answer.transport_error)
-                      : Status::Unavailable(where + " failed: " + answer.transport_error);
-      } else if (answer.status >= 500 || answer.status == 429 || answer.status == 408) {
-        const RegistryError e = ParseError(answer.body);
-        failure = Status::Unavailable(where + " answered " + std::to_string(answer.status) + ": " +
-                                      e.message);
-      } else {
-        return Refusal(where, answer, what);
-      }
+      AnswerReading reading = ReadAnswer(answer, where, what);
+      if (reading.json.has_value()) return std::move(*reading.json);
+      if (!reading.retry) return reading.failure;
+      const Status& failure = reading.failure;
       const int64_t elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
                                   std::chrono::steady_clock::now() - start)
                                   .count();
@@ -232,31 +198,6 @@ class CurlRegistryClient final : public SchemaRegistryClient {
           kWarn, "schema_registry.retry",
           {{"error", redact::Mask(failure.message())}, {"attempt", attempt}, {"wait_ms", *wait}});
       std::this_thread::sleep_for(std::chrono::milliseconds(*wait));
-    }
-  }
-
-  // A 4xx other than 408/429: the registry refused; no retry helps.
-  Status Refusal(const std::string& where, const HttpAnswer& answer, std::string_view what) const {
-    const RegistryError e = ParseError(answer.body);
-    const std::string said =
-        " answered " + std::to_string(answer.status) +
-        (e.error_code != 0 ? " (error code " + std::to_string(e.error_code) + ")" : std::string()) +
-        ": " + e.message;
-    const std::string text = redact::Mask(where + said);
-    switch (answer.status) {
-      case 409:
-        return Status::FailedPrecondition("the schema for " + std::string(what) +
-                                          " is incompatible with the registered versions; " + text);
-      case 422:
-        return Status::InvalidArgument("the registry refused the schema for " + std::string(what) +
-                                       " as invalid; " + text);
-      case 404:
-        return Status::NotFound(text);
-      case 401:
-      case 403:
-        return Status::PermissionDenied(text + " (check schema.registry.basic.auth.user.info)");
-      default:
-        return Status::InvalidArgument(text);
     }
   }
 

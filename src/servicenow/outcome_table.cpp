@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The decision table (final verdict x purpose -> action), the failure catalogue that shows
-// it, and the rendering of docs/outcomes.md. See outcome_table.h.
+// The decision table (final verdict x purpose -> action) and the Table API's failure
+// catalogue that shows it (outcome_markdown.cpp renders docs/outcomes.md). See
+// outcome_table.h.
 #include "snowcar/servicenow/outcome_table.h"
 
 #include <curl/curl.h>
-
-#include <vector>
 
 #include "snowcar/servicenow/table_client.h"
 
@@ -16,34 +15,47 @@ using A = Action;
 
 // Rows in FinalVerdict order, columns in CallPurpose order:
 //   GET page, CREATE retry, CREATE fail_ambiguous, CREATE correlation_lookup, PATCH, PUT,
-//   DELETE, lookup.
+//   DELETE, lookup | register schema, schema by id.
+// The last two columns are the Schema Registry's: the registry is not the instance, so none
+// of its failures pauses the instance; the source holds the table (never dropping a row) for
+// every registry failure, and the sink holds the record unless the registry said this
+// record's schema is wrong.
 constexpr std::array<std::array<Action, kCallPurposeCount>, kFinalVerdictCount> kDecisions = {{
     // kOk
     {A::kSuccess, A::kSuccess, A::kSuccess, A::kSuccess, A::kSuccess, A::kSuccess, A::kSuccess,
-     A::kSuccess},
+     A::kSuccess, A::kSuccess, A::kSuccess},
     // kTransient: the record (or page) is not at fault; wait and send it again.
-    {A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold},
-    // kInstanceWide: nobody can use the instance; no record is charged with it.
+    {A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold,
+     A::kHold},
+    // kInstanceWide: nobody can use the instance; no record is charged with it. The registry
+    // client never reads as this row (its transport failures are kTransient); were it to, the
+    // registry calls would wait, as for any failure that is not about the record.
     {A::kPauseInstance, A::kPauseInstance, A::kPauseInstance, A::kPauseInstance, A::kPauseInstance,
-     A::kPauseInstance, A::kPauseInstance, A::kPauseInstance},
+     A::kPauseInstance, A::kPauseInstance, A::kPauseInstance, A::kHold, A::kHold},
     // kLostAnswer: harmless to repeat a read, PATCH or PUT; a create follows its policy; a
-    // DELETE is sent again and a 404 then means an earlier one removed the row.
+    // DELETE is sent again and a 404 then means an earlier one removed the row. Registering a
+    // schema is idempotent and a lookup by id a read: both are simply repeated.
     {A::kHold, A::kResendCreate, A::kRecordError, A::kLookupAgain, A::kHold, A::kHold,
-     A::kResendDelete, A::kHold},
-    // kRefused: the instance said no to this request.
+     A::kResendDelete, A::kHold, A::kHold, A::kHold},
+    // kRefused: the instance said no to this request. The registry refused a schema (422):
+    // the table waits for it to be fixed; a framed command it cannot read is a bad record.
     {A::kStopTable, A::kRecordError, A::kRecordError, A::kRecordError, A::kRecordError,
-     A::kRecordError, A::kRecordError, A::kRecordError},
-    // kPermission
+     A::kRecordError, A::kRecordError, A::kRecordError, A::kHold, A::kRecordError},
+    // kPermission. The registry refusing snowcar's credentials is not about any record: both
+    // of its callers wait (a framed command is never dead-lettered for it).
     {A::kStopTable, A::kRecordError, A::kRecordError, A::kRecordError, A::kRecordError,
-     A::kRecordError, A::kRecordError, A::kRecordError},
-    // kNotFound: for a write, the row does not exist; for a read or a POST, the table.
+     A::kRecordError, A::kRecordError, A::kRecordError, A::kHold, A::kHold},
+    // kNotFound: for a write, the row does not exist; for a read or a POST, the table. For a
+    // framed command, the registry does not know its schema id.
     {A::kStopTable, A::kRecordError, A::kRecordError, A::kRecordError, A::kNotFoundPolicy,
-     A::kNotFoundPolicy, A::kNotFoundPolicy, A::kRecordError},
-    // kConflict: a read is not at fault (a lock that did not say so); a write is.
+     A::kNotFoundPolicy, A::kNotFoundPolicy, A::kRecordError, A::kHold, A::kRecordError},
+    // kConflict: a read is not at fault (a lock that did not say so); a write is. A schema the
+    // registry finds incompatible holds the table until the subject's level accepts it.
     {A::kHold, A::kRecordError, A::kRecordError, A::kRecordError, A::kRecordError, A::kRecordError,
-     A::kRecordError, A::kRecordError},
+     A::kRecordError, A::kRecordError, A::kHold, A::kRecordError},
     // kProduceFailed: produced again (never written to the instance again) until acknowledged.
-    {A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold},
+    {A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold, A::kHold,
+     A::kHold},
 }};
 
 constexpr std::string_view kErrorBody404 =
@@ -141,91 +153,6 @@ constexpr FailureCase kCatalogue[] = {
 size_t Index(CallPurpose p) { return static_cast<size_t>(p); }
 size_t Index(FinalVerdict v) { return static_cast<size_t>(v); }
 
-// A short cell text for the matrix.
-std::string_view CellText(Action action) {
-  switch (action) {
-    case Action::kSuccess:
-      return "success";
-    case Action::kHold:
-      return "**hold**";
-    case Action::kPauseInstance:
-      return "**pause**";
-    case Action::kRecordError:
-      return "record error";
-    case Action::kStopTable:
-      return "table stops";
-    case Action::kResendCreate:
-      return "re-POST, then record error";
-    case Action::kLookupAgain:
-      return "lookup, then PATCH or POST";
-    case Action::kNotFoundPolicy:
-      return "not.found policy";
-    case Action::kResendDelete:
-      return "re-DELETE; 404 = success";
-  }
-  return "?";
-}
-
-std::string_view Meaning(Action action) {
-  switch (action) {
-    case Action::kSuccess:
-      return "the call counts as applied (or, for a page, read); the offset or the cursor moves "
-             "on.";
-    case Action::kHold:
-      return "the lane keeps the same record (the poller the same page), waits (growing from "
-             "`snow.retry.initial.backoff.ms`, capped at `snow.retry.max.backoff.ms`, and never "
-             "shorter than the instance's `Retry-After`) and sends it again, for as long as it "
-             "takes. Nothing is dead-lettered, no offset or cursor "
-             "moves. The lane shows `backing_off` with class `RETRIES_EXHAUSTED` (`PRODUCE` for a "
-             "produce failure).";
-    case Action::kPauseInstance:
-      return "the instance itself cannot be used, so it is paused as a whole: the first call "
-             "that finds out closes the instance's gate, and every lane and every source table "
-             "of the instance waits at it (new work too, before it is sent) instead of "
-             "retrying on its own. While it is closed the instance gets ONE probe at a time (a "
-             "GET of one row of the table the failing call was for), after a wait growing from "
-             "`snow.retry.initial.backoff.ms` to `snow.retry.max.backoff.ms`; the first answer "
-             "(to the probe or to a call already in flight) opens it and everything resumes at "
-             "once. The wait is charged to the instance, never to the record: lanes show "
-             "`backing_off` with class `INSTANCE_UNAVAILABLE`, tables `backing_off` naming the "
-             "cause, and `/v1/health` reports the `servicenow` component unreachable, with the "
-             "reason (each waiting table is not ok under its own name too). No command is "
-             "dead-lettered, no offset or cursor moves.";
-    case Action::kRecordError:
-      return "the record takes the error path: one DLQ record (when "
-             "`errors.deadletterqueue.topic.name` is set) and one error report, acknowledged, "
-             "then `behavior.on.api.errors`: `fail` stops the lane at the record (no offset "
-             "moves), `log` and `ignore` store its offset and go on.";
-    case Action::kStopTable:
-      return "the source table stops (`failed`, health not ok, the cause named) until a "
-             "restart; its cursor stays where it was.";
-    case Action::kResendCreate:
-      return "`retry`: the POST is sent again; at most `snow.retry.max.attempts` POSTs whose "
-             "answer was lost per record (lane retries included), then a record error "
-             "(`AMBIGUOUS`). A create naming its own sys_id GETs it instead and POSTs only on "
-             "404.";
-    case Action::kLookupAgain:
-      return "`correlation_lookup`: the correlation value is looked up; one row carrying it is "
-             "PATCHed (success), none means POST again, anything else is a record error "
-             "(`AMBIGUOUS`).";
-    case Action::kNotFoundPolicy:
-      return "`snow.sink.not.found.behavior`: `fail` is a record error (`NOT_FOUND`), `ignore` "
-             "is success, `create` POSTs the row under its sys_id (a DELETE reads it as "
-             "`ignore`). A DELETE whose earlier send lost its answer takes a 404 as success.";
-    case Action::kResendDelete:
-      return "the DELETE is sent again; a 404 on a later send is success (the earlier one "
-             "removed the row); after 5 lost answers in one try the lane holds the record "
-             "(**hold**), still remembering that a DELETE was sent.";
-  }
-  return "";
-}
-
-void AppendRow(std::string& out, const std::vector<std::string>& cells) {
-  out += "|";
-  for (const std::string& c : cells) out += " " + c + " |";
-  out += "\n";
-}
-
 }  // namespace
 
 std::string_view CallPurposeName(CallPurpose purpose) {
@@ -246,6 +173,10 @@ std::string_view CallPurposeName(CallPurpose purpose) {
       return "DELETE";
     case CallPurpose::kLookup:
       return "correlation lookup";
+    case CallPurpose::kRegisterSchema:
+      return "register schema (source)";
+    case CallPurpose::kSchemaById:
+      return "schema by id (sink)";
   }
   return "?";
 }
@@ -315,10 +246,12 @@ Method MethodOf(CallPurpose purpose) {
   switch (purpose) {
     case CallPurpose::kGetPage:
     case CallPurpose::kLookup:
+    case CallPurpose::kSchemaById:
       return Method::kGet;
     case CallPurpose::kCreateRetry:
     case CallPurpose::kCreateFailAmbiguous:
     case CallPurpose::kCreateCorrelation:
+    case CallPurpose::kRegisterSchema:
       return Method::kPost;
     case CallPurpose::kPatch:
       return Method::kPatch;
@@ -370,81 +303,6 @@ Outcome OutcomeOf(const FailureCase& failure, CallPurpose purpose) {
   const FinalVerdict verdict =
       v.empty_list ? FinalVerdict::kOk : FinalVerdictOf(v.klass, v.instance_unreachable);
   out.action = Decide(verdict, purpose);
-  return out;
-}
-
-std::string RenderOutcomesMarkdown() {
-  std::string out;
-  out +=
-      "<!-- Generated by `snowcar config outcomes` (make docs-outcomes) from the decision table\n"
-      "     in src/servicenow/outcome_table.cpp; a test fails when this file differs. -->\n"
-      "# What every failure leads to\n"
-      "\n"
-      "One table decides what happens when a call to the instance does not simply succeed. The\n"
-      "client first classifies every attempt and resends what is safe to resend\n"
-      "([servicenow-client.md](servicenow-client.md)); its final verdict and what the call was\n"
-      "for then pick one cell below, and the sink's lanes ([sink.md](sink.md)) and the source's\n"
-      "pollers ([source.md](source.md)) do what the cell says. This page is rendered from that\n"
-      "table, so it is what the code does.\n"
-      "\n"
-      "Each row is a failure that persists (every attempt meets it) unless its description says\n"
-      "otherwise; the lookup column is the GET that `correlation_lookup` sends before a create.\n"
-      "\"retries, then\" means the client resends on its own first (`snow.retry.max.attempts`,\n"
-      "`snow.retry.max.elapsed.ms`, `Retry-After`); without it the first answer is final.\n"
-      "\n"
-      "## The matrix\n"
-      "\n";
-  std::vector<std::string> head{"failure", "what it looks like"};
-  for (CallPurpose p : kAllCallPurposes) head.emplace_back(CallPurposeName(p));
-  AppendRow(out, head);
-  AppendRow(out, std::vector<std::string>(head.size(), "---"));
-  for (const FailureCase& failure : FailureCatalogue()) {
-    std::vector<std::string> row{std::string(failure.name), std::string(failure.what)};
-    for (CallPurpose p : kAllCallPurposes) {
-      const Outcome o = OutcomeOf(failure, p);
-      std::string cell = o.client_retries ? "retries, then " : "";
-      cell += CellText(o.action);
-      row.push_back(std::move(cell));
-    }
-    AppendRow(out, row);
-  }
-  out +=
-      "\n"
-      "## What each outcome means\n"
-      "\n";
-  for (Action a : {Action::kSuccess, Action::kHold, Action::kPauseInstance, Action::kRecordError,
-                   Action::kStopTable, Action::kResendCreate, Action::kLookupAgain,
-                   Action::kNotFoundPolicy, Action::kResendDelete}) {
-    out += "- **" + std::string(ActionName(a)) + "**: " + std::string(Meaning(a)) + "\n";
-  }
-  out +=
-      "\n"
-      "## The decision table itself\n"
-      "\n"
-      "The matrix above is this table applied to each failure's final verdict:\n"
-      "\n";
-  static constexpr std::string_view kVerdictNames[kFinalVerdictCount] = {
-      "OK",
-      "RETRYABLE (retries ran out)",
-      "no connection, TLS, or credentials refused after a fresh token",
-      "AMBIGUOUS (answer lost)",
-      "PERMANENT",
-      "PERMISSION",
-      "NOT_FOUND",
-      "CONFLICT",
-      "Kafka did not acknowledge a produce",
-  };
-  std::vector<std::string> vhead{"final verdict"};
-  for (CallPurpose p : kAllCallPurposes) vhead.emplace_back(CallPurposeName(p));
-  AppendRow(out, vhead);
-  AppendRow(out, std::vector<std::string>(vhead.size(), "---"));
-  for (size_t v = 0; v < kFinalVerdictCount; ++v) {
-    std::vector<std::string> row{std::string(kVerdictNames[v])};
-    for (CallPurpose p : kAllCallPurposes) {
-      row.emplace_back(ActionName(Decide(static_cast<FinalVerdict>(v), p)));
-    }
-    AppendRow(out, row);
-  }
   return out;
 }
 

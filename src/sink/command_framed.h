@@ -18,9 +18,9 @@ namespace snowcar::sink {
 // is framed (use the record as it is). `decoder` may be null (no schema.registry.url), and a
 // framed record then fails with InvalidArgument saying so.
 //
-// Errors: InvalidArgument / NotFound - the record is bad (unknown schema id, a payload that
-// does not decode): a RECORD_ERROR for the bad-record policy; Unavailable / DeadlineExceeded -
-// the registry could not answer: the same record is tried again later.
+// Errors: the registry client's (client.h) and InvalidArgument for a payload that does not
+// decode. The lane acts on their cell in the outcome table (schema_registry/outcomes.h,
+// column kSchemaById; docs/outcomes.md shows it).
 Result<std::optional<kafka::InRecord>> DecodeFramedParts(const kafka::InRecord& record,
                                                          schema_registry::FramedDecoder* decoder);
 

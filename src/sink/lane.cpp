@@ -8,6 +8,7 @@
 #include "call_failure.h"
 #include "command_framed.h"
 #include "snowcar/common/log.h"
+#include "snowcar/schema_registry/outcomes.h"
 
 namespace snowcar::sink {
 
@@ -95,7 +96,8 @@ void Lane::ProcessNext() {
 
 namespace {
 constexpr std::string_view kInstanceUnavailable = "INSTANCE_UNAVAILABLE";
-// The Schema Registry could not say what a framed command's schema id means (yet).
+// The Schema Registry could not tell (yet) what a framed command's schema id means: it is
+// unreachable, failing or refuses snowcar's credentials.
 constexpr std::string_view kSchemaRegistryUnavailable = "SCHEMA_REGISTRY_UNAVAILABLE";
 
 // The column of the decision table the record's write is in.
@@ -124,15 +126,20 @@ void Lane::Apply() {
                    std::string(kInstanceUnavailable));
   }
   // A command in Confluent's wire format is decoded to JSON first, into a copy: the DLQ gets
-  // the record as it came. A registry that cannot answer holds the record, never drops it.
+  // the record as it came. What a failure leads to is the outcome table's kSchemaById cell:
+  // a record the registry says is bad takes the error path, anything else holds it.
   Result<std::optional<kafka::InRecord>> unframed = DecodeFramedParts(*current_, deps_.decoder);
   if (!unframed.ok()) {
-    if (unframed.status().retriable()) {
-      return Backoff(Stage::kApply, unframed.status().message(),
-                     std::string(kSchemaRegistryUnavailable));
+    switch (schema_registry::DecideRegistryCall(unframed.status(),
+                                                servicenow::CallPurpose::kSchemaById)) {
+      case servicenow::Action::kRecordError:
+        return HandleFailure(std::nullopt,
+                             MakeFailure(ErrorClass::kRecordError, unframed.status().message()));
+      case servicenow::Action::kHold:
+      default:
+        return Backoff(Stage::kApply, unframed.status().message(),
+                       std::string(kSchemaRegistryUnavailable));
     }
-    return HandleFailure(std::nullopt,
-                         MakeFailure(ErrorClass::kRecordError, unframed.status().message()));
   }
   Result<Command> decoded =
       DecodeCommand(unframed->has_value() ? **unframed : *current_, *deps_.settings);

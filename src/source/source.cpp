@@ -10,33 +10,21 @@
 #include "snowcar/kafka/static_membership.h"
 #include "snowcar/schema_registry/client.h"
 #include "snowcar/schema_registry/registry_options.h"
-#include "snowcar/schema_registry/subject.h"
 #include "source_direction.h"
+#include "typed_table.h"
 
 namespace snowcar::source {
 namespace {
 
 // With schema.registry.url set: registers typed records' schemas through the registry client
-// (ids cached in memory and in the state store by the client), under the configured subject
-// strategies. Null otherwise: records are written without framing.
+// (typed_table.h). Null otherwise: records are written without framing.
 Result<SchemaRegistrar> MakeRegistrar(const config::Config& config, state::StateStore* store) {
   SNOWCAR_ASSIGN_OR_RETURN(schema_registry::RegistryOptions options,
                            schema_registry::RegistryOptionsFromConfig(config));
   if (!options.enabled()) return SchemaRegistrar();
   auto created = schema_registry::SchemaRegistryClient::Create(options, store);
   if (!created.ok()) return created.status().WithContext("schema registry client");
-  std::shared_ptr<schema_registry::SchemaRegistryClient> client = std::move(created).value();
-  return SchemaRegistrar([client, options](const std::string& topic, bool is_key,
-                                           RecordFormat format, const std::string& record_name,
-                                           const std::string& schema) -> Result<int32_t> {
-    SNOWCAR_ASSIGN_OR_RETURN(std::string subject,
-                             schema_registry::SubjectName(is_key ? options.key_subject_strategy
-                                                                 : options.value_subject_strategy,
-                                                          topic, is_key, record_name));
-    const auto type = format == RecordFormat::kAvro ? schema_registry::SchemaType::kAvro
-                                                    : schema_registry::SchemaType::kJson;
-    return client->RegisterSchema(subject, type, schema);
-  });
+  return MakeSchemaRegistrar(std::move(created).value(), options);
 }
 
 }  // namespace

@@ -206,8 +206,11 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   // cannot take the schema; the page is read again).
   bool HoldForTypes(boost::json::array& rows);
   void OnDictionary(const servicenow::CallResult& result);
-  // Backs off for a schema the registry did not take, doubling across pages.
-  void RegistryBackOff(const Status& why);
+  // Builds the encoder and registers the schemas; false when the table backs off (or
+  // stopped) instead, as the outcome table's kRegisterSchema column says for a registry error.
+  bool TypedReady();
+  // Backs off for an encoder or a schema that is not ready, doubling across pages.
+  void TypedBackOff(const Status& why);
   // The accepted-page path after the page's types are settled.
   void AcceptAndContinue(boost::json::array rows);
   // One accepted row version: its records produced under `ticket`, or, for a bad typed value
@@ -256,7 +259,7 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   // Typed records (typed_poller.cpp); null for untyped tables and deletes streams.
   std::unique_ptr<TypedTable> typed_;
   std::optional<boost::json::array> typed_wait_;  // the page waiting for sys_dictionary
-  int typed_failures_ = 0;                        // registry refusals in a row (RegistryBackOff)
+  int typed_failures_ = 0;                        // typed failures in a row (TypedBackOff)
 
   // Strand-only state.
   bool loaded_ = false;

@@ -5,6 +5,7 @@
 // before.
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
+#include "snowcar/schema_registry/outcomes.h"
 #include "snowcar/servicenow/outcome_table.h"
 #include "snowcar/source/record_builder.h"
 #include "table_poller.h"
@@ -42,18 +43,37 @@ bool TablePoller::HoldForTypes(boost::json::array& rows) {
                        });
     return true;
   }
-  if (Status s = typed_->Ready(); !s.ok()) {
-    // Not about the page: the schema cannot be registered (the registry refused it or is
-    // unreachable). The page is read again after the back-off; nothing is dropped.
-    RegistryBackOff(s);
-    return true;
-  }
-  typed_failures_ = 0;
-  return false;
+  return !TypedReady();
 }
 
-void TablePoller::RegistryBackOff(const Status& why) {
-  // The page's good answer reset the failure count; a refusal that lasts must still back off
+bool TablePoller::TypedReady() {
+  // Not about the page: the encoder cannot be built. The page is read again after the
+  // back-off; nothing is dropped.
+  if (Status s = typed_->Ready(); !s.ok()) {
+    TypedBackOff(s);
+    return false;
+  }
+  // The registry's answer: its cell in the outcome table (column kRegisterSchema) says what
+  // the table does; nothing else decides it.
+  if (Status s = typed_->RegisterSchemas(); !s.ok()) {
+    switch (schema_registry::DecideRegistryCall(s, servicenow::CallPurpose::kRegisterSchema)) {
+      case servicenow::Action::kStopTable:
+        Fail(Label() + ": " + s.message());
+        return false;
+      case servicenow::Action::kHold:
+      default:
+        // The page is dropped and read again after the back-off: no row is produced or
+        // skipped and the cursor stays.
+        TypedBackOff(s);
+        return false;
+    }
+  }
+  typed_failures_ = 0;
+  return true;
+}
+
+void TablePoller::TypedBackOff(const Status& why) {
+  // The page's good answer reset the failure count; a failure that lasts must still back off
   // longer each time, not ask the registry at the initial pace forever.
   consecutive_failures_ = typed_failures_++;
   BackOff(Label() + ": " + why.message(), /*retry_probe=*/false);
@@ -100,11 +120,7 @@ void TablePoller::OnDictionary(const servicenow::CallResult& result) {
     }
     return;
   }
-  if (Status s = typed_->Ready(); !s.ok()) {
-    RegistryBackOff(s);
-    return;
-  }
-  typed_failures_ = 0;
+  if (!TypedReady()) return;
   AcceptAndContinue(std::move(rows));
 }
 

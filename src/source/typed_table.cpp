@@ -3,6 +3,9 @@
 
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
+#include "snowcar/schema_registry/client.h"
+#include "snowcar/schema_registry/registry_options.h"
+#include "snowcar/schema_registry/subject.h"
 #include "snowcar/schema_registry/wire_format.h"
 #include "snowcar/source/keyset_query.h"
 #include "snowcar/source/record_builder.h"
@@ -18,6 +21,22 @@ bool HasSchema(RecordFormat f) {
 }
 
 }  // namespace
+
+SchemaRegistrar MakeSchemaRegistrar(std::shared_ptr<schema_registry::SchemaRegistryClient> client,
+                                    const schema_registry::RegistryOptions& options) {
+  return SchemaRegistrar([client = std::move(client), key_strategy = options.key_subject_strategy,
+                          value_strategy = options.value_subject_strategy](
+                             const std::string& topic, bool is_key, RecordFormat format,
+                             const std::string& record_name,
+                             const std::string& schema) -> Result<int32_t> {
+    SNOWCAR_ASSIGN_OR_RETURN(std::string subject,
+                             schema_registry::SubjectName(is_key ? key_strategy : value_strategy,
+                                                          topic, is_key, record_name));
+    const auto type = format == RecordFormat::kAvro ? schema_registry::SchemaType::kAvro
+                                                    : schema_registry::SchemaType::kJson;
+    return client->RegisterSchema(subject, type, schema);
+  });
+}
 
 std::unique_ptr<TypedTable> TypedTable::MakeIfNeeded(const SourceSettings& source,
                                                      const TableSettings& table,
@@ -122,6 +141,10 @@ Status TypedTable::Ready() {
     if (!encoder.ok()) return encoder.status();
     encoder_ = std::move(encoder).value();
   }
+  return Status::Ok();
+}
+
+Status TypedTable::RegisterSchemas() {
   if (!registrar_) return Status::Ok();
   if (typed_values_ && HasSchema(source_.value_format) && !value_schema_id_) {
     auto id = registrar_(table_.topic, /*is_key=*/false, source_.value_format,

@@ -24,7 +24,17 @@
 #include "snowcar/source/typed_record.h"
 #include "snowcar/state/state_store.h"
 
+namespace snowcar::schema_registry {
+class SchemaRegistryClient;
+struct RegistryOptions;
+}  // namespace snowcar::schema_registry
+
 namespace snowcar::source {
+
+// The registrar of a configured registry: registers through `client` (ids cached in memory
+// and in the state store by the client) under the subject strategies of `options`.
+SchemaRegistrar MakeSchemaRegistrar(std::shared_ptr<schema_registry::SchemaRegistryClient> client,
+                                    const schema_registry::RegistryOptions& options);
 
 class TypedTable {
  public:
@@ -47,10 +57,14 @@ class TypedTable {
   Status OnDictionary(const boost::json::array& answer, const boost::json::array& rows,
                       int64_t now_ms);
 
-  // Builds the encoder for the current types and registers its schemas when a registry is
-  // configured. An error here is not about a row: the caller backs off and reads the page
-  // again (a registry that refuses a schema keeps the table paused, showing its answer).
+  // Builds the encoder for the current types. An error here is not about a row: the caller
+  // backs off and reads the page again.
   Status Ready();
+  // After Ready: registers the key and value schemas not registered yet, when a registry is
+  // configured. An error is the registrar's (the registry client's, client.h), with the topic
+  // named; the caller acts on its cell in the outcome table (schema_registry/outcomes.h,
+  // column kRegisterSchema).
+  Status RegisterSchemas();
 
   // The record of one row. InvalidArgument: a value that does not parse as its type (the
   // bad-row policy decides).

@@ -8,8 +8,9 @@
 // It is not a registry: no persistence, no schema references, no deletes but a whole subject,
 // no contexts or modes, no Protobuf. docs/testbed.md lists what it does and does not do.
 //
-// Test knobs (not part of the registry's API): POST /_registry/fail?count=N&status=S makes the
-// next N requests answer S (default 503), to exercise a client's retries.
+// Test knob (not part of the registry's API): POST /_registry/fail?count=N&status=S makes the
+// next N requests (-1: all of them) answer S (default 503), optionally with error_code=,
+// message= or a verbatim body=, after delay_ms=; docs/testbed.md lists the parameters.
 #pragma once
 
 #include <cstdint>

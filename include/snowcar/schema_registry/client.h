@@ -8,15 +8,16 @@
 // process. With a StateStore the cache is also persisted, so after a restart the first
 // record is written or decoded without a registry round trip.
 //
-// Errors, by what the caller should do:
-//   FailedPrecondition  the registry refused the schema as incompatible (HTTP 409): pause the
-//                       table; the message carries the registry's own words.
-//   InvalidArgument     the registry refused the schema as invalid (HTTP 422), or the input
-//                       was unusable: pause the table (source) / bad record (sink).
-//   NotFound            no schema with that id / no such subject (HTTP 404): a bad record.
-//   PermissionDenied    401/403: the credentials are wrong; pause.
-//   Unavailable /       the registry could not be reached or answered 5xx / 429 after every
-//   DeadlineExceeded    retry (servicenow::RetryPolicy); try the record again later.
+// Errors (what each leads to is the outcome table's: schema_registry/outcomes.h reads them as
+// its rows, docs/outcomes.md shows the cells):
+//   FailedPrecondition  the registry refused the schema as incompatible (HTTP 409); the
+//                       message carries the registry's own words.
+//   InvalidArgument     the registry refused the schema as invalid (HTTP 422) or the request
+//                       (another 4xx), or the input was unusable.
+//   NotFound            no schema with that id / no such subject (HTTP 404).
+//   PermissionDenied    401/403: the credentials are wrong.
+//   Unavailable /       the registry could not be reached or answered 5xx / 429 / 408 (or a
+//   DeadlineExceeded    2xx that is not JSON) after every retry (servicenow::RetryPolicy).
 // IsRegistryRefusal() tells the first group from transient failures.
 //
 // Thread safety: every method may be called from any thread.

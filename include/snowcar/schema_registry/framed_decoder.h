@@ -9,9 +9,9 @@
 //                per byte, as Avro's own JSON encoding does).
 //   JSON Schema  the payload is the JSON text itself; it is checked to parse.
 //
-// Errors: InvalidArgument (not framed, payload does not decode, not JSON), NotFound (no
-// schema with that id) - both a bad record; Unavailable / DeadlineExceeded when the registry
-// could not answer - try the record again later.
+// Errors: InvalidArgument (not framed, payload does not decode, not JSON), and the client's
+// errors of the schema lookup (client.h; NotFound: no schema with that id). What each leads
+// to is the outcome table's kSchemaById column (schema_registry/outcomes.h).
 //
 // Thread safety: every method may be called from any thread.
 #pragma once

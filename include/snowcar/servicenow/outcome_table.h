@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // THE table that says what a failed call leads to, for every operation the source and the sink
-// send. classify.h decides each attempt (retry it or not); once the client's retries are over,
-// the final verdict and the operation it was for are looked up here, and the sink's writer and
-// lane and the source's poller act on the Action found. Nothing else decides it.
+// send, to the instance and to the Schema Registry. classify.h decides each attempt of a Table
+// API call (retry it or not); once the client's retries are over, the final verdict and the
+// operation it was for are looked up here, and the sink's writer and lane and the source's
+// poller act on the Action found. A Schema Registry call's verdict comes from the Status its
+// client hands back (schema_registry/outcomes.h, which sits above this module); its Action is
+// looked up here too. Nothing else decides it.
 //
 // The same table, with a catalogue of failures (what each looks like on the wire), renders
 // docs/outcomes.md (`snowcar config outcomes`; a test keeps it current), so the documented
@@ -31,9 +34,25 @@ enum class CallPurpose {
   kPut,                  // sink PUT
   kDelete,               // sink DELETE
   kLookup,               // sink: the correlation lookup GET of correlation_lookup
+  // Schema Registry calls (schema_registry/client.h):
+  kRegisterSchema,  // source: registering a typed record's key or value schema under its subject
+  kSchemaById,      // sink: the writer schema of a framed command, and decoding the command with
+                    // it (a payload that does not decode reads as a refusal)
 };
-inline constexpr size_t kCallPurposeCount = 8;
+inline constexpr size_t kCallPurposeCount = 10;
 std::string_view CallPurposeName(CallPurpose purpose);  // the column heading
+// The Table API's columns: the ones the failure catalogue below is about.
+inline constexpr std::array<CallPurpose, 8> kTableApiPurposes = {CallPurpose::kGetPage,
+                                                                 CallPurpose::kCreateRetry,
+                                                                 CallPurpose::kCreateFailAmbiguous,
+                                                                 CallPurpose::kCreateCorrelation,
+                                                                 CallPurpose::kPatch,
+                                                                 CallPurpose::kPut,
+                                                                 CallPurpose::kDelete,
+                                                                 CallPurpose::kLookup};
+// The Schema Registry's columns (their failures: schema_registry/outcomes.h).
+inline constexpr std::array<CallPurpose, 2> kRegistryPurposes = {CallPurpose::kRegisterSchema,
+                                                                 CallPurpose::kSchemaById};
 inline constexpr std::array<CallPurpose, kCallPurposeCount> kAllCallPurposes = {
     CallPurpose::kGetPage,
     CallPurpose::kCreateRetry,
@@ -42,19 +61,25 @@ inline constexpr std::array<CallPurpose, kCallPurposeCount> kAllCallPurposes = {
     CallPurpose::kPatch,
     CallPurpose::kPut,
     CallPurpose::kDelete,
-    CallPurpose::kLookup};
+    CallPurpose::kLookup,
+    CallPurpose::kRegisterSchema,
+    CallPurpose::kSchemaById};
 
-// The rows of the decision table: a call's final verdict, as the client hands it back.
+// The rows of the decision table: a call's final verdict, as the client hands it back. The
+// Schema Registry's Status codes map onto them too (schema_registry/outcomes.h): Unavailable
+// and DeadlineExceeded are kTransient, InvalidArgument kRefused, PermissionDenied kPermission,
+// NotFound kNotFound, FailedPrecondition (409 incompatible) kConflict.
 enum class FinalVerdict {
   kOk,
-  kTransient,      // RETRYABLE: 429, 5xx, lost answers of reads; the client's budget ran out
+  kTransient,      // RETRYABLE: 429, 5xx, lost answers of reads; the client's budget ran out.
+                   // Registry: unreachable, TLS, timeout, 5xx, 429 once its budget ran out
   kInstanceWide,   // no connection at all (refused, DNS, TLS, certificate) or credentials
                    // refused after a fresh token: about the instance, not the request
   kLostAnswer,     // AMBIGUOUS: sent, no usable answer; it may have been applied
-  kRefused,        // PERMANENT: 400, 422, a 200 carrying an error, ...
-  kPermission,     // 403
-  kNotFound,       // 404 that is not an empty list
-  kConflict,       // 409 that is not a lock
+  kRefused,        // PERMANENT: 400, 422, a 200 carrying an error, ... (registry: 422, 4xx)
+  kPermission,     // 403 (registry: 401 and 403)
+  kNotFound,       // 404 that is not an empty list (registry: unknown subject or id)
+  kConflict,       // 409 that is not a lock (registry: the schema is incompatible)
   kProduceFailed,  // not a call: Kafka did not acknowledge a record this one produced
 };
 inline constexpr size_t kFinalVerdictCount = 9;
@@ -93,7 +118,7 @@ Action Decide(const CallResult& result, CallPurpose purpose);
 
 // ---- the failure catalogue (rows of the rendered matrix) ---------------------------------
 
-// One failure as the wire shows it to a single attempt.
+// One failure of the Table API as the wire shows it to a single attempt.
 struct FailureCase {
   std::string_view name = {};  // "drop after send", "429 with Retry-After", ...
   std::string_view what = {};  // one line: how it looks
@@ -124,7 +149,19 @@ struct Outcome {
 };
 Outcome OutcomeOf(const FailureCase& failure, CallPurpose purpose);
 
-// docs/outcomes.md.
-std::string RenderOutcomesMarkdown();
+// One failure of the Schema Registry client, for the registry's matrix in docs/outcomes.md:
+// what it looks like, whether the client resends it, and the final verdict the client's Status
+// reads as (schema_registry/outcomes.h builds these rows from the client's own code). The
+// cells are this table's.
+struct RegistryMatrixRow {
+  std::string name;
+  std::string what;
+  bool client_retries = false;
+  FinalVerdict verdict = FinalVerdict::kOk;
+};
+
+// docs/outcomes.md: the Table API's matrix, the registry's (`registry_failures`), what each
+// action means and the whole decision table.
+std::string RenderOutcomesMarkdown(std::span<const RegistryMatrixRow> registry_failures);
 
 }  // namespace snowcar::servicenow

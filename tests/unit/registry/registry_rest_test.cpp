@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <chrono>
 
 #include "snowcar/registry/registry_server.h"
 
@@ -114,6 +115,41 @@ TEST_F(RegistryRestTest, ErrorCodes) {
   EXPECT_THAT(std::string(incompatible.body.at("message").as_string()),
               ::testing::HasSubstr("type changed from string to int"));
   EXPECT_EQ(Code(Call("PUT", "/config", R"({"compatibility":"SIDEWAYS"})")), 42203);
+}
+
+// The test knob: a failure for N requests (or all, until the next setting), with the error
+// code, message or verbatim body asked for; a setting out of range is refused and changes
+// nothing.
+TEST_F(RegistryRestTest, FailKnob) {
+  ASSERT_EQ(
+      Call("POST", "/_registry/fail?count=2&status=409&error_code=409&message=no%20way").status,
+      200);
+  for (int i = 0; i < 2; ++i) {
+    Reply r = Call("GET", "/subjects");
+    EXPECT_EQ(r.status, 409);
+    EXPECT_EQ(Code(r), 409);
+    EXPECT_EQ(r.body.at("message").as_string(), "no way");
+  }
+  EXPECT_EQ(Call("GET", "/subjects").status, 200) << "two requests only";
+
+  ASSERT_EQ(Call("POST", "/_registry/fail?count=-1&status=200&body=%7B%7D").status, 200);
+  for (int i = 0; i < 3; ++i) {
+    Reply r = Call("GET", "/schemas/ids/1");
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(json::serialize(r.body), "{}") << "the body verbatim";
+  }
+  EXPECT_EQ(Call("POST", "/_registry/fail?status=700").status, 400);
+  EXPECT_EQ(Call("POST", "/_registry/fail?count=x").status, 400);
+  EXPECT_EQ(Call("GET", "/schemas/ids/1").status, 200) << "a refused setting changes nothing";
+  ASSERT_EQ(Call("POST", "/_registry/fail?count=0").status, 200);
+  EXPECT_EQ(Call("GET", "/schemas/ids/1").status, 404) << "count=0 ends the failure";
+
+  ASSERT_EQ(Call("POST", "/_registry/fail?status=503&delay_ms=300").status, 200);
+  const auto start = std::chrono::steady_clock::now();
+  Reply slow = Call("GET", "/subjects");
+  EXPECT_EQ(slow.status, 503);
+  EXPECT_EQ(Code(slow), 50301);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(300));
 }
 
 TEST_F(RegistryRestTest, CompatibilityEndpointAndLevels) {

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// The decision table: what its cells say for the failures the error model singles out, and
-// docs/outcomes.md being exactly its rendering.
+// The decision table: what its cells say for the failures the error model singles out. That
+// docs/outcomes.md is exactly its rendering is checked with the registry's rows, in
+// tests/unit/schema_registry/outcomes_test.cpp.
 #include "snowcar/servicenow/outcome_table.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include <array>
+#include <utility>
+#include <vector>
 
 #include "snowcar/servicenow/table_client.h"
 
@@ -22,16 +24,6 @@ const FailureCase& Case(std::string_view name) {
   }
   ADD_FAILURE() << "no failure named " << name;
   return FailureCatalogue().front();
-}
-
-TEST(OutcomeTable, OutcomesMarkdownIsCurrent) {
-  const std::string path = std::string(SNOWCAR_SOURCE_DIR) + "/docs/outcomes.md";
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << path << " is missing; run make docs-outcomes";
-  std::ostringstream file;
-  file << in.rdbuf();
-  EXPECT_TRUE(file.str() == RenderOutcomesMarkdown())
-      << path << " differs from the decision table; run make docs-outcomes";
 }
 
 TEST(OutcomeTable, CatalogueHasEveryFailureOfTheErrorModel) {
@@ -59,7 +51,7 @@ TEST(OutcomeTable, CatalogueHasEveryFailureOfTheErrorModel) {
                                 "Kafka produce failure"}) {
     EXPECT_EQ(Case(name).name, name);
   }
-  const std::string md = RenderOutcomesMarkdown();
+  const std::string md = RenderOutcomesMarkdown({});
   for (const FailureCase& f : FailureCatalogue())
     EXPECT_THAT(md, HasSubstr("| " + std::string(f.name) + " |"));
   for (CallPurpose p : kAllCallPurposes)
@@ -71,7 +63,7 @@ TEST(OutcomeTable, CatalogueHasEveryFailureOfTheErrorModel) {
 TEST(OutcomeTable, InstanceWideFailuresPauseEveryOperation) {
   for (std::string_view name :
        {"TLS failure", "connection refused", "DNS failure", "401 after refresh"}) {
-    for (CallPurpose p : kAllCallPurposes) {
+    for (CallPurpose p : kTableApiPurposes) {
       EXPECT_EQ(ActionName(OutcomeOf(Case(name), p).action), "pause")
           << name << " / " << CallPurposeName(p);
     }
@@ -102,13 +94,15 @@ TEST(OutcomeTable, LostAnswersHoldWhatIsSafeToResendAndFollowThePolicyOtherwise)
 TEST(OutcomeTable, KafkaProduceFailuresAreHeldInEveryColumn) {
   for (CallPurpose p : kAllCallPurposes) {
     EXPECT_EQ(DecideProduceFailure(p), Action::kHold) << CallPurposeName(p);
+  }
+  for (CallPurpose p : kTableApiPurposes) {
     EXPECT_EQ(OutcomeOf(Case("Kafka produce failure"), p).action, Action::kHold);
   }
 }
 
 TEST(OutcomeTable, TransientAnswersAreRetriedByTheClientThenHeld) {
   for (std::string_view name : {"429 with Retry-After", "429 without Retry-After", "500", "503"}) {
-    for (CallPurpose p : kAllCallPurposes) {
+    for (CallPurpose p : kTableApiPurposes) {
       const Outcome o = OutcomeOf(Case(name), p);
       EXPECT_TRUE(o.client_retries) << name << " / " << CallPurposeName(p);
       EXPECT_EQ(o.action, Action::kHold) << name << " / " << CallPurposeName(p);
@@ -126,6 +120,14 @@ TEST(OutcomeTable, EveryCellIsAnActionItsCallerTakes) {
         EXPECT_TRUE(a == Action::kSuccess || a == Action::kHold || a == Action::kPauseInstance ||
                     a == Action::kStopTable)
             << v << " " << ActionName(a);
+      } else if (p == CallPurpose::kRegisterSchema) {
+        // The source's registration: the table waits or stops; the instance is not involved.
+        EXPECT_TRUE(a == Action::kSuccess || a == Action::kHold || a == Action::kStopTable)
+            << v << " " << ActionName(a);
+      } else if (p == CallPurpose::kSchemaById) {
+        // The sink's lookup: the record is held or takes the error path.
+        EXPECT_TRUE(a == Action::kSuccess || a == Action::kHold || a == Action::kRecordError)
+            << v << " " << ActionName(a);
       } else {
         EXPECT_NE(a, Action::kStopTable) << v << " / " << CallPurposeName(p);
       }
@@ -140,6 +142,36 @@ TEST(OutcomeTable, EveryCellIsAnActionItsCallerTakes) {
       }
     }
   }
+}
+
+// The registry's columns: the source never drops a row for a registry failure, and the sink
+// dead-letters a framed command only when the registry said its schema is wrong (422, 404, or
+// a 409 no lookup should get); a registry that refuses snowcar's credentials holds it.
+TEST(OutcomeTable, RegistryColumns) {
+  const std::pair<FinalVerdict, std::array<Action, 2>> expected[] = {
+      {FinalVerdict::kOk, {Action::kSuccess, Action::kSuccess}},
+      {FinalVerdict::kTransient, {Action::kHold, Action::kHold}},
+      {FinalVerdict::kInstanceWide, {Action::kHold, Action::kHold}},
+      {FinalVerdict::kLostAnswer, {Action::kHold, Action::kHold}},
+      {FinalVerdict::kRefused, {Action::kHold, Action::kRecordError}},
+      {FinalVerdict::kPermission, {Action::kHold, Action::kHold}},
+      {FinalVerdict::kNotFound, {Action::kHold, Action::kRecordError}},
+      {FinalVerdict::kConflict, {Action::kHold, Action::kRecordError}},
+      {FinalVerdict::kProduceFailed, {Action::kHold, Action::kHold}},
+  };
+  ASSERT_EQ(std::size(expected), kFinalVerdictCount);
+  for (const auto& [verdict, actions] : expected) {
+    EXPECT_EQ(Decide(verdict, CallPurpose::kRegisterSchema), actions[0])
+        << static_cast<int>(verdict);
+    EXPECT_EQ(Decide(verdict, CallPurpose::kSchemaById), actions[1]) << static_cast<int>(verdict);
+  }
+  const std::vector<RegistryMatrixRow> rows = {{.name = "made up",
+                                                .what = "for the test",
+                                                .client_retries = true,
+                                                .verdict = FinalVerdict::kNotFound}};
+  const std::string md = RenderOutcomesMarkdown(rows);
+  EXPECT_THAT(md,
+              HasSubstr("| made up | for the test | yes | NOT_FOUND | **hold** | record error |"));
 }
 
 TEST(OutcomeTable, FinalVerdictsOfCallResults) {

@@ -45,6 +45,7 @@ class LaneRig {
     deps.settings = &settings_;
     deps.writer = &writer_;
     deps.catalog = nullptr;
+    deps.decoder = decoder_;
     deps.error_path = &error_path_;
     deps.metrics = &metrics_;
     deps.options = options;
@@ -141,6 +142,9 @@ class LaneRig {
     return out;
   }
 
+  // The decoder of framed commands the lanes made from now on use (none by default).
+  void set_decoder(schema_registry::FramedDecoder* decoder) { decoder_ = decoder; }
+
   sink::SinkSettings& settings() { return settings_; }
   sink::InFlightLimit& limit() { return limit_; }
   sink::SinkMetrics& metrics() { return metrics_; }
@@ -161,11 +165,13 @@ class LaneRig {
   sink::SinkMetrics metrics_;
   std::shared_ptr<testsupport::FakeProducer> producer_;
   sink::ErrorPath error_path_;
+  schema_registry::FramedDecoder* decoder_ = nullptr;
   sink::LaneDeps Deps(sink::LaneOptions options, sink::LaneEvents events) {
     sink::LaneDeps deps;
     deps.io = &pool_.io();
     deps.settings = &settings_;
     deps.writer = &writer_;
+    deps.decoder = decoder_;
     deps.error_path = &error_path_;
     deps.metrics = &metrics_;
     deps.options = options;

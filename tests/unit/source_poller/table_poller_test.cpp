@@ -3,6 +3,7 @@
 // FakeTableClient), a fake producer and a real state store in a temp dir.
 #include "source/table_poller.h"
 
+#include <curl/curl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -12,10 +13,15 @@
 
 #include "sim_table.h"
 #include "snowcar/api/readiness.h"
+#include "snowcar/registry/registry_server.h"
+#include "snowcar/schema_registry/client.h"
+#include "snowcar/schema_registry/outcomes.h"
+#include "snowcar/schema_registry/wire_format.h"
 #include "snowcar/source/keyset_query.h"
 #include "snowcar/source/record_builder.h"
 #include "support/fake_producer.h"
 #include "support/fake_table_client.h"
+#include "support/refusing_port.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
 
@@ -774,6 +780,112 @@ TEST_P(PageOutcomeTest, TheGetPageCellEndsAsTheTableSays) {
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, PageOutcomeTest,
                          ::testing::Range<size_t>(0, servicenow::FailureCatalogue().size()));
+
+// The register schema column of the outcome matrix (docs/outcomes.md, the Schema Registry's
+// calls): each failure of the registry's catalogue, made real by the registry double and met
+// by the real client through the source's registrar (a key.format=avro table registers its key
+// schema before its first row), ends as the table says: the table backs off with the
+// registry's answer, produces nothing, keeps its cursor, and goes on by itself with every row
+// once the registry answers again.
+class RegisterSchemaOutcomeTest : public TablePollerTest,
+                                  public ::testing::WithParamInterface<size_t> {
+ protected:
+  void TearDown() override {
+    TablePollerTest::TearDown();
+    registry_.Stop();
+  }
+
+  void Knob(const std::string& query) {
+    CURL* e = curl_easy_init();
+    const std::string url = registry_.base_url() + "/_registry/fail?" + query;
+    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, "");
+    curl_easy_setopt(
+        e, CURLOPT_WRITEFUNCTION, +[](char*, size_t s, size_t n, void*) { return s * n; });
+    ASSERT_EQ(curl_easy_perform(e), CURLE_OK);
+    curl_easy_cleanup(e);
+  }
+
+  registry::RegistryServer registry_{registry::RegistryServerOptions{}};
+  testsupport::RefusingPort refusing_;
+};
+
+TEST_P(RegisterSchemaOutcomeTest, TheRegisterSchemaCellEndsAsTheTableSays) {
+  using servicenow::Action;
+  const schema_registry::RegistryFailure& f =
+      schema_registry::RegistryFailureCatalogue()[GetParam()];
+  SCOPED_TRACE(std::string(f.name));
+  const Action action = servicenow::Decide(schema_registry::RegistryFinalOf(f).verdict,
+                                           servicenow::CallPurpose::kRegisterSchema);
+  ASSERT_EQ(action, Action::kHold) << "a registry failure never drops or stops a table";
+
+  ASSERT_TRUE(registry_.Start().ok());
+  schema_registry::RegistryOptions o;
+  o.url = registry_.base_url();
+  o.retry.max_attempts = 2;
+  o.retry.initial_backoff_ms = 1;
+  o.retry.max_backoff_ms = 5;
+  o.connect_timeout_ms = 3000;
+  o.request_timeout_ms = 3000;
+  bool healable = true;
+  if (f.http_status != 0) {
+    char* body = curl_easy_escape(nullptr, f.body.data(), static_cast<int>(f.body.size()));
+    Knob("count=-1&status=" + std::to_string(f.http_status) + "&body=" + body);
+    curl_free(body);
+  } else if (f.timed_out) {
+    o.request_timeout_ms = 200;
+    Knob("count=-1&status=503&delay_ms=1000");
+  } else {
+    healable = false;
+    if (f.name == "connection refused") {
+      o.url = refusing_.http_url();
+    } else if (f.name == "DNS failure") {
+      o.url = "http://registry.snowcar-test.invalid:8081";
+    } else if (f.name == "TLS failure") {
+      o.url = "https://127.0.0.1:" + std::to_string(registry_.port());
+    } else {
+      FAIL() << "no way to make " << f.name << " happen";
+    }
+  }
+  auto client = schema_registry::SchemaRegistryClient::Create(o);
+  ASSERT_TRUE(client.ok());
+  options_.registrar = MakeSchemaRegistrar(std::move(client).value(), o);
+  source_.key_format = RecordFormat::kAvro;
+  AddRows({{kT0 + 10, Id(1)}, {kT0 + 11, Id(2)}});
+  auto p = StartPoller();
+  const auto state = [&] { return p->status().Read().state; };
+
+  ASSERT_TRUE(WaitFor(
+      [&] { return state() == TableState::kBackingOff && p->status().retries.load() >= 2; }, 10s))
+      << TableStateName(state()) << ": " << p->status().Read().last_error;
+  EXPECT_NE(p->status().Read().last_error.find("schema registry"), std::string::npos)
+      << p->status().Read().last_error;
+  EXPECT_FALSE(health_.Snapshot().at("source.inc").ok);
+  EXPECT_EQ(p->status().rows_emitted.load(), 0);
+  EXPECT_TRUE(producer_->records().empty()) << "no row is produced without its schema";
+  EXPECT_FALSE(StoredCursor().has_value()) << "the cursor does not move";
+  // It grows: a registry that keeps refusing is not asked at the initial pace forever.
+  ASSERT_TRUE(WaitFor([&] { return p->status().retries.load() >= 4; }, 10s));
+  EXPECT_GT(p->status().throttled_ms.load(), 10 * p->status().retries.load())
+      << "waits longer than the initial 10 ms each time";
+  if (!healable) return;
+
+  Knob("count=0");  // the registry answers again
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 2; }, 10s))
+      << TableStateName(state()) << ": " << p->status().Read().last_error;
+  ASSERT_TRUE(WaitFor([&] { return CursorIs(kT0 + 11, Id(2)); }, 5s));
+  const auto records = producer_->records();
+  ASSERT_EQ(records.size(), 2u) << "every row, once";
+  for (const auto& r : records) {
+    ASSERT_TRUE(r.key.has_value());
+    EXPECT_TRUE(schema_registry::LooksFramed(*r.key)) << "the key carries the registered id";
+  }
+  EXPECT_EQ(state(), TableState::kRunning);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    RegistryCatalogue, RegisterSchemaOutcomeTest,
+    ::testing::Range<size_t>(0, schema_registry::RegistryFailureCatalogue().size()));
 
 }  // namespace
 }  // namespace snowcar::source
