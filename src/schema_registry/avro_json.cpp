@@ -2,6 +2,9 @@
 #include "avro_json.h"
 
 #include <boost/json.hpp>
+#include <optional>
+
+#include "logical_text.h"
 
 namespace snowcar::schema_registry {
 namespace {
@@ -35,8 +38,80 @@ Status Failed(const char* what) {
                                  "): " + AvroError());
 }
 
-Result<json::value> Render(avro_value_t& v, int depth) {
+// Where a value sits in the record, for messages: "opened_at", "lines[2].amount",
+// "attrs[key]". Map keys are the record's text, so only a short printable part is kept.
+std::string Child(const std::string& path, std::string_view name) {
+  return path.empty() ? std::string(name) : path + "." + std::string(name);
+}
+std::string Item(const std::string& path, std::string_view key) {
+  std::string out = path + "[";
+  for (size_t i = 0; i < key.size() && i < 32; ++i) {
+    const auto c = static_cast<unsigned char>(key[i]);
+    out.push_back(c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?');
+  }
+  return out + (key.size() > 32 ? "...]" : "]");
+}
+
+// The value's text under its logical type, or nullopt when `node` has none or it does not
+// match the value's physical type (the schema walk and avro-c disagree: render as physical).
+Result<std::optional<json::value>> RenderLogical(avro_value_t& v, const LogicalNode* node,
+                                                 const std::string& path) {
+  if (node == nullptr || node->logical == AvroLogical::kNone) return std::optional<json::value>();
+  const avro_type_t type = avro_value_get_type(&v);
+  Result<std::string> text = Status::InvalidArgument("");
+  switch (node->logical) {
+    case AvroLogical::kNone:
+      return std::optional<json::value>();
+    case AvroLogical::kTimestampMillis:
+    case AvroLogical::kTimestampMicros:
+    case AvroLogical::kLocalTimestampMillis:
+    case AvroLogical::kLocalTimestampMicros:
+    case AvroLogical::kTimeMicros: {
+      int64_t i = 0;
+      if (type != AVRO_INT64) return std::optional<json::value>();
+      if (avro_value_get_long(&v, &i) != 0) return Failed("long");
+      text = node->logical == AvroLogical::kTimeMicros ? TimeText(node->logical, i)
+                                                       : TimestampText(node->logical, i);
+      break;
+    }
+    case AvroLogical::kDate:
+    case AvroLogical::kTimeMillis: {
+      int32_t i = 0;
+      if (type != AVRO_INT32) return std::optional<json::value>();
+      if (avro_value_get_int(&v, &i) != 0) return Failed("int");
+      text = node->logical == AvroLogical::kDate ? DateText(i) : TimeText(node->logical, i);
+      break;
+    }
+    case AvroLogical::kDecimal: {
+      const void* b = nullptr;
+      size_t size = 0;
+      if (type == AVRO_BYTES) {
+        if (avro_value_get_bytes(&v, &b, &size) != 0) return Failed("bytes");
+      } else if (type == AVRO_FIXED) {
+        if (avro_value_get_fixed(&v, &b, &size) != 0) return Failed("fixed");
+      } else {
+        return std::optional<json::value>();
+      }
+      text = DecimalText(std::string_view(static_cast<const char*>(b), size), node->scale);
+      break;
+    }
+  }
+  if (!text.ok()) {
+    return text.status().WithContext("field '" + (path.empty() ? "(the value)" : path) + "'");
+  }
+  return std::optional<json::value>(json::string(*text));
+}
+
+// `node` is the value's place in the schema's logical types (null: none below here).
+Result<json::value> Render(avro_value_t& v, const LogicalNode* node, const std::string& path,
+                           int depth) {
   if (depth > 64) return Status::InvalidArgument("avro value nests deeper than 64 levels");
+  SNOWCAR_ASSIGN_OR_RETURN(std::optional<json::value> logical, RenderLogical(v, node, path));
+  if (logical.has_value()) return std::move(*logical);
+  // The logical node of child `i` (a field or branch), or of every item when `i` is 0.
+  auto child_node = [&](size_t i) -> const LogicalNode* {
+    return node != nullptr && i < node->children.size() ? node->children[i] : nullptr;
+  };
   switch (avro_value_get_type(&v)) {
     case AVRO_NULL:
       return json::value(nullptr);
@@ -92,6 +167,7 @@ Result<json::value> Render(avro_value_t& v, int depth) {
     }
     case AVRO_RECORD:
     case AVRO_MAP: {
+      const bool is_map = avro_value_get_type(&v) == AVRO_MAP;
       size_t count = 0;
       if (avro_value_get_size(&v, &count) != 0) return Failed("record size");
       json::object o;
@@ -99,8 +175,13 @@ Result<json::value> Render(avro_value_t& v, int depth) {
         avro_value_t child;
         const char* name = nullptr;
         if (avro_value_get_by_index(&v, i, &child, &name) != 0) return Failed("field");
-        SNOWCAR_ASSIGN_OR_RETURN(json::value rendered, Render(child, depth + 1));
-        o[name != nullptr ? name : ""] = std::move(rendered);
+        const std::string_view key = name != nullptr ? name : "";
+        const LogicalNode* below = child_node(is_map ? 0 : i);
+        // The path only ever names a logical value, so it is built only on their way.
+        const std::string at =
+            below == nullptr ? std::string() : (is_map ? Item(path, key) : Child(path, key));
+        SNOWCAR_ASSIGN_OR_RETURN(json::value rendered, Render(child, below, at, depth + 1));
+        o[key] = std::move(rendered);
       }
       return json::value(std::move(o));
     }
@@ -111,15 +192,21 @@ Result<json::value> Render(avro_value_t& v, int depth) {
       for (size_t i = 0; i < count; ++i) {
         avro_value_t child;
         if (avro_value_get_by_index(&v, i, &child, nullptr) != 0) return Failed("item");
-        SNOWCAR_ASSIGN_OR_RETURN(json::value rendered, Render(child, depth + 1));
+        const LogicalNode* below = child_node(0);
+        const std::string at = below == nullptr ? std::string() : Item(path, std::to_string(i));
+        SNOWCAR_ASSIGN_OR_RETURN(json::value rendered, Render(child, below, at, depth + 1));
         a.push_back(std::move(rendered));
       }
       return json::value(std::move(a));
     }
     case AVRO_UNION: {
       avro_value_t branch;
-      if (avro_value_get_current_branch(&v, &branch) != 0) return Failed("union branch");
-      return Render(branch, depth + 1);
+      int discriminant = 0;
+      if (avro_value_get_discriminant(&v, &discriminant) != 0 ||
+          avro_value_get_current_branch(&v, &branch) != 0) {
+        return Failed("union branch");
+      }
+      return Render(branch, child_node(static_cast<size_t>(discriminant)), path, depth + 1);
     }
     case AVRO_LINK:
       break;
@@ -139,6 +226,7 @@ Result<std::unique_ptr<AvroReaderSchema>> AvroReaderSchema::Parse(std::string_vi
   if (s->iface_ == nullptr) {
     return Status::InvalidArgument("avro-c cannot read values of this schema: " + AvroError());
   }
+  SNOWCAR_ASSIGN_OR_RETURN(s->logical_, AvroLogicalTypes::Parse(schema_json));
   return s;
 }
 
@@ -169,7 +257,7 @@ Result<std::string> AvroReaderSchema::ToJson(std::string_view payload) {
         "the Avro payload has bytes left over after its value: it was "
         "not written with the schema its id names");
   } else {
-    auto rendered = Render(value, 0);
+    auto rendered = Render(value, logical_->root(), "", 0);
     if (!rendered.ok()) {
       out = rendered.status();
     } else if (rendered->is_string() && avro_value_get_type(&value) == AVRO_STRING) {
