@@ -2,6 +2,7 @@
 #include "avro_json.h"
 
 #include <boost/json.hpp>
+#include <cmath>
 #include <optional>
 
 #include "logical_text.h"
@@ -31,11 +32,55 @@ json::string BytesAsText(const void* data, size_t size) {
   return out;
 }
 
+// Avro strings are UTF-8 by the specification, but avro-c does not check: text that is not
+// would make the rendered JSON invalid, so it is refused here with a message saying so.
+bool IsUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t more = 0;
+    uint32_t cp = 0;
+    uint32_t least = 0;  // the smallest code point that needs this many bytes (no overlongs)
+    if ((c & 0xE0) == 0xC0) {
+      more = 1, cp = c & 0x1F, least = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      more = 2, cp = c & 0x0F, least = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      more = 3, cp = c & 0x07, least = 0x10000;
+    } else {
+      return false;
+    }
+    if (s.size() - i <= more) return false;
+    for (size_t k = 1; k <= more; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if ((b & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    if (cp < least || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += more + 1;
+  }
+  return true;
+}
+
 // avro-c reports failures as non-zero returns; any one here means a broken invariant of a
 // value avro-c itself just read, so the message says so.
 Status Failed(const char* what) {
   return Status::InvalidArgument(std::string("avro value could not be read (") + what +
                                  "): " + AvroError());
+}
+
+// NaN and the infinities are valid Avro but have no JSON number (Boost would write "NaN",
+// which no JSON reader takes) and no meaning in a ServiceNow number field.
+Status NotFinite(const char* type, double d) {
+  return Status::InvalidArgument(std::string("an Avro ") + type + " is " +
+                                 (std::isnan(d) ? "NaN"
+                                  : d > 0       ? "+infinity"
+                                                : "-infinity") +
+                                 ", which JSON and the Table API have no number for");
 }
 
 // Where a value sits in the record, for messages: "opened_at", "lines[2].amount",
@@ -133,18 +178,22 @@ Result<json::value> Render(avro_value_t& v, const LogicalNode* node, const std::
     case AVRO_FLOAT: {
       float f = 0;
       if (avro_value_get_float(&v, &f) != 0) return Failed("float");
+      if (!std::isfinite(f)) return NotFinite("float", f);
       return json::value(static_cast<double>(f));
     }
     case AVRO_DOUBLE: {
       double d = 0;
       if (avro_value_get_double(&v, &d) != 0) return Failed("double");
+      if (!std::isfinite(d)) return NotFinite("double", d);
       return json::value(d);
     }
     case AVRO_STRING: {
       const char* s = nullptr;
       size_t size = 0;  // includes the terminating NUL
       if (avro_value_get_string(&v, &s, &size) != 0) return Failed("string");
-      return json::value(json::string(s, size > 0 ? size - 1 : 0));
+      const std::string_view text(s, size > 0 ? size - 1 : 0);
+      if (!IsUtf8(text)) return Status::InvalidArgument("an Avro string is not valid UTF-8");
+      return json::value(json::string(text));
     }
     case AVRO_BYTES: {
       const void* b = nullptr;
@@ -176,6 +225,8 @@ Result<json::value> Render(avro_value_t& v, const LogicalNode* node, const std::
         const char* name = nullptr;
         if (avro_value_get_by_index(&v, i, &child, &name) != 0) return Failed("field");
         const std::string_view key = name != nullptr ? name : "";
+        if (is_map && !IsUtf8(key))
+          return Status::InvalidArgument("an Avro map key is not valid UTF-8");
         const LogicalNode* below = child_node(is_map ? 0 : i);
         // The path only ever names a logical value, so it is built only on their way.
         const std::string at =
@@ -214,6 +265,11 @@ Result<json::value> Render(avro_value_t& v, const LogicalNode* node, const std::
   return Status::InvalidArgument("avro value of an unknown type");
 }
 
+Status DoesNotDecode(size_t size) {
+  return Status::InvalidArgument("the Avro payload of " + std::to_string(size) +
+                                 " bytes does not decode with its schema: " + AvroError());
+}
+
 }  // namespace
 
 Result<std::unique_ptr<AvroReaderSchema>> AvroReaderSchema::Parse(std::string_view schema_json) {
@@ -237,25 +293,34 @@ AvroReaderSchema::~AvroReaderSchema() {
 
 Result<std::string> AvroReaderSchema::ToJson(std::string_view payload) {
   std::lock_guard lock(mu_);
+  // avro-c's reader allocates a string or bytes buffer of whatever length the payload claims
+  // before it finds the payload shorter, and does not free it on that error: a hostile
+  // record could make it allocate gigabytes and leak them. Skipping the value first only
+  // moves a cursor and refuses every length that runs past the end, so the read below sees
+  // only lengths the payload holds.
+  avro_reader_t probe = avro_reader_memory(payload.data(), static_cast<int64_t>(payload.size()));
+  const int skipped = avro_skip_data(probe, schema_);
+  // A whole value must use up the payload: bytes left over mean it was written with another
+  // schema than the one its id names. avro-c has no call for the position, but a reader at
+  // the end refuses to skip even one more byte.
+  const bool leftover = skipped == 0 && avro_skip(probe, 1) == 0;
+  avro_reader_free(probe);
+  if (skipped != 0) return DoesNotDecode(payload.size());
+  if (leftover) {
+    return Status::InvalidArgument(
+        "the Avro payload has bytes left over after its value: it was "
+        "not written with the schema its id names");
+  }
   avro_value_t value;
   if (avro_generic_value_new(iface_, &value) != 0) {
     return Status::Internal("avro-c could not make a value: " + AvroError());
   }
   avro_reader_t reader = avro_reader_memory(payload.data(), static_cast<int64_t>(payload.size()));
   const int read = avro_value_read(reader, &value);
-  // A whole value must use up the payload: bytes left over mean it was written with another
-  // schema than the one its id names. avro-c has no call for the position, but a reader at
-  // the end refuses to skip even one more byte.
-  const bool leftover = read == 0 && avro_skip(reader, 1) == 0;
   avro_reader_free(reader);
   Result<std::string> out = Status::InvalidArgument("");
   if (read != 0) {
-    out = Status::InvalidArgument("the Avro payload of " + std::to_string(payload.size()) +
-                                  " bytes does not decode with its schema: " + AvroError());
-  } else if (leftover) {
-    out = Status::InvalidArgument(
-        "the Avro payload has bytes left over after its value: it was "
-        "not written with the schema its id names");
+    out = DoesNotDecode(payload.size());
   } else {
     auto rendered = Render(value, logical_->root(), "", 0);
     if (!rendered.ok()) {
