@@ -55,6 +55,7 @@ void CheckRefusal(const snowcar::Status& status) {
 // (a size near 2^64); glibc's malloc answers that with null, which avro-c reports as an error
 // the decoder turns into a bad record. ASan would instead stop the run at the request, so it
 // is told to answer as glibc does.
+// NOLINTNEXTLINE(bugprone-reserved-identifier): the name ASan looks up
 extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1"; }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
