@@ -2,6 +2,10 @@
 #include "avro_json.h"
 
 #include <boost/json.hpp>
+#include <cmath>
+#include <optional>
+
+#include "logical_text.h"
 
 namespace snowcar::schema_registry {
 namespace {
@@ -28,6 +32,40 @@ json::string BytesAsText(const void* data, size_t size) {
   return out;
 }
 
+// Avro strings are UTF-8 by the specification, but avro-c does not check: text that is not
+// would make the rendered JSON invalid, so it is refused here with a message saying so.
+bool IsUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t more = 0;
+    uint32_t cp = 0;
+    uint32_t least = 0;  // the smallest code point that needs this many bytes (no overlongs)
+    if ((c & 0xE0) == 0xC0) {
+      more = 1, cp = c & 0x1F, least = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      more = 2, cp = c & 0x0F, least = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      more = 3, cp = c & 0x07, least = 0x10000;
+    } else {
+      return false;
+    }
+    if (s.size() - i <= more) return false;
+    for (size_t k = 1; k <= more; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if ((b & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    if (cp < least || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += more + 1;
+  }
+  return true;
+}
+
 // avro-c reports failures as non-zero returns; any one here means a broken invariant of a
 // value avro-c itself just read, so the message says so.
 Status Failed(const char* what) {
@@ -35,8 +73,90 @@ Status Failed(const char* what) {
                                  "): " + AvroError());
 }
 
-Result<json::value> Render(avro_value_t& v, int depth) {
+// NaN and the infinities are valid Avro but have no JSON number (Boost would write "NaN",
+// which no JSON reader takes) and no meaning in a ServiceNow number field.
+Status NotFinite(const char* type, double d) {
+  return Status::InvalidArgument(std::string("an Avro ") + type + " is " +
+                                 (std::isnan(d) ? "NaN"
+                                  : d > 0       ? "+infinity"
+                                                : "-infinity") +
+                                 ", which JSON and the Table API have no number for");
+}
+
+// Where a value sits in the record, for messages: "opened_at", "lines[2].amount",
+// "attrs[key]". Map keys are the record's text, so only a short printable part is kept.
+std::string Child(const std::string& path, std::string_view name) {
+  return path.empty() ? std::string(name) : path + "." + std::string(name);
+}
+std::string Item(const std::string& path, std::string_view key) {
+  std::string out = path + "[";
+  for (size_t i = 0; i < key.size() && i < 32; ++i) {
+    const auto c = static_cast<unsigned char>(key[i]);
+    out.push_back(c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?');
+  }
+  return out + (key.size() > 32 ? "...]" : "]");
+}
+
+// The value's text under its logical type, or nullopt when `node` has none or it does not
+// match the value's physical type (the schema walk and avro-c disagree: render as physical).
+Result<std::optional<json::value>> RenderLogical(avro_value_t& v, const LogicalNode* node,
+                                                 const std::string& path) {
+  if (node == nullptr || node->logical == AvroLogical::kNone) return std::optional<json::value>();
+  const avro_type_t type = avro_value_get_type(&v);
+  Result<std::string> text = Status::InvalidArgument("");
+  switch (node->logical) {
+    case AvroLogical::kNone:
+      return std::optional<json::value>();
+    case AvroLogical::kTimestampMillis:
+    case AvroLogical::kTimestampMicros:
+    case AvroLogical::kLocalTimestampMillis:
+    case AvroLogical::kLocalTimestampMicros:
+    case AvroLogical::kTimeMicros: {
+      int64_t i = 0;
+      if (type != AVRO_INT64) return std::optional<json::value>();
+      if (avro_value_get_long(&v, &i) != 0) return Failed("long");
+      text = node->logical == AvroLogical::kTimeMicros ? TimeText(node->logical, i)
+                                                       : TimestampText(node->logical, i);
+      break;
+    }
+    case AvroLogical::kDate:
+    case AvroLogical::kTimeMillis: {
+      int32_t i = 0;
+      if (type != AVRO_INT32) return std::optional<json::value>();
+      if (avro_value_get_int(&v, &i) != 0) return Failed("int");
+      text = node->logical == AvroLogical::kDate ? DateText(i) : TimeText(node->logical, i);
+      break;
+    }
+    case AvroLogical::kDecimal: {
+      const void* b = nullptr;
+      size_t size = 0;
+      if (type == AVRO_BYTES) {
+        if (avro_value_get_bytes(&v, &b, &size) != 0) return Failed("bytes");
+      } else if (type == AVRO_FIXED) {
+        if (avro_value_get_fixed(&v, &b, &size) != 0) return Failed("fixed");
+      } else {
+        return std::optional<json::value>();
+      }
+      text = DecimalText(std::string_view(static_cast<const char*>(b), size), node->scale);
+      break;
+    }
+  }
+  if (!text.ok()) {
+    return text.status().WithContext("field '" + (path.empty() ? "(the value)" : path) + "'");
+  }
+  return std::optional<json::value>(json::string(*text));
+}
+
+// `node` is the value's place in the schema's logical types (null: none below here).
+Result<json::value> Render(avro_value_t& v, const LogicalNode* node, const std::string& path,
+                           int depth) {
   if (depth > 64) return Status::InvalidArgument("avro value nests deeper than 64 levels");
+  SNOWCAR_ASSIGN_OR_RETURN(std::optional<json::value> logical, RenderLogical(v, node, path));
+  if (logical.has_value()) return std::move(*logical);
+  // The logical node of child `i` (a field or branch), or of every item when `i` is 0.
+  auto child_node = [&](size_t i) -> const LogicalNode* {
+    return node != nullptr && i < node->children.size() ? node->children[i] : nullptr;
+  };
   switch (avro_value_get_type(&v)) {
     case AVRO_NULL:
       return json::value(nullptr);
@@ -58,18 +178,22 @@ Result<json::value> Render(avro_value_t& v, int depth) {
     case AVRO_FLOAT: {
       float f = 0;
       if (avro_value_get_float(&v, &f) != 0) return Failed("float");
+      if (!std::isfinite(f)) return NotFinite("float", f);
       return json::value(static_cast<double>(f));
     }
     case AVRO_DOUBLE: {
       double d = 0;
       if (avro_value_get_double(&v, &d) != 0) return Failed("double");
+      if (!std::isfinite(d)) return NotFinite("double", d);
       return json::value(d);
     }
     case AVRO_STRING: {
       const char* s = nullptr;
       size_t size = 0;  // includes the terminating NUL
       if (avro_value_get_string(&v, &s, &size) != 0) return Failed("string");
-      return json::value(json::string(s, size > 0 ? size - 1 : 0));
+      const std::string_view text(s, size > 0 ? size - 1 : 0);
+      if (!IsUtf8(text)) return Status::InvalidArgument("an Avro string is not valid UTF-8");
+      return json::value(json::string(text));
     }
     case AVRO_BYTES: {
       const void* b = nullptr;
@@ -92,6 +216,7 @@ Result<json::value> Render(avro_value_t& v, int depth) {
     }
     case AVRO_RECORD:
     case AVRO_MAP: {
+      const bool is_map = avro_value_get_type(&v) == AVRO_MAP;
       size_t count = 0;
       if (avro_value_get_size(&v, &count) != 0) return Failed("record size");
       json::object o;
@@ -99,8 +224,15 @@ Result<json::value> Render(avro_value_t& v, int depth) {
         avro_value_t child;
         const char* name = nullptr;
         if (avro_value_get_by_index(&v, i, &child, &name) != 0) return Failed("field");
-        SNOWCAR_ASSIGN_OR_RETURN(json::value rendered, Render(child, depth + 1));
-        o[name != nullptr ? name : ""] = std::move(rendered);
+        const std::string_view key = name != nullptr ? name : "";
+        if (is_map && !IsUtf8(key))
+          return Status::InvalidArgument("an Avro map key is not valid UTF-8");
+        const LogicalNode* below = child_node(is_map ? 0 : i);
+        // The path only ever names a logical value, so it is built only on their way.
+        const std::string at =
+            below == nullptr ? std::string() : (is_map ? Item(path, key) : Child(path, key));
+        SNOWCAR_ASSIGN_OR_RETURN(json::value rendered, Render(child, below, at, depth + 1));
+        o[key] = std::move(rendered);
       }
       return json::value(std::move(o));
     }
@@ -111,20 +243,31 @@ Result<json::value> Render(avro_value_t& v, int depth) {
       for (size_t i = 0; i < count; ++i) {
         avro_value_t child;
         if (avro_value_get_by_index(&v, i, &child, nullptr) != 0) return Failed("item");
-        SNOWCAR_ASSIGN_OR_RETURN(json::value rendered, Render(child, depth + 1));
+        const LogicalNode* below = child_node(0);
+        const std::string at = below == nullptr ? std::string() : Item(path, std::to_string(i));
+        SNOWCAR_ASSIGN_OR_RETURN(json::value rendered, Render(child, below, at, depth + 1));
         a.push_back(std::move(rendered));
       }
       return json::value(std::move(a));
     }
     case AVRO_UNION: {
       avro_value_t branch;
-      if (avro_value_get_current_branch(&v, &branch) != 0) return Failed("union branch");
-      return Render(branch, depth + 1);
+      int discriminant = 0;
+      if (avro_value_get_discriminant(&v, &discriminant) != 0 ||
+          avro_value_get_current_branch(&v, &branch) != 0) {
+        return Failed("union branch");
+      }
+      return Render(branch, child_node(static_cast<size_t>(discriminant)), path, depth + 1);
     }
     case AVRO_LINK:
       break;
   }
   return Status::InvalidArgument("avro value of an unknown type");
+}
+
+Status DoesNotDecode(size_t size) {
+  return Status::InvalidArgument("the Avro payload of " + std::to_string(size) +
+                                 " bytes does not decode with its schema: " + AvroError());
 }
 
 }  // namespace
@@ -139,6 +282,7 @@ Result<std::unique_ptr<AvroReaderSchema>> AvroReaderSchema::Parse(std::string_vi
   if (s->iface_ == nullptr) {
     return Status::InvalidArgument("avro-c cannot read values of this schema: " + AvroError());
   }
+  SNOWCAR_ASSIGN_OR_RETURN(s->logical_, AvroLogicalTypes::Parse(schema_json));
   return s;
 }
 
@@ -149,27 +293,36 @@ AvroReaderSchema::~AvroReaderSchema() {
 
 Result<std::string> AvroReaderSchema::ToJson(std::string_view payload) {
   std::lock_guard lock(mu_);
+  // avro-c's reader allocates a string or bytes buffer of whatever length the payload claims
+  // before it finds the payload shorter, and does not free it on that error: a hostile
+  // record could make it allocate gigabytes and leak them. Skipping the value first only
+  // moves a cursor and refuses every length that runs past the end, so the read below sees
+  // only lengths the payload holds.
+  avro_reader_t probe = avro_reader_memory(payload.data(), static_cast<int64_t>(payload.size()));
+  const int skipped = avro_skip_data(probe, schema_);
+  // A whole value must use up the payload: bytes left over mean it was written with another
+  // schema than the one its id names. avro-c has no call for the position, but a reader at
+  // the end refuses to skip even one more byte.
+  const bool leftover = skipped == 0 && avro_skip(probe, 1) == 0;
+  avro_reader_free(probe);
+  if (skipped != 0) return DoesNotDecode(payload.size());
+  if (leftover) {
+    return Status::InvalidArgument(
+        "the Avro payload has bytes left over after its value: it was "
+        "not written with the schema its id names");
+  }
   avro_value_t value;
   if (avro_generic_value_new(iface_, &value) != 0) {
     return Status::Internal("avro-c could not make a value: " + AvroError());
   }
   avro_reader_t reader = avro_reader_memory(payload.data(), static_cast<int64_t>(payload.size()));
   const int read = avro_value_read(reader, &value);
-  // A whole value must use up the payload: bytes left over mean it was written with another
-  // schema than the one its id names. avro-c has no call for the position, but a reader at
-  // the end refuses to skip even one more byte.
-  const bool leftover = read == 0 && avro_skip(reader, 1) == 0;
   avro_reader_free(reader);
   Result<std::string> out = Status::InvalidArgument("");
   if (read != 0) {
-    out = Status::InvalidArgument("the Avro payload of " + std::to_string(payload.size()) +
-                                  " bytes does not decode with its schema: " + AvroError());
-  } else if (leftover) {
-    out = Status::InvalidArgument(
-        "the Avro payload has bytes left over after its value: it was "
-        "not written with the schema its id names");
+    out = DoesNotDecode(payload.size());
   } else {
-    auto rendered = Render(value, 0);
+    auto rendered = Render(value, logical_->root(), "", 0);
     if (!rendered.ok()) {
       out = rendered.status();
     } else if (rendered->is_string() && avro_value_get_type(&value) == AVRO_STRING) {

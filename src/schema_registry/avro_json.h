@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "avro_logical.h"
 #include "snowcar/common/status.h"
 
 namespace snowcar::schema_registry {
@@ -22,8 +23,10 @@ class AvroReaderSchema {
   AvroReaderSchema(const AvroReaderSchema&) = delete;
   AvroReaderSchema& operator=(const AvroReaderSchema&) = delete;
 
-  // Reads `payload` and renders it as JSON text. InvalidArgument when it does not decode,
-  // or when bytes are left over after the value (a payload written with another schema).
+  // Reads `payload` and renders it as JSON text, values of a logical type as the text the
+  // Table API takes (logical_text.h). InvalidArgument when it does not decode, when bytes are
+  // left over after the value (a payload written with another schema), or when a logical
+  // value has no such text (naming the field and the value).
   Result<std::string> ToJson(std::string_view payload);
 
  private:
@@ -31,6 +34,7 @@ class AvroReaderSchema {
   std::mutex mu_;  // avro-c values of one class are not shared between threads
   avro_schema_t schema_ = nullptr;
   avro_value_iface_t* iface_ = nullptr;
+  std::unique_ptr<AvroLogicalTypes> logical_;  // what avro-c leaves out of schema_
 };
 
 }  // namespace snowcar::schema_registry

@@ -6,12 +6,18 @@
 //                client, so cached) by avro-c, and rendered as plain JSON: a record or map
 //                becomes an object, a union its branch's value (no {"type": value} wrapper),
 //                an enum its symbol, bytes and fixed a string of those bytes (one character
-//                per byte, as Avro's own JSON encoding does).
-//   JSON Schema  the payload is the JSON text itself; it is checked to parse.
+//                per byte, as Avro's own JSON encoding does). A value of a logical type
+//                (timestamp, date, time, decimal) becomes the string the Table API takes
+//                for it, read from the schema's `logicalType` (docs/sink.md).
+//   JSON Schema  the payload is the JSON text itself; it is checked to parse. Where the schema
+//                marks Kafka Connect's Timestamp, Date, Time or Decimal (by `title`), those
+//                values become the same strings as their Avro logical types do; every other
+//                value keeps its exact text.
 //
-// Errors: InvalidArgument (not framed, payload does not decode, not JSON), and the client's
-// errors of the schema lookup (client.h; NotFound: no schema with that id). What each leads
-// to is the outcome table's kSchemaById column (schema_registry/outcomes.h).
+// Errors: InvalidArgument (not framed, payload does not decode, not JSON, a logical value
+// with no Table API text, such as a date past the year 9999), and the client's errors of the
+// schema lookup (client.h; NotFound: no schema with that id). What each leads to is the
+// outcome table's kSchemaById column (schema_registry/outcomes.h).
 //
 // Thread safety: every method may be called from any thread.
 #pragma once
@@ -46,5 +52,7 @@ class FramedDecoder {
 // Avro binary `payload` written with `writer_schema` (Avro schema JSON) as JSON text, by the
 // rules above. For tests and tools; FramedDecoder caches the parsed schema instead.
 Result<std::string> AvroToJson(std::string_view writer_schema, std::string_view payload);
+// The same for a JSON Schema payload.
+Result<std::string> JsonSchemaToJson(std::string_view schema, std::string_view payload);
 
 }  // namespace snowcar::schema_registry

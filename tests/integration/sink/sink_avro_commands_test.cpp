@@ -3,7 +3,8 @@
 // them: the schema registered in the registry double (`snowcar registry`'s server, over a real
 // socket), payloads written by avro-c's writer, the records produced to the embedded broker,
 // and the real `snowcar run` sink applying them to the emulator. Bad framed records take the
-// DLQ; a registry answering 503 holds the record until it answers.
+// DLQ; a registry answering 503 holds the record until it answers. Connect's Timestamp and
+// Decimal, in Avro and in JSON Schema, reach the row as the text the Table API takes.
 #include <curl/curl.h>
 
 #include <string>
@@ -44,6 +45,16 @@ std::string AvroCommand(const std::string& text, std::optional<int> urgency) {
     }
   });
 }
+
+// Kafka Connect's AvroConverter shapes for a Timestamp and a Decimal(scale 2) field.
+constexpr char kConnectTyped[] = R"({"type":"record","name":"Typed","namespace":"acme.it",
+  "fields":[{"name":"short_description","type":"string"},
+    {"name":"opened_at","type":{"type":"long","connect.version":1,
+      "connect.name":"org.apache.kafka.connect.data.Timestamp","logicalType":"timestamp-millis"}},
+    {"name":"u_cost","type":["null",{"type":"bytes","scale":2,"precision":64,
+      "connect.version":1,"connect.parameters":{"scale":"2"},
+      "connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}],
+     "default":null}]})";
 
 testsupport::OutMessage Framed(std::optional<std::string> key, std::string value) {
   testsupport::OutMessage m;
@@ -154,6 +165,88 @@ TEST_F(SinkAvroCommandsTest, UnansweringRegistryHoldsTheRecordInsteadOfDroppingI
   ASSERT_EQ(lanes.size(), 1u);
   EXPECT_GE(lanes[0].as_object().at("retries").as_int64(), 3) << boost::json::serialize(lanes);
   EXPECT_EQ(Metric(sink, "snowcar_sink_dlq_records_total"), 0);
+  StopSink(sink);
+}
+
+TEST_F(SinkAvroCommandsTest, ConnectTimestampAndDecimalReachTheTableAsText) {
+  schema_registry::RegistryOptions o;
+  o.url = registry_.base_url();
+  auto client = schema_registry::SchemaRegistryClient::Create(o);
+  ASSERT_TRUE(client.ok());
+  auto id =
+      (*client)->RegisterSchema("typed-value", schema_registry::SchemaType::kAvro, kConnectTyped);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  const std::string payload = AvroPayload(kConnectTyped, [](avro_value_t& record) {
+    avro_value_t field;
+    avro_value_t branch;
+    avro_value_get_by_name(&record, "short_description", &field, nullptr);
+    avro_value_set_string(&field, "typed");
+    avro_value_get_by_name(&record, "opened_at", &field, nullptr);
+    avro_value_set_long(&field, 1733300000123);  // 2024-12-04 08:13:20.123 UTC
+    avro_value_get_by_name(&record, "u_cost", &field, nullptr);
+    avro_value_set_branch(&field, 1, &branch);
+    char cost[] = {'\xfb', '\x2e'};  // -1234 unscaled: -12.34
+    avro_value_set_bytes(&branch, cost, sizeof cost);
+  });
+  const std::string topic = NewTopic(1);
+  const std::string group = NewGroup();
+  auto sink = StartSink(topic, group, {"schema.registry.url=" + registry_.base_url()});
+  WaitAssigned(sink, 1);
+  Produce(topic, {Framed(std::nullopt, schema_registry::Frame(*id, payload))});
+
+  ASSERT_TRUE(WaitFor([&] { return Committed(group, topic, 1)[0] == 1; }, 60s, 100ms))
+      << Tail(sink);
+  bool found = false;
+  for (const auto& row : Rows()) {
+    if (row.count("short_description") == 0 || row.at("short_description") != "typed") continue;
+    found = true;
+    EXPECT_EQ(row.at("opened_at"), "2024-12-04 08:13:20")
+        << "a Connect Timestamp is a ServiceNow date-time, not a count of milliseconds";
+    EXPECT_EQ(row.at("u_cost"), "-12.34") << "a Connect Decimal is its exact digits";
+  }
+  EXPECT_TRUE(found) << JournalText();
+  StopSink(sink);
+}
+
+TEST_F(SinkAvroCommandsTest, ConnectJsonSchemaTimestampAndBase64DecimalReachTheTableAsText) {
+  // JsonSchemaConverter's shapes: the logical types are marked only by `title`, and a
+  // Decimal is base64 of its unscaled bytes (the converter's default decimal.format).
+  constexpr char kJsonSchema[] = R"({"type":"object","properties":{
+    "short_description":{"type":"string","connect.index":0},
+    "opened_at":{"type":"integer","title":"org.apache.kafka.connect.data.Timestamp",
+      "connect.version":1,"connect.index":1,"connect.type":"int64"},
+    "u_cost":{"connect.index":2,"oneOf":[{"type":"null"},{"type":"number",
+      "title":"org.apache.kafka.connect.data.Decimal","connect.version":1,
+      "connect.parameters":{"scale":"2"},"connect.type":"bytes"}]}}})";
+  schema_registry::RegistryOptions o;
+  o.url = registry_.base_url();
+  auto client = schema_registry::SchemaRegistryClient::Create(o);
+  ASSERT_TRUE(client.ok());
+  auto id = (*client)->RegisterSchema("json-typed-value", schema_registry::SchemaType::kJson,
+                                      kJsonSchema);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  const std::string topic = NewTopic(1);
+  const std::string group = NewGroup();
+  auto sink = StartSink(topic, group,
+                        {"value.converter=io.confluent.connect.json.JsonSchemaConverter",
+                         "value.converter.schema.registry.url=" + registry_.base_url()});
+  WaitAssigned(sink, 1);
+  Produce(topic, {Framed(std::nullopt, schema_registry::Frame(
+                                           *id, R"({"short_description":"json typed",)"
+                                                R"("opened_at":1733300000123,"u_cost":"+y4="})"))});
+
+  ASSERT_TRUE(WaitFor([&] { return Committed(group, topic, 1)[0] == 1; }, 60s, 100ms))
+      << Tail(sink);
+  bool found = false;
+  for (const auto& row : Rows()) {
+    if (row.count("short_description") == 0 || row.at("short_description") != "json typed") {
+      continue;
+    }
+    found = true;
+    EXPECT_EQ(row.at("opened_at"), "2024-12-04 08:13:20");
+    EXPECT_EQ(row.at("u_cost"), "-12.34") << "+y4= is the bytes fb 2e: -1234 at scale 2";
+  }
+  EXPECT_TRUE(found) << JournalText();
   StopSink(sink);
 }
 

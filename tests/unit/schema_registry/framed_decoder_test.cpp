@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <cmath>
 
 #include "avro_payload.h"
 #include "snowcar/registry/registry_server.h"
@@ -109,6 +110,55 @@ TEST_F(FramedDecoderTest, TruncatedOrOverlongPayloadIsRefused) {
   auto longer = decoder.ToJson(Frame(id, payload + "zz"));
   ASSERT_FALSE(longer.ok());
   EXPECT_THAT(longer.status().message(), HasSubstr("left over"));
+}
+
+TEST(AvroHostileLengthTest, ClaimedLengthBeyondThePayloadIsRefused) {
+  // A bytes value claiming 10^9 bytes (the varint of 2 * 10^9, zigzag) followed by three.
+  // avro-c's reader would allocate the gigabyte before noticing, and leak it; the decoder
+  // refuses it first (the fuzz target, under LeakSanitizer, is what sees the difference).
+  auto r = AvroToJson(R"("bytes")", std::string("\x80\xa8\xd6\xb9\x07"
+                                                "abc",
+                                                8));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("does not decode"));
+}
+
+TEST(AvroHostileValueTest, StringsThatAreNotUtf8AreRefused) {
+  // avro-c writes and reads any bytes as a string; the rendered JSON would not be JSON.
+  auto string = AvroToJson(R"("string")", AvroPayload(R"("string")", [](avro_value_t& v) {
+                             avro_value_set_string(&v, "caf\xe9");
+                           }));
+  ASSERT_FALSE(string.ok());
+  EXPECT_THAT(string.status().message(), HasSubstr("not valid UTF-8"));
+  constexpr char kMap[] = R"({"type":"map","values":"int"})";
+  auto key = AvroToJson(kMap, AvroPayload(kMap, [](avro_value_t& m) {
+                          avro_value_t item;
+                          avro_value_add(&m, "\xed\xa0\x80", &item, nullptr, nullptr);  // surrogate
+                          avro_value_set_int(&item, 1);
+                        }));
+  ASSERT_FALSE(key.ok());
+  EXPECT_THAT(key.status().message(), HasSubstr("map key is not valid UTF-8"));
+  auto fine = AvroToJson(kMap, AvroPayload(kMap, [](avro_value_t& m) {
+                           avro_value_t item;
+                           avro_value_add(&m, "\xf0\x9f\x98\x80", &item, nullptr, nullptr);
+                           avro_value_set_int(&item, 1);
+                         }));
+  ASSERT_TRUE(fine.ok()) << fine.status().message();
+  EXPECT_EQ(*fine, "{\"\xf0\x9f\x98\x80\":1}");
+}
+
+TEST(AvroHostileValueTest, NanAndInfinityAreRefused) {
+  auto nan = AvroToJson(R"("double")", AvroPayload(R"("double")", [](avro_value_t& v) {
+                          avro_value_set_double(&v, std::nan(""));
+                        }));
+  ASSERT_FALSE(nan.ok());
+  EXPECT_THAT(nan.status().message(), HasSubstr("double is NaN"));
+  auto inf = AvroToJson(R"("float")", AvroPayload(R"("float")", [](avro_value_t& v) {
+                          avro_value_set_float(&v, -HUGE_VALF);
+                        }));
+  ASSERT_FALSE(inf.ok());
+  EXPECT_THAT(inf.status().message(), HasSubstr("float is -infinity"));
 }
 
 TEST_F(FramedDecoderTest, JsonSchemaPayloadIsTheJsonItself) {
