@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "avro_json.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "logical_text.h"
 
@@ -270,6 +272,66 @@ Status DoesNotDecode(size_t size) {
                                  " bytes does not decode with its schema: " + AvroError());
 }
 
+// True when every value of `schema` encodes to no bytes at all (null, a record of such
+// fields, a zero-size fixed). A link is taken as taking bytes: a record that contains itself
+// takes some, or it could never be written.
+bool TakesNoBytes(avro_schema_t schema) {
+  switch (avro_typeof(schema)) {
+    case AVRO_NULL:
+      return true;
+    case AVRO_FIXED:
+      return avro_schema_fixed_size(schema) == 0;
+    case AVRO_RECORD:
+      for (size_t i = 0; i < avro_schema_record_size(schema); ++i) {
+        if (!TakesNoBytes(avro_schema_record_field_get_by_index(schema, static_cast<int>(i)))) {
+          return false;
+        }
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The first array in `schema` whose items take no bytes, by a path for the message ("" when
+// none). avro-c reads (and skips) an array by looping over the count its blocks claim; with
+// items of no bytes, nothing bounds that count by the payload's size, and a record of a few
+// bytes could claim 10^18 items and keep a pool thread busy for good.
+std::string ArrayOfNothing(avro_schema_t schema, const std::string& path,
+                           std::vector<avro_schema_t>& seen) {
+  if (schema == nullptr) return "";
+  if (is_avro_link(schema)) return "";  // its target is walked where it is defined
+  if (std::find(seen.begin(), seen.end(), schema) != seen.end()) return "";
+  seen.push_back(schema);
+  switch (avro_typeof(schema)) {
+    case AVRO_ARRAY: {
+      avro_schema_t items = avro_schema_array_items(schema);
+      if (TakesNoBytes(items)) return path.empty() ? "the top-level array" : path;
+      return ArrayOfNothing(items, path + "[]", seen);
+    }
+    case AVRO_MAP:
+      return ArrayOfNothing(avro_schema_map_values(schema), path + "{}", seen);
+    case AVRO_UNION:
+      for (size_t i = 0; i < avro_schema_union_size(schema); ++i) {
+        std::string found =
+            ArrayOfNothing(avro_schema_union_branch(schema, static_cast<int>(i)), path, seen);
+        if (!found.empty()) return found;
+      }
+      return "";
+    case AVRO_RECORD:
+      for (size_t i = 0; i < avro_schema_record_size(schema); ++i) {
+        const char* name = avro_schema_record_field_name(schema, static_cast<int>(i));
+        std::string found =
+            ArrayOfNothing(avro_schema_record_field_get_by_index(schema, static_cast<int>(i)),
+                           (path.empty() ? "" : path + ".") + (name != nullptr ? name : "?"), seen);
+        if (!found.empty()) return found;
+      }
+      return "";
+    default:
+      return "";
+  }
+}
+
 }  // namespace
 
 Result<std::unique_ptr<AvroReaderSchema>> AvroReaderSchema::Parse(std::string_view schema_json) {
@@ -277,6 +339,13 @@ Result<std::unique_ptr<AvroReaderSchema>> AvroReaderSchema::Parse(std::string_vi
   if (avro_schema_from_json_length(schema_json.data(), schema_json.size(), &s->schema_) != 0) {
     s->schema_ = nullptr;
     return Status::InvalidArgument("not an Avro schema: " + AvroError());
+  }
+  std::vector<avro_schema_t> seen;
+  if (const std::string where = ArrayOfNothing(s->schema_, "", seen); !where.empty()) {
+    return Status::InvalidArgument("the Avro schema has an array whose items take no bytes (" +
+                                   where +
+                                   "): its item count cannot be checked against the payload, "
+                                   "so values of this schema are refused");
   }
   s->iface_ = avro_generic_class_from_schema(s->schema_);
   if (s->iface_ == nullptr) {

@@ -148,6 +148,36 @@ TEST(AvroHostileValueTest, StringsThatAreNotUtf8AreRefused) {
   EXPECT_EQ(*fine, "{\"\xf0\x9f\x98\x80\":1}");
 }
 
+TEST(AvroHostileLengthTest, ArraysOfItemsThatTakeNoBytesAreRefusedByTheirSchema) {
+  // One byte claiming 2^62 items of null: nothing in the payload bounds that count, and avro-c
+  // would loop over it (skipping or reading) for as long as it takes.
+  const std::string hostile("\xff\xff\xff\xff\xff\xff\xff\xff\x7f\x00", 10);
+  auto top = AvroToJson(R"({"type":"array","items":"null"})", hostile);
+  ASSERT_FALSE(top.ok());
+  EXPECT_EQ(top.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(top.status().message(), HasSubstr("array whose items take no bytes"));
+  EXPECT_THAT(top.status().message(), HasSubstr("the top-level array"));
+  constexpr char kNested[] = R"({"type":"record","name":"c","fields":[
+      {"name":"n","type":"int"},
+      {"name":"lines","type":{"type":"map","values":{"type":"array","items":
+        {"type":"record","name":"empty","fields":[{"name":"z","type":"null"}]}}}}]})";
+  auto nested = AvroToJson(kNested, std::string("\x02\x00", 2));
+  ASSERT_FALSE(nested.ok());
+  EXPECT_THAT(nested.status().message(), HasSubstr("(lines{})"));
+  // Items that take a byte each (a union's branch index, an int) are bounded by the payload.
+  constexpr char kBounded[] = R"({"type":"array","items":["null","int"]})";
+  auto bounded = AvroToJson(kBounded, AvroPayload(kBounded, [](avro_value_t& a) {
+                              avro_value_t item;
+                              avro_value_t branch;
+                              avro_value_append(&a, &item, nullptr);
+                              avro_value_set_branch(&item, 0, &branch);
+                              avro_value_set_null(&branch);
+                            }));
+  ASSERT_TRUE(bounded.ok()) << bounded.status().message();
+  EXPECT_EQ(*bounded, "[null]");
+  EXPECT_TRUE(AvroToJson(R"({"type":"map","values":"null"})", std::string("\x00", 1)).ok());
+}
+
 TEST(AvroHostileValueTest, NanAndInfinityAreRefused) {
   auto nan = AvroToJson(R"("double")", AvroPayload(R"("double")", [](avro_value_t& v) {
                           avro_value_set_double(&v, std::nan(""));
