@@ -33,7 +33,7 @@ Result<std::unique_ptr<AvroDatum>> AvroDatum::Make(std::string_view schema_json)
       return Status::Internal(AvroError("avro-c could not reach a field of the record"));
     }
   }
-  d->buffer_.resize(64 * 1024);
+  d->buffer_.resize(size_t{64} * 1024);
   d->writer_ = avro_writer_memory(d->buffer_.data(), static_cast<int64_t>(d->buffer_.size()));
   return d;
 }

@@ -186,13 +186,12 @@ void Reconciler::RequestPage() {
   request.target =
       SweepPageTarget(*deps_.table, page_.read_after, deps_.table->reconcile_batch_size);
   requests_.fetch_add(1);
-  deps_.client->Send(std::move(request), strand_,
-                     [self = shared_from_this()](servicenow::CallResult result) {
-                       self->OnPage(std::move(result));
-                     });
+  deps_.client->Send(
+      std::move(request), strand_,
+      [self = shared_from_this()](const servicenow::CallResult& result) { self->OnPage(result); });
 }
 
-void Reconciler::OnPage(servicenow::CallResult result) {
+void Reconciler::OnPage(const servicenow::CallResult& result) {
   if (stopping_) return;
   if (!result.ok()) {
     Retry(result.ToStatus().message());
@@ -259,8 +258,8 @@ void Reconciler::ConfirmNext() {
     return;
   }
   const size_t n = std::min(kIdsPerRead, page_.gone.size() - page_.next);
-  std::vector<std::string> ids(page_.gone.begin() + page_.next,
-                               page_.gone.begin() + page_.next + n);
+  const auto from = page_.gone.begin() + static_cast<std::ptrdiff_t>(page_.next);
+  std::vector<std::string> ids(from, from + static_cast<std::ptrdiff_t>(n));
   page_.next += n;
   servicenow::InstanceRequest request;
   request.target = RowsByIdTarget(*deps_.table, ids, /*fields_only_id=*/true);
@@ -288,14 +287,15 @@ void Reconciler::ReadUnknownNext() {
     return;
   }
   const size_t n = std::min(kIdsPerRead, page_.unknown.size() - page_.next);
-  std::vector<std::string> ids(page_.unknown.begin() + page_.next,
-                               page_.unknown.begin() + page_.next + n);
+  const auto from = page_.unknown.begin() + static_cast<std::ptrdiff_t>(page_.next);
+  std::vector<std::string> ids(from, from + static_cast<std::ptrdiff_t>(n));
   page_.next += n;
   servicenow::InstanceRequest request;
   request.target = RowsByIdTarget(*deps_.table, ids, /*fields_only_id=*/false);
   requests_.fetch_add(1);
   deps_.client->Send(
-      std::move(request), strand_, [self = shared_from_this()](servicenow::CallResult result) {
+      std::move(request), strand_,
+      [self = shared_from_this()](const servicenow::CallResult& result) {
         if (self->stopping_) return;
         if (!result.ok()) {
           self->Retry(result.ToStatus().message());

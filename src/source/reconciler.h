@@ -97,7 +97,7 @@ class Reconciler : public std::enable_shared_from_this<Reconciler> {
   void Tick();
   void StartBatch();   // pages from the stored position on
   void RequestPage();  // the next page of the batch
-  void OnPage(servicenow::CallResult result);
+  void OnPage(const servicenow::CallResult& result);
   void ConfirmNext();
   void ReadUnknownNext();
   void WaitForGate();
