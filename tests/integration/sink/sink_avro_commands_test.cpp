@@ -5,7 +5,6 @@
 // and the real `snowcar run` sink applying them to the emulator. Bad framed records take the
 // DLQ; a registry answering 503 holds the record until it answers. Connect's Timestamp and
 // Decimal, in Avro and in JSON Schema, reach the row as the text the Table API takes.
-#include <curl/curl.h>
 
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "snowcar/registry/registry_server.h"
 #include "snowcar/schema_registry/client.h"
 #include "snowcar/schema_registry/wire_format.h"
+#include "support/http_post.h"
 #include "support/wait.h"
 
 namespace snowcar::sinkit {
@@ -84,15 +84,9 @@ class SinkAvroCommandsTest : public SinkIntegrationTest {
   }
 
   void RegistryFails(int count) {
-    CURL* e = curl_easy_init();
-    const std::string url =
-        registry_.base_url() + "/_registry/fail?count=" + std::to_string(count) + "&status=503";
-    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, "");
-    curl_easy_setopt(
-        e, CURLOPT_WRITEFUNCTION, +[](char*, size_t s, size_t n, void*) { return s * n; });
-    ASSERT_EQ(curl_easy_perform(e), CURLE_OK);
-    curl_easy_cleanup(e);
+    const auto answer = testsupport::PostEmpty(
+        registry_.base_url() + "/_registry/fail?count=" + std::to_string(count) + "&status=503");
+    ASSERT_EQ(answer.status, 200) << answer.body;
   }
 
   registry::RegistryServer registry_{{}};

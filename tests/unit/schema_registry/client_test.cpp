@@ -2,12 +2,12 @@
 // The client against the registry double, over a real loopback socket.
 #include "snowcar/schema_registry/client.h"
 
-#include <curl/curl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "snowcar/registry/registry_server.h"
 #include "snowcar/state/state_store.h"
+#include "support/http_post.h"
 #include "support/refusing_port.h"
 #include "support/temp_dir.h"
 
@@ -57,14 +57,8 @@ class ClientTest : public ::testing::Test {
 
   // A raw request to the double, for the test knob.
   void Post(const std::string& path) {
-    CURL* e = curl_easy_init();
-    const std::string url = server_->base_url() + path;
-    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, "");
-    curl_easy_setopt(
-        e, CURLOPT_WRITEFUNCTION, +[](char*, size_t s, size_t n, void*) { return s * n; });
-    ASSERT_EQ(curl_easy_perform(e), CURLE_OK);
-    curl_easy_cleanup(e);
+    const auto answer = testsupport::PostEmpty(server_->base_url() + path);
+    ASSERT_EQ(answer.status, 200) << answer.body;
   }
 
   std::unique_ptr<registry::RegistryServer> server_;

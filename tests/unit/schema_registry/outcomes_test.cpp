@@ -17,6 +17,7 @@
 
 #include "snowcar/registry/registry_server.h"
 #include "snowcar/schema_registry/client.h"
+#include "support/http_post.h"
 #include "support/refusing_port.h"
 
 namespace snowcar::schema_registry {
@@ -125,22 +126,8 @@ class RegistryFailureTest : public ::testing::TestWithParam<size_t> {
 
   // POST /_registry/fail with `query`.
   void Knob(const std::string& query) {
-    CURL* e = curl_easy_init();
-    const std::string url = server_.base_url() + "/_registry/fail?" + query;
-    std::string answer;
-    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, "");
-    curl_easy_setopt(
-        e, CURLOPT_WRITEFUNCTION, +[](char* d, size_t s, size_t n, void* out) {
-          static_cast<std::string*>(out)->append(d, s * n);
-          return s * n;
-        });
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, &answer);
-    ASSERT_EQ(curl_easy_perform(e), CURLE_OK);
-    long status = 0;  // NOLINT(google-runtime-int): libcurl's type
-    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_cleanup(e);
-    ASSERT_EQ(status, 200) << answer;
+    const auto answer = testsupport::PostEmpty(server_.base_url() + "/_registry/fail?" + query);
+    ASSERT_EQ(answer.status, 200) << answer.body;
   }
   static std::string Escape(std::string_view text) {
     char* e = curl_easy_escape(nullptr, text.data(), static_cast<int>(text.size()));

@@ -17,6 +17,7 @@
 #include "snowcar/schema_registry/outcomes.h"
 #include "snowcar/schema_registry/wire_format.h"
 #include "support/fake_table_client.h"
+#include "support/http_post.h"
 #include "support/refusing_port.h"
 
 namespace snowcar::sinktest {
@@ -50,14 +51,8 @@ class RegistryOutcomeTest : public ::testing::TestWithParam<size_t> {
   void TearDown() override { server_.Stop(); }
 
   void Knob(const std::string& query) {
-    CURL* e = curl_easy_init();
-    const std::string url = server_.base_url() + "/_registry/fail?" + query;
-    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, "");
-    curl_easy_setopt(
-        e, CURLOPT_WRITEFUNCTION, +[](char*, size_t s, size_t n, void*) { return s * n; });
-    ASSERT_EQ(curl_easy_perform(e), CURLE_OK);
-    curl_easy_cleanup(e);
+    const auto answer = testsupport::PostEmpty(server_.base_url() + "/_registry/fail?" + query);
+    ASSERT_EQ(answer.status, 200) << answer.body;
   }
 
   // Makes every registry request meet `f`; false when the failure is in the client's URL (the

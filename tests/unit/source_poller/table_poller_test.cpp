@@ -21,6 +21,7 @@
 #include "snowcar/source/record_builder.h"
 #include "support/fake_producer.h"
 #include "support/fake_table_client.h"
+#include "support/http_post.h"
 #include "support/refusing_port.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
@@ -796,14 +797,8 @@ class RegisterSchemaOutcomeTest : public TablePollerTest,
   }
 
   void Knob(const std::string& query) {
-    CURL* e = curl_easy_init();
-    const std::string url = registry_.base_url() + "/_registry/fail?" + query;
-    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, "");
-    curl_easy_setopt(
-        e, CURLOPT_WRITEFUNCTION, +[](char*, size_t s, size_t n, void*) { return s * n; });
-    ASSERT_EQ(curl_easy_perform(e), CURLE_OK);
-    curl_easy_cleanup(e);
+    const auto answer = testsupport::PostEmpty(registry_.base_url() + "/_registry/fail?" + query);
+    ASSERT_EQ(answer.status, 200) << answer.body;
   }
 
   registry::RegistryServer registry_{registry::RegistryServerOptions{}};
