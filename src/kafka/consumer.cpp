@@ -356,7 +356,31 @@ Status KafkaConsumer::Resume(const std::vector<TopicPartition>& partitions) {
   if (rd_kafka_resp_err_t err = rd_kafka_resume_partitions(impl_->rk, list.get())) {
     return Status::Unavailable(std::string("resume: ") + rd_kafka_err2str(err));
   }
-  return PartitionStatus(list.get(), "resume");
+  Status status = PartitionStatus(list.get(), "resume");
+  if (status.ok()) SeekToPositions(partitions);
+  return status;
+}
+
+void KafkaConsumer::SeekToPositions(const std::vector<TopicPartition>& partitions) {
+  // librdkafka 2.0 applies a resume on its main thread and does not wake the broker thread
+  // that fetches the partition: an idle broker thread (nothing else to fetch, no answer
+  // due) sleeps up to a second before it sees the partition fetchable again. A seek wakes
+  // it. Pausing dropped the records fetched ahead, so the seek goes to the position (the
+  // record after the last one Poll returned), where the resume would go anyway; a
+  // partition with no position yet is left to the resume's own start.
+  internal::PartitionList positions = internal::ToPartitionList(partitions);
+  if (rd_kafka_position(impl_->rk, positions.get()) != RD_KAFKA_RESP_ERR_NO_ERROR) return;
+  internal::PartitionList seek(rd_kafka_topic_partition_list_new(positions->cnt));
+  for (int i = 0; i < positions->cnt; ++i) {
+    const rd_kafka_topic_partition_t& p = positions->elems[i];
+    if (p.err != RD_KAFKA_RESP_ERR_NO_ERROR || p.offset < 0) continue;
+    rd_kafka_topic_partition_list_add(seek.get(), p.topic, p.partition)->offset = p.offset;
+  }
+  if (seek->cnt == 0) return;
+  // Timeout 0: started here, reported nowhere; a failed seek leaves the resume as it was.
+  if (rd_kafka_error_t* error = rd_kafka_seek_partitions(impl_->rk, seek.get(), 0)) {
+    rd_kafka_error_destroy(error);
+  }
 }
 
 Status KafkaConsumer::StoreOffset(const TopicPartition& tp, int64_t next_offset) {

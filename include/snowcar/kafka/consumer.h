@@ -78,6 +78,8 @@ class KafkaConsumer {
   // while no Poll() is blocked makes the next Poll() return at once. A no-op after Close().
   void Wake();
 
+  // Pause drops what librdkafka fetched ahead for the partitions; Resume fetches again from
+  // the record after the last one Poll returned, at once (it seeks there to wake the fetcher).
   Status Pause(const std::vector<TopicPartition>& partitions);
   Status Resume(const std::vector<TopicPartition>& partitions);
 
@@ -127,6 +129,7 @@ class KafkaConsumer {
 
  private:
   explicit KafkaConsumer(std::unique_ptr<Impl> impl);
+  void SeekToPositions(const std::vector<TopicPartition>& partitions);
   std::unique_ptr<Impl> impl_;
 };
 

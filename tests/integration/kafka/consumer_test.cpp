@@ -152,6 +152,43 @@ TEST_F(Consumer, PauseHoldsOnePartitionWhileTheOtherFlowsAndResumeContinues) {
   EXPECT_EQ(c->Pause({{"not-mine", 0}}).code(), StatusCode::kFailedPrecondition);
 }
 
+// Resume seeks to the consumer's position (to wake librdkafka's fetcher): the records after
+// the pause come from the one after the last record Poll returned, none skipped, none twice,
+// although the pause dropped everything fetched ahead.
+TEST_F(Consumer, ResumeGoesOnFromTheRecordAfterTheLastOnePolled) {
+  const std::string topic = NewTopic(1);
+  Produce(topic, 0, 0, 200);
+  auto c = Make(TestConsumerOptions(bootstrap(), UniqueName("g"), {topic}));
+  ASSERT_NE(c, nullptr);
+  std::vector<int64_t> offsets;
+  for (int round = 0; round < 3; ++round) {
+    // Take 30 records one Poll at a time (the rest of the 200 sit fetched ahead), then pause.
+    const size_t stop_at = offsets.size() + 30;
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          auto r = c->Poll(milliseconds(100));
+          if (r.ok() && r->has_value()) offsets.push_back((*r)->offset);
+          return offsets.size() >= stop_at;
+        },
+        seconds(20), milliseconds(0)));
+    ASSERT_TRUE(c->Pause({{topic, 0}}).ok());
+    std::vector<InRecord> while_paused;
+    PollUntil(
+        *c, while_paused, [] { return false; }, milliseconds(300));
+    EXPECT_TRUE(while_paused.empty()) << "a paused partition delivered offset "
+                                      << while_paused.front().offset;
+    ASSERT_TRUE(c->Resume({{topic, 0}}).ok());
+  }
+  std::vector<InRecord> rest;
+  ASSERT_TRUE(PollUntil(
+      *c, rest, [&] { return offsets.size() + rest.size() >= 200; }, seconds(20)));
+  for (const auto& r : rest) offsets.push_back(r.offset);
+  ASSERT_EQ(offsets.size(), 200u);
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    ASSERT_EQ(offsets[i], static_cast<int64_t>(i)) << "record " << i;
+  }
+}
+
 TEST_F(Consumer, WakeReturnsABlockedPollEarly) {
   const std::string topic = NewTopic(1);
   auto c = Make(TestConsumerOptions(bootstrap(), UniqueName("g"), {topic}));
