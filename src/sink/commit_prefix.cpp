@@ -22,6 +22,7 @@ int HexValue(char c) {
 
 void CommitPrefix::Reset(int64_t committed, std::string_view metadata) {
   tracked_.clear();
+  done_held_ = 0;
   next_ = committed;
   seeded_ = committed >= 0 ? ParseMetadata(committed, metadata) : std::set<int64_t>{};
 }
@@ -29,49 +30,63 @@ void CommitPrefix::Reset(int64_t committed, std::string_view metadata) {
 bool CommitPrefix::Track(int64_t offset) {
   if (next_ >= 0 && offset < next_) return true;  // below the commit: done long ago
   if (next_ < 0) next_ = offset;
-  if (seeded_.erase(offset) != 0) {
-    tracked_[offset] = true;
-    Advance();
-    return true;
-  }
-  tracked_.emplace(offset, false);
+  auto it = std::lower_bound(tracked_.begin(), tracked_.end(), offset,
+                             [](const Entry& e, int64_t o) { return e.offset < o; });
+  if (it != tracked_.end() && it->offset == offset) return it->done;  // tracked already
+  const bool done = seeded_.erase(offset) != 0;
+  tracked_.insert(it, Entry{offset, done});  // at the end, as records come in offset order
+  if (done) ++done_held_;
   Advance();
-  return false;
+  return done;
 }
 
 void CommitPrefix::MarkDone(int64_t offset) {
-  auto it = tracked_.find(offset);
-  if (it == tracked_.end()) return;
-  it->second = true;
+  auto it = std::lower_bound(tracked_.begin(), tracked_.end(), offset,
+                             [](const Entry& e, int64_t o) { return e.offset < o; });
+  if (it == tracked_.end() || it->offset != offset || it->done) return;
+  it->done = true;
+  ++done_held_;
   Advance();
 }
 
 void CommitPrefix::Advance() {
-  while (!tracked_.empty() && tracked_.begin()->second) {
-    next_ = tracked_.begin()->first + 1;
-    tracked_.erase(tracked_.begin());
+  while (!tracked_.empty() && tracked_.front().done) {
+    next_ = tracked_.front().offset + 1;
+    tracked_.pop_front();
+    --done_held_;
   }
-  if (!tracked_.empty()) next_ = tracked_.begin()->first;
+  if (!tracked_.empty()) next_ = tracked_.front().offset;
   seeded_.erase(seeded_.begin(), seeded_.lower_bound(next_));
 }
 
 std::string CommitPrefix::Metadata() const {
-  std::vector<int64_t> done;
-  for (const auto& [offset, is_done] : tracked_) {
-    if (is_done) done.push_back(offset);
+  if (next_ < 0 || (done_held_ == 0 && seeded_.empty())) return "";
+  // Every done offset is at or above next_: tracked_ starts at the first one not done, and
+  // Advance() drops the seeded ones below it.
+  int64_t last = seeded_.empty() ? -1 : *seeded_.rbegin();
+  for (auto it = tracked_.rbegin(); done_held_ > 0 && it != tracked_.rend(); ++it) {
+    if (it->done) {
+      last = std::max(last, it->offset);
+      break;
+    }
   }
-  done.insert(done.end(), seeded_.begin(), seeded_.end());
-  if (done.empty() || next_ < 0) return "";
-  std::sort(done.begin(), done.end());
-  const size_t digits = std::min<size_t>(static_cast<size_t>((done.back() - next_) / 4 + 1),
+  const size_t digits = std::min<size_t>(static_cast<size_t>((last - next_) / 4 + 1),
                                          kMaxMetadataChars - kPrefix.size());
   std::string bits(digits, 0);
-  for (int64_t offset : done) {
+  auto set = [&](int64_t offset) {
     const auto rel = static_cast<size_t>(offset - next_);
-    if (rel / 4 >= digits) break;
+    if (rel / 4 >= digits) return false;
     bits[rel / 4] = static_cast<char>(bits[rel / 4] | (1 << (rel % 4)));
+    return true;
+  };
+  for (const Entry& e : tracked_) {
+    if (e.done && !set(e.offset)) break;
+  }
+  for (int64_t offset : seeded_) {
+    if (!set(offset)) break;
   }
   std::string out(kPrefix);
+  out.reserve(kPrefix.size() + digits);
   for (char b : bits) out += kHex[static_cast<int>(b)];
   return out;
 }

@@ -14,7 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <deque>
 #include <set>
 #include <string>
 #include <string_view>
@@ -43,7 +43,8 @@ class CommitPrefix {
   int64_t next() const { return next_; }
   // Records held: from the first one not done through the newest one tracked.
   size_t held() const { return tracked_.size(); }
-  // The done offsets above next(), as commit metadata ("" when none).
+  // The done offsets above next(), as commit metadata ("" when none). The keyed lane asks
+  // after every completion, so this is one pass over the held records in offset order.
   std::string Metadata() const;
 
   // The done offsets `metadata` lists above `committed`; empty for text not written by
@@ -51,10 +52,17 @@ class CommitPrefix {
   static std::set<int64_t> ParseMetadata(int64_t committed, std::string_view metadata);
 
  private:
+  struct Entry {
+    int64_t offset;
+    bool done;
+  };
   void Advance();
 
   int64_t next_ = -1;
-  std::map<int64_t, bool> tracked_;  // offset -> done, from the first one not done
+  // From the first record not done, in offset order (records arrive in offset order; a
+  // deque rather than a map because Metadata() walks it after every completion).
+  std::deque<Entry> tracked_;
+  size_t done_held_ = 0;  // entries of tracked_ that are done
   std::set<int64_t> seeded_;         // done by an earlier owner, not tracked yet
 };
 
