@@ -45,7 +45,7 @@ class KeyedLane final : public PartitionLane, public std::enable_shared_from_thi
   using KeyLaneFactory = std::function<std::shared_ptr<Lane>(LaneEvents events)>;
 
   struct Options {
-    size_t max_held = 1000;  // snow.sink.ordering.max.held.records
+    size_t max_held = 5000;  // snow.sink.ordering.max.held.records
     size_t max_active = 16;  // keys with a record on their lane at once
   };
 

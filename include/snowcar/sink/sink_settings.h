@@ -70,7 +70,7 @@ struct SinkSettings {
   Ordering ordering = Ordering::kPartition;
   // snow.sink.ordering.max.held.records: under key ordering, the records one partition may
   // hold above its committed offset before it is paused.
-  int max_held_records = 1000;
+  int max_held_records = 5000;
   AmbiguousCreateBehavior ambiguous_create = AmbiguousCreateBehavior::kFailAmbiguous;
   std::string correlation_field;
   // snow.retry.max.attempts: under ambiguous.behavior=retry, the POSTs of one record whose
