@@ -198,12 +198,18 @@ void TypedEncoder::Locate(const boost::json::object& row) {
       slot.key = kv.key();
       auto it = first_field_.find(slot.key);
       slot.first_field = it == first_field_.end() ? -1 : it->second;
+      slot.end_field = slot.first_field;
+      if (slot.first_field >= 0) {
+        // A column's fields are adjacent (its value, then its display text).
+        const std::string& column = fields_[static_cast<size_t>(slot.first_field)].column->name;
+        while (static_cast<size_t>(slot.end_field) < fields_.size() &&
+               fields_[static_cast<size_t>(slot.end_field)].column->name == column) {
+          ++slot.end_field;
+        }
+      }
     }
-    if (slot.first_field < 0) continue;
-    const std::string& column = fields_[static_cast<size_t>(slot.first_field)].column->name;
-    for (size_t f = static_cast<size_t>(slot.first_field);
-         f < fields_.size() && fields_[f].column->name == column; ++f) {
-      members_[f] = &kv.value();
+    for (int f = slot.first_field; f < slot.end_field; ++f) {
+      members_[static_cast<size_t>(f)] = &kv.value();
     }
   }
 }

@@ -75,7 +75,8 @@ class TypedEncoder {
   // it fills (a reference column fills two: the value and dv_), or -1 for none.
   struct Slot {
     std::string key;
-    int first_field = -1;
+    int first_field = -1;  // the fields of the key's column: [first_field, end_field)
+    int end_field = -1;
   };
   TypedEncoder() = default;
   // Points members_[i] at the row's member for fields_[i] (nullptr when the row lacks it).
