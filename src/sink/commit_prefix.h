@@ -62,8 +62,8 @@ class CommitPrefix {
   // From the first record not done, in offset order (records arrive in offset order; a
   // deque rather than a map because Metadata() walks it after every completion).
   std::deque<Entry> tracked_;
-  size_t done_held_ = 0;  // entries of tracked_ that are done
-  std::set<int64_t> seeded_;         // done by an earlier owner, not tracked yet
+  size_t done_held_ = 0;      // entries of tracked_ that are done
+  std::set<int64_t> seeded_;  // done by an earlier owner, not tracked yet
 };
 
 }  // namespace snowcar::sink

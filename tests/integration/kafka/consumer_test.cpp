@@ -175,8 +175,8 @@ TEST_F(Consumer, ResumeGoesOnFromTheRecordAfterTheLastOnePolled) {
     std::vector<InRecord> while_paused;
     PollUntil(
         *c, while_paused, [] { return false; }, milliseconds(300));
-    EXPECT_TRUE(while_paused.empty()) << "a paused partition delivered offset "
-                                      << while_paused.front().offset;
+    EXPECT_TRUE(while_paused.empty())
+        << "a paused partition delivered offset " << while_paused.front().offset;
     ASSERT_TRUE(c->Resume({{topic, 0}}).ok());
   }
   std::vector<InRecord> rest;
