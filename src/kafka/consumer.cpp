@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "client_config.h"
+#include "consumer_conf.h"
 #include "record_convert.h"
 #include "snowcar/common/log.h"
 
@@ -206,50 +207,14 @@ struct KafkaConsumer::Impl {
   }
 };
 
-namespace {
-
-// Every check Create makes on the properties before a client exists, shared with
-// CheckProperties: the final properties in `properties` and the conf built from them.
-Result<internal::ConfPtr> PrepareConf(const ConsumerOptions& options, internal::Dropped dropped,
-                                      std::map<std::string, std::string>& properties) {
-  const auto& user = options.properties;
-  auto group = user.find("group.id");
-  if (group == user.end() || group->second.empty()) {
-    return Status::InvalidArgument("kafka property 'group.id' is required (set kafka.group.id)");
-  }
-  auto store = user.find("enable.auto.offset.store");
-  if (store != user.end() && store->second != "false") {
-    return Status::InvalidArgument(
-        "kafka property 'enable.auto.offset.store' must stay false: the sink stores the offset "
-        "of a record only once it is done with it");
-  }
-  // Eager assignment (librdkafka's own default) on purpose: the cooperative-sticky assignor of
-  // librdkafka before 2.3.0 (Debian 12 ships 2.0.2) can abort the process when a consumer
-  // closes during a rebalance (librdkafka issue #4312; an assertion on assignments still in
-  // progress at terminate was seen here too), i.e. on a SIGTERM at the wrong moment.
-  properties = internal::MergeProperties(
-      user,
-      {{"partition.assignment.strategy", "range,roundrobin"}, {"auto.offset.reset", "earliest"}},
-      internal::ClientKind::kConsumer, dropped);
-  properties["enable.auto.offset.store"] = "false";
-  properties["client.id"] = internal::ClientId(user, options.client_id);
-  return internal::BuildConf(properties);
-}
-
-}  // namespace
-
-Status KafkaConsumer::CheckProperties(const ConsumerOptions& options) {
-  std::map<std::string, std::string> properties;
-  return PrepareConf(options, internal::Dropped::kQuiet, properties).status();
-}
-
 Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(ConsumerOptions options) {
   if (options.topics.empty()) {
     return Status::InvalidArgument("kafka consumer: no topics to subscribe to");
   }
   std::map<std::string, std::string> properties;
-  SNOWCAR_ASSIGN_OR_RETURN(internal::ConfPtr conf,
-                           PrepareConf(options, internal::Dropped::kLog, properties));
+  SNOWCAR_ASSIGN_OR_RETURN(
+      internal::ConfPtr conf,
+      internal::PrepareConsumerConf(options, internal::Dropped::kLog, properties));
   if (properties["partition.assignment.strategy"].find("cooperative") != std::string::npos &&
       rd_kafka_version() < 0x020300ff) {
     SNOWCAR_LOG(kWarn, "kafka.consumer.cooperative_unsafe",

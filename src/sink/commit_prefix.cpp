@@ -87,7 +87,7 @@ std::string CommitPrefix::Metadata() const {
   }
   std::string out(kPrefix);
   out.reserve(kPrefix.size() + digits);
-  for (char b : bits) out += kHex[static_cast<int>(b)];
+  for (char b : bits) out += kHex[static_cast<unsigned char>(b)];
   return out;
 }
 

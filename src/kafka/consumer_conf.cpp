@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// The consumer's properties: what snowcar requires, forces and defaults before a client exists.
+#include "consumer_conf.h"
+
+namespace snowcar::kafka {
+namespace internal {
+
+Result<ConfPtr> PrepareConsumerConf(const ConsumerOptions& options, Dropped dropped,
+                                    std::map<std::string, std::string>& properties) {
+  const auto& user = options.properties;
+  auto group = user.find("group.id");
+  if (group == user.end() || group->second.empty()) {
+    return Status::InvalidArgument("kafka property 'group.id' is required (set kafka.group.id)");
+  }
+  auto store = user.find("enable.auto.offset.store");
+  if (store != user.end() && store->second != "false") {
+    return Status::InvalidArgument(
+        "kafka property 'enable.auto.offset.store' must stay false: the sink stores the offset "
+        "of a record only once it is done with it");
+  }
+  // Eager assignment (librdkafka's own default) on purpose: the cooperative-sticky assignor of
+  // librdkafka before 2.3.0 (Debian 12 ships 2.0.2) can abort the process when a consumer
+  // closes during a rebalance (librdkafka issue #4312; an assertion on assignments still in
+  // progress at terminate was seen here too), i.e. on a SIGTERM at the wrong moment.
+  properties = MergeProperties(
+      user,
+      {{"partition.assignment.strategy", "range,roundrobin"}, {"auto.offset.reset", "earliest"}},
+      ClientKind::kConsumer, dropped);
+  properties["enable.auto.offset.store"] = "false";
+  properties["client.id"] = ClientId(user, options.client_id);
+  return BuildConf(properties);
+}
+
+}  // namespace internal
+
+Status KafkaConsumer::CheckProperties(const ConsumerOptions& options) {
+  std::map<std::string, std::string> properties;
+  return internal::PrepareConsumerConf(options, internal::Dropped::kQuiet, properties).status();
+}
+
+}  // namespace snowcar::kafka
