@@ -61,7 +61,7 @@ struct Verified {
 };
 
 // Every record's key on the topic, written to `path` by kcat while the sidecar produces: the
-// embedded broker keeps only the last few MiB of each partition, so reading after the run would
+// embedded broker keeps only the last 5 MiB of each partition, so reading after the run would
 // see a tail. Waits until the file holds `rows` keys (or nothing new came for 60 s), plus 3 s
 // for any duplicate to show, then stops the consumer.
 Verified CollectKeys(testsupport::ChildProcess& consumer, const std::string& path, size_t rows) {

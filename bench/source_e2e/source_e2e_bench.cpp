@@ -355,11 +355,14 @@ int main(int argc, char** argv) {
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
 
+  // The parallel backfill's topics have 32 partitions: the embedded broker keeps the last
+  // 5 MiB of each partition, and the check reads every key while the sidecar writes; at 4
+  // partitions (20 MiB) the reader fell behind that tail in a 1 000 000-row run.
   auto broker = StartSnowcar(
       {"broker", "--brokers", "1", "--direct", "--topics",
        "bench.floor:4,bench.sidecar:4,bench.backfill:4,bench.baseline:4,bench.backfill-baseline:4,"
-       "bench.parallel.1:4,bench.parallel.2:4,bench.parallel.4:4,bench.parallel.8:4,"
-       "bench.parallel.16:4,bench.sweep:4"});
+       "bench.parallel.1:32,bench.parallel.2:32,bench.parallel.4:32,bench.parallel.8:32,"
+       "bench.parallel.16:32,bench.sweep:4"});
   if (sweep.rows > 0) {
     snowcar::bench::RunReconcileSweep(broker.first_line, sweep);
     if (only_sweep) {
