@@ -397,6 +397,19 @@ bool KafkaProducer::MetadataReachable(std::chrono::milliseconds timeout) {
   return any;
 }
 
+void KafkaProducer::PrepareTopics(const std::vector<std::string>& topics) {
+  Impl& s = *impl_;
+  std::shared_lock lock(s.handle_mu);
+  if (s.rk == nullptr) return;
+  for (const std::string& topic : topics) {
+    // A new topic handle sends the metadata request (asynchronously); librdkafka keeps the
+    // topic after the handle is released, so the first record finds its partitions known.
+    if (rd_kafka_topic_t* rkt = rd_kafka_topic_new(s.rk, topic.c_str(), nullptr)) {
+      rd_kafka_topic_destroy(rkt);
+    }
+  }
+}
+
 KafkaProducer::Stats KafkaProducer::stats() const {
   std::lock_guard lock(impl_->mu);
   return impl_->stats;

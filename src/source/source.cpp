@@ -48,6 +48,9 @@ Result<std::unique_ptr<direction::Direction>> MakeSource(const direction::Direct
     if (!created.ok()) return created.status().WithContext("source Kafka producer");
     own = std::shared_ptr<kafka::KafkaProducer>(std::move(created).value());
     producer = own;
+    std::vector<std::string> topics;
+    for (const TableSettings& table : settings.tables) topics.push_back(table.topic);
+    own->PrepareTopics(topics);
   }
 
   PollerOptions options;

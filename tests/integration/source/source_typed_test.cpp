@@ -257,7 +257,16 @@ TEST_F(SourceTyped, SchemaEvolvesAcrossRestartsAndARefusedChangePausesTheTable) 
       30s))
       << boost::json::serialize(Table());
   EXPECT_THAT(std::string(Table().at("last_error").as_string()), HasSubstr(topic_ + "-value"));
-  EXPECT_EQ(ReadWithPython(read, 2).size(), 2u) << "nothing written under a refused schema";
+  // Nothing under a refused schema. Row 3 itself may be on the topic already: the stored
+  // types (u_count an integer) were under a second old at the start, so its page could be
+  // read before the refresh found the change, and "7" is an integer. It then went out under
+  // the second schema. (The test read 2 records here while the source's first record waited
+  // about 700 ms for its topic's metadata; that wait is gone.)
+  for (const auto& [key, record] : ReadWithPython(read, 2)) {
+    const int64_t id = record.at("schema_id").as_int64();
+    EXPECT_TRUE(id == first_id || id == v2.at("schema_id").as_int64())
+        << key << " was written under schema " << id;
+  }
   // Put the type back: the next read of the dictionary lets the waiting row through.
   ASSERT_TRUE(store.Update("sys_dictionary", count_row, {{"internal_type", "integer"}}).ok());
   got = ReadWithPython(read, 3);
