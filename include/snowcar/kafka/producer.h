@@ -102,8 +102,8 @@ class KafkaProducer final : public RecordProducer {
 
   // Asks for the partitions and leaders of `topics` now, without waiting for the answer.
   // librdkafka otherwise learns a topic at its first record, and that record (and every one
-  // behind it) then waited up to a second for the broker thread to notice the metadata:
-  // about 700 ms on the embedded broker, where the next records took 1 ms.
+  // behind it) waited about 700 ms for its acknowledgement on the embedded broker, although
+  // the metadata answer takes a few ms; once the topic is known a record takes 1 ms.
   void PrepareTopics(const std::vector<std::string>& topics);
 
   struct Stats {
