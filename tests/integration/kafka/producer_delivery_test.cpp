@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/strand.hpp>
+#include <boost/json.hpp>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "murmur2.h"
@@ -47,6 +49,46 @@ class ProducerDelivery : public testsupport::SharedBrokerTest<ProducerDelivery> 
 
   testing::TestPool pool_;
 };
+
+// The partitions of `topic` librdkafka's statistics list (its metadata), none before it
+// learned the topic.
+std::set<std::string> KnownPartitions(const std::string& statistics, const std::string& topic) {
+  std::set<std::string> out;
+  boost::system::error_code ec;
+  const boost::json::value v = boost::json::parse(statistics, ec);
+  if (ec || !v.is_object()) return out;
+  const auto* topics = v.as_object().if_contains("topics");
+  const auto* t =
+      topics != nullptr && topics->is_object() ? topics->as_object().if_contains(topic) : nullptr;
+  const auto* parts =
+      t != nullptr && t->is_object() ? t->as_object().if_contains("partitions") : nullptr;
+  if (parts == nullptr || !parts->is_object()) return out;
+  for (const auto& [id, p] : parts->as_object()) {
+    if (id != "-1") out.insert(std::string(id));  // -1: librdkafka's queue for no partition
+  }
+  return out;
+}
+
+// The source asks for its tables' topics at start, so the first record does not wait for
+// librdkafka to learn its topic: the partitions are known before any record is produced.
+TEST_F(ProducerDelivery, PrepareTopicsLearnsTheTopicsPartitionsBeforeAnyRecord) {
+  const std::string prepared = NewTopic(3);
+  const std::string other = NewTopic(2);
+  auto producer = MakeProducer({{"statistics.interval.ms", "100"}});
+  ASSERT_NE(producer, nullptr);
+  producer->PrepareTopics({prepared});
+  std::string stats;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        stats = producer->LastStatisticsJson();
+        return KnownPartitions(stats, prepared).size() == 3;
+      },
+      seconds(10)))
+      << stats;
+  EXPECT_EQ(KnownPartitions(stats, prepared), (std::set<std::string>{"0", "1", "2"}));
+  EXPECT_TRUE(KnownPartitions(stats, other).empty()) << "only the topics asked for";
+  EXPECT_EQ(producer->stats().produced, 0);
+}
 
 TEST_F(ProducerDelivery, RoundTripsKeyValueHeadersAndTimestamp) {
   const std::string topic = NewTopic(2);
