@@ -20,6 +20,11 @@ int HexValue(char c) {
 
 }  // namespace
 
+std::deque<CommitPrefix::Entry>::iterator CommitPrefix::Find(int64_t offset) {
+  return std::lower_bound(tracked_.begin(), tracked_.end(), offset,
+                          [](const Entry& e, int64_t o) { return e.offset < o; });
+}
+
 void CommitPrefix::Reset(int64_t committed, std::string_view metadata) {
   tracked_.clear();
   done_held_ = 0;
@@ -30,8 +35,7 @@ void CommitPrefix::Reset(int64_t committed, std::string_view metadata) {
 bool CommitPrefix::Track(int64_t offset) {
   if (next_ >= 0 && offset < next_) return true;  // below the commit: done long ago
   if (next_ < 0) next_ = offset;
-  auto it = std::lower_bound(tracked_.begin(), tracked_.end(), offset,
-                             [](const Entry& e, int64_t o) { return e.offset < o; });
+  auto it = Find(offset);
   if (it != tracked_.end() && it->offset == offset) return it->done;  // tracked already
   const bool done = seeded_.erase(offset) != 0;
   tracked_.insert(it, Entry{offset, done});  // at the end, as records come in offset order
@@ -41,8 +45,7 @@ bool CommitPrefix::Track(int64_t offset) {
 }
 
 void CommitPrefix::MarkDone(int64_t offset) {
-  auto it = std::lower_bound(tracked_.begin(), tracked_.end(), offset,
-                             [](const Entry& e, int64_t o) { return e.offset < o; });
+  auto it = Find(offset);
   if (it == tracked_.end() || it->offset != offset || it->done) return;
   it->done = true;
   ++done_held_;

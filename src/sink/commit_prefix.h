@@ -56,6 +56,8 @@ class CommitPrefix {
     int64_t offset;
     bool done;
   };
+  // The entry at `offset`, or where it would go.
+  std::deque<Entry>::iterator Find(int64_t offset);
   void Advance();
 
   int64_t next_ = -1;

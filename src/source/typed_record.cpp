@@ -149,8 +149,10 @@ Result<std::unique_ptr<TypedEncoder>> TypedEncoder::Make(const TableTypes& types
       e->fields_.push_back(Field{&c, std::string(kDisplayPrefix) + c.name, true});
     }
   }
-  for (size_t i = e->fields_.size(); i-- > 0;) {
-    e->first_field_[e->fields_[i].column->name] = static_cast<int>(i);
+  for (size_t i = 0; i < e->fields_.size(); ++i) {
+    auto [it, fresh] = e->column_fields_.try_emplace(e->fields_[i].column->name,
+                                                     FieldRange{static_cast<int>(i), 0});
+    it->second.end = static_cast<int>(i) + 1;  // a column's fields are adjacent
   }
   e->members_.resize(e->fields_.size());
   if (format == RecordFormat::kAvro) {
@@ -196,19 +198,10 @@ void TypedEncoder::Locate(const boost::json::object& row) {
     Slot& slot = slots_[i++];
     if (slot.key != kv.key()) {
       slot.key = kv.key();
-      auto it = first_field_.find(slot.key);
-      slot.first_field = it == first_field_.end() ? -1 : it->second;
-      slot.end_field = slot.first_field;
-      if (slot.first_field >= 0) {
-        // A column's fields are adjacent (its value, then its display text).
-        const std::string& column = fields_[static_cast<size_t>(slot.first_field)].column->name;
-        while (static_cast<size_t>(slot.end_field) < fields_.size() &&
-               fields_[static_cast<size_t>(slot.end_field)].column->name == column) {
-          ++slot.end_field;
-        }
-      }
+      auto it = column_fields_.find(slot.key);
+      slot.fields = it == column_fields_.end() ? FieldRange{} : it->second;
     }
-    for (int f = slot.first_field; f < slot.end_field; ++f) {
+    for (int f = slot.fields.first; f < slot.fields.end; ++f) {
       members_[static_cast<size_t>(f)] = &kv.value();
     }
   }

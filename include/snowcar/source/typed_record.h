@@ -71,12 +71,16 @@ class TypedEncoder {
     std::string name;      // the column's name, or dv_<column> for a display text
     bool display = false;  // the display text of a reference column
   };
-  // What the member at one index of the last row was: its key, and the first of the fields
-  // it fills (a reference column fills two: the value and dv_), or -1 for none.
+  // The fields one column fills, [first, end): its value, and a reference column's display
+  // text after it.
+  struct FieldRange {
+    int first = 0;
+    int end = 0;  // first == end: a member that fills no field
+  };
+  // What the member at one index of the last row was: its key and the fields it fills.
   struct Slot {
     std::string key;
-    int first_field = -1;  // the fields of the key's column: [first_field, end_field)
-    int end_field = -1;
+    FieldRange fields;
   };
   TypedEncoder() = default;
   // Points members_[i] at the row's member for fields_[i] (nullptr when the row lacks it).
@@ -92,7 +96,7 @@ class TypedEncoder {
   std::string table_alias_;
   RecordFormat format_ = RecordFormat::kJsonTyped;
   std::vector<Field> fields_;
-  std::unordered_map<std::string, int> first_field_;  // column name -> its first field
+  std::unordered_map<std::string, FieldRange> column_fields_;  // by column name
   std::vector<Slot> slots_;
   std::vector<const boost::json::value*> members_;  // by field, for the row being encoded
   std::string schema_text_;
