@@ -6,6 +6,7 @@
 #include <bit>
 #include <limits>
 
+#include "state/dedup_block.h"
 #include "state/key_codec.h"
 
 namespace snowcar::state {
@@ -13,44 +14,12 @@ namespace {
 
 constexpr size_t kMinRing = 64;
 
-constexpr std::array<int8_t, 256> kHexValue = [] {
-  std::array<int8_t, 256> t{};
-  t.fill(-1);
-  for (int c = '0'; c <= '9'; ++c) t[c] = static_cast<int8_t>(c - '0');
-  for (int c = 'a'; c <= 'f'; ++c) t[c] = static_cast<int8_t>(c - 'a' + 10);
-  return t;
-}();
-constexpr char kHexDigits[] = "0123456789abcdef";
+// A commit's new entries go into blocks of at most this many, so a block that a later commit
+// cuts in the middle (and rewrites) stays small.
+constexpr size_t kBlockEntries = 4096;
 
-// 32 lowercase hex digits -> 128 bits. Uppercase is not accepted: "AB" and "ab" are
-// different strings and must stay different rows.
-bool PackHexId(std::string_view s, uint64_t* hi, uint64_t* lo) {
-  if (s.size() != 32) return false;
-  uint64_t a = 0, b = 0;
-  int bad = 0;
-  // kHexValue holds -1 for a non-hex byte: the sign extension below is what sets `bad`.
-  // NOLINTBEGIN(bugprone-signed-char-misuse)
-  for (size_t i = 0; i < 16; ++i) {
-    const int v = static_cast<int>(kHexValue[static_cast<unsigned char>(s[i])]);
-    const int w = static_cast<int>(kHexValue[static_cast<unsigned char>(s[i + 16])]);
-    bad |= v | w;
-    a = (a << 4) | static_cast<uint64_t>(v & 15);
-    b = (b << 4) | static_cast<uint64_t>(w & 15);
-  }
-  // NOLINTEND(bugprone-signed-char-misuse)
-  *hi = a;
-  *lo = b;
-  return bad >= 0;
-}
-
-void UnpackHexId(uint64_t hi, uint64_t lo, char (&out)[32]) {
-  for (int i = 15; i >= 0; --i) {
-    out[i] = kHexDigits[hi & 15];
-    out[i + 16] = kHexDigits[lo & 15];
-    hi >>= 4;
-    lo >>= 4;
-  }
-}
+using block::PackHexId;
+using block::UnpackHexId;
 
 }  // namespace
 
@@ -217,7 +186,14 @@ bool DedupWindowImpl::InsertEntry(int64_t ts, std::string_view sys_id, uint32_t 
   const size_t phys = Phys(size_);
   ring_[phys] = e;
   ++size_;
-  if (pending) ++pending_;
+  if (pending) {
+    ++pending_;
+  } else {
+    // A committed entry belongs to the block being loaded (one is opened if the caller did
+    // not say which: the next commit then writes it).
+    if (blocks_.empty()) BeginLoadedBlock(next_seq_);
+    ++blocks_.back().count;
+  }
   IndexInsert(Hash(e), phys);
   return true;
 }
@@ -311,6 +287,10 @@ void DedupWindowImpl::ForEachEvicted(const Visitor& fn) const {
 }
 
 void DedupWindowImpl::OnCommitted(int64_t bound) {
+  if (!staged_ || staged_->bound != bound) (void)PlanCommit(bound);
+  blocks_ = std::move(staged_->blocks);
+  next_seq_ = staged_->next_seq;
+  staged_.reset();
   for (const Entry& e : evicted_) Release(e);
   evicted_.clear();
   pending_ = 0;
@@ -330,18 +310,10 @@ void DedupWindowImpl::OnCommitted(int64_t bound) {
     }
     return;
   }
-  std::vector<Entry> kept;
-  kept.reserve(size_);
+  std::vector<Entry> kept = SortedAtOrAbove(bound);
   for (size_t i = 0; i < size_; ++i) {
-    const Entry& e = At(i);
-    if (e.ts < bound) {
-      Release(e);
-    } else {
-      kept.push_back(e);
-    }
+    if (At(i).ts < bound) Release(At(i));
   }
-  std::stable_sort(kept.begin(), kept.end(),
-                   [](const Entry& a, const Entry& b) { return a.ts < b.ts; });
   std::fill(ring_.begin(), ring_.end(), Entry{});
   std::copy(kept.begin(), kept.end(), ring_.begin());
   head_ = 0;
@@ -350,6 +322,86 @@ void DedupWindowImpl::OnCommitted(int64_t bound) {
   last_ts_.reset();
   if (size_ > 0) last_ts_ = At(size_ - 1).ts;
   RebuildIndex();
+}
+
+std::vector<DedupWindowImpl::Entry> DedupWindowImpl::SortedAtOrAbove(int64_t bound) const {
+  std::vector<Entry> kept;
+  kept.reserve(size_);
+  for (size_t i = 0; i < size_; ++i) {
+    if (At(i).ts >= bound) kept.push_back(At(i));
+  }
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const Entry& a, const Entry& b) { return a.ts < b.ts; });
+  return kept;
+}
+
+// ---- the disk side ------------------------------------------------------------------------
+
+void DedupWindowImpl::BeginLoadedBlock(uint64_t seq) {
+  blocks_.push_back(Block{seq, 0});
+  next_seq_ = std::max(next_seq_, seq + 1);
+}
+
+void DedupWindowImpl::AppendToBlock(const Entry& e, std::string* value) const {
+  if (e.interned != 0) {
+    block::AppendId(value, e.ts, *intern_names_[e.hi], e.mod);
+  } else {
+    block::AppendHex(value, e.ts, e.hi, e.lo, e.mod);
+  }
+}
+
+DedupWindowImpl::DiskPlan DedupWindowImpl::PlanCommit(int64_t bound) {
+  DiskPlan plan;
+  Staged next{bound, blocks_, next_seq_};
+  // Appends blocks holding entries [0, n) of `at`, kBlockEntries at most each.
+  auto append = [&](size_t n, auto&& at) {
+    for (size_t i = 0; i < n;) {
+      const size_t end = std::min(n, i + kBlockEntries);
+      std::string value;
+      value.reserve(1 + (end - i) * 29);
+      block::Begin(&value);
+      for (size_t j = i; j < end; ++j) AppendToBlock(at(j), &value);
+      plan.puts.emplace_back(next.next_seq, std::move(value));
+      next.blocks.push_back(Block{next.next_seq++, end - i});
+      i = end;
+    }
+  };
+  auto drop_front = [&](size_t k) {
+    while (!next.blocks.empty() && next.blocks.front().count <= k) {
+      if (plan.deleted++ == 0) plan.delete_from = next.blocks.front().seq;
+      plan.delete_to = next.blocks.front().seq + 1;
+      k -= next.blocks.front().count;
+      next.blocks.pop_front();
+    }
+    return k;
+  };
+  const size_t committed = size_ - pending_;
+  if (!ts_ordered_ && HasEntryBelow(bound)) {
+    // Memory sorts what stays (OnCommitted): every block goes, the kept entries are written
+    // afresh in their new order.
+    drop_front(~size_t{0});
+    const std::vector<Entry> kept = SortedAtOrAbove(bound);
+    append(kept.size(), [&](size_t j) -> const Entry& { return kept[j]; });
+  } else {
+    // Memory drops the evicted entries and, in ts order, the front entries below the bound.
+    const size_t below = ts_ordered_ ? CountBelow(bound, size_) : 0;
+    const size_t dropped_committed = std::min(below, committed);
+    const size_t cut = drop_front(evicted_.size() + dropped_committed);
+    if (cut > 0 && !next.blocks.empty()) {
+      // The front block loses its first `cut` entries: rewrite it with the rest, which are
+      // the first entries memory keeps.
+      Block& front = next.blocks.front();
+      front.count -= cut;
+      std::string value;
+      block::Begin(&value);
+      for (size_t i = 0; i < front.count; ++i) AppendToBlock(At(dropped_committed + i), &value);
+      plan.puts.emplace_back(front.seq, std::move(value));
+    }
+    const size_t first_new = std::max(below, committed);
+    append(size_ - first_new, [&](size_t j) -> const Entry& { return At(first_new + j); });
+  }
+  staged_ = std::move(next);
+  return plan;
 }
 
 }  // namespace snowcar::state

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -73,6 +74,25 @@ class DedupWindowImpl final : public DedupWindow {
   // After a successful commit: nothing pending or evicted any more, entries with ts < bound
   // dropped, so memory holds exactly what the commit left on disk.
   void OnCommitted(int64_t bound);
+
+  // ---- the disk side ----------------------------------------------------------------------
+  // On disk a table's entries live in blocks, one RocksDB value per commit (state/dedup_block.h),
+  // keyed by a sequence number. Invariant: the blocks in key order hold the committed entries
+  // the cap evicted since the last commit, then the committed entries in memory, in memory's
+  // order. Memory drops entries only from its front (the cap, pruning in ts order) or sorts
+  // them all (pruning out of order), so a commit deletes whole blocks at the front, rewrites
+  // at most one block cut in the middle, appends the new entries, or rewrites everything.
+  struct DiskPlan {
+    size_t deleted = 0;  // blocks [delete_from, delete_to) go (the range holds no other block)
+    uint64_t delete_from = 0;
+    uint64_t delete_to = 0;
+    std::vector<std::pair<uint64_t, std::string>> puts;  // block seq -> value
+  };
+  // What a commit that passes `bound` to OnCommitted changes on disk.
+  DiskPlan PlanCommit(int64_t bound);
+  // While loading: the AddCommitted calls that follow read block `seq`.
+  void BeginLoadedBlock(uint64_t seq);
+  size_t blocks() const { return blocks_.size(); }
 
  private:
   struct Entry {
@@ -136,6 +156,25 @@ class DedupWindowImpl final : public DedupWindow {
   size_t slot_mask_ = 0;
 
   std::vector<Entry> evicted_;
+
+  struct Block {
+    uint64_t seq;
+    size_t count;  // entries of the block still in memory or in evicted_
+  };
+  // The disk side, in key order; see the invariant above PlanCommit.
+  std::deque<Block> blocks_;
+  uint64_t next_seq_ = 1;
+  // What PlanCommit worked out, for OnCommitted to adopt.
+  struct Staged {
+    int64_t bound;
+    std::deque<Block> blocks;
+    uint64_t next_seq;
+  };
+  std::optional<Staged> staged_;
+  void AppendToBlock(const Entry& e, std::string* value) const;
+  // The entries at or above `bound`, in ts order (ties in memory's order): what memory keeps
+  // when a commit prunes out of order.
+  std::vector<Entry> SortedAtOrAbove(int64_t bound) const;
 
   std::unordered_map<std::string, InternSlot, SvHash, std::equal_to<>> interned_;
   std::vector<const std::string*> intern_names_;  // by intern number

@@ -115,6 +115,21 @@ std::string DedupPrefix(std::string_view instance, std::string_view table) {
   return CursorPrefix(instance, table);
 }
 
+void AppendBlockSeq(std::string* out, uint64_t seq) {
+  char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(seq >> (56 - 8 * i));
+  out->append(b, 8);
+}
+
+bool DecodeBlockSeq(std::string_view rest, uint64_t* seq) {
+  if (rest.size() != 8) return false;
+  const auto* u = reinterpret_cast<const unsigned char*>(rest.data());
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | u[i];
+  *seq = v;
+  return true;
+}
+
 std::string LegacyDedupPrefix(std::string_view table) {
   std::string k;
   AppendPart(&k, table);

@@ -5,8 +5,8 @@
 // Every variable-length key part is written as a 4-byte big-endian length and the bytes, so
 // no part can run into the next and the encoding of (instance, table) is a strict prefix of
 // every cursor key of that pair. Integers in keys are big-endian (signed ones with the sign
-// bit flipped) so that RocksDB's bytewise order is numeric order: a table's dedup entries
-// sort by timestamp and one DeleteRange removes everything older than a bound.
+// bit flipped) so that RocksDB's bytewise order is numeric order: a table's dedup blocks sort
+// by their sequence number and one DeleteRange removes a run of them.
 #pragma once
 
 #include <cstdint>
@@ -48,13 +48,18 @@ std::string BackfillKey(const CursorIdentity& identity);
 std::string EncodeCursorValue(const Cursor& cursor, int64_t updated_at_ms);
 bool DecodeCursorValue(std::string_view value, Cursor* cursor, int64_t* updated_at_ms);
 
-// ---- dedup column family: key = part(instance) part(table) i64 ts sys_id-bytes u32 mod_count;
-// value empty. The instance and table are the cursor's, so a table pointed at another instance
-// (a clone) starts with no entries, as it starts with no cursor. The sys_id has no length of
-// its own: it is whatever lies between ts and the last 4 bytes.
+// ---- dedup column family (schema version 3): key = part(instance) part(table) u64 block seq;
+// value = the block's entries (state/dedup_block.h). The instance and table are the cursor's,
+// so a table pointed at another instance (a clone) starts with no entries, as it starts with no
+// cursor.
 std::string DedupPrefix(std::string_view instance, std::string_view table);
-// Schema version 1 keyed the dedup family by table only: part(table) i64 ts sys_id u32 mod.
-// Read once, by the migration to version 2.
+void AppendBlockSeq(std::string* out, uint64_t seq);
+// `rest` is the key after the table prefix; false unless it is exactly a block seq.
+bool DecodeBlockSeq(std::string_view rest, uint64_t* seq);
+// Schema version 2 had one key per entry: part(instance) part(table) i64 ts sys_id-bytes
+// u32 mod_count, value empty (the sys_id is whatever lies between ts and the last 4 bytes).
+// Schema version 1 keyed the same suffix by part(table) only. Both are read once, by the
+// migrations (state/state_store_migrate.cpp).
 std::string LegacyDedupPrefix(std::string_view table);
 inline constexpr size_t kDedupFixedBytes = 8 + 4;  // ts + mod_count around the sys_id
 void AppendDedupSuffix(std::string* out, int64_t ts, std::string_view sys_id, uint32_t mod);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The dedup family: scan, count and replace the durable dedup index, and the commit that
-// writes a cursor with its dedup entries in one batch (pruning what the overlap left behind).
+// writes a cursor with its dedup block in one batch (deleting the blocks the window left).
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
+#include "state/dedup_block.h"
 #include "state/dedup_window_impl.h"
 #include "state/key_codec.h"
 #include "state/rocks_status.h"
@@ -23,14 +24,21 @@ using detail::Quote;
 using detail::SaturatingSub;
 
 namespace {
-// Up to this many pruned entries are deleted by key; more take one range delete.
-constexpr size_t kPointDeleteLimit = 64;
+// Up to this many dropped blocks are deleted by key; more take one range delete.
+constexpr size_t kPointDeleteLimit = 4;
 }  // namespace
 
 // ---- dedup --------------------------------------------------------------------------------
 
 template <typename Fn>
 Status StateStoreImpl::ScanDedup(std::string_view instance, std::string_view table, Fn&& fn) {
+  return ScanDedupBlocks(
+      instance, table, [](uint64_t) {}, fn);
+}
+
+template <typename BlockFn, typename Fn>
+Status StateStoreImpl::ScanDedupBlocks(std::string_view instance, std::string_view table,
+                                       BlockFn&& on_block, Fn&& fn) {
   [[maybe_unused]] const auto turn = TsanTurn();
   const std::string prefix = codec::DedupPrefix(instance, table);
   const std::string upper = codec::PrefixSuccessor(prefix);
@@ -42,14 +50,22 @@ Status StateStoreImpl::ScanDedup(std::string_view instance, std::string_view tab
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, dedup_cf_));
   for (it->Seek(prefix); it->Valid(); it->Next()) {
     std::string_view key = it->key().ToStringView();
+    uint64_t seq = 0;
+    if (!codec::DecodeBlockSeq(key.substr(prefix.size()), &seq)) {
+      return Status::DataLoss("state dir " + dir_ + ": a dedup block key of table " + Quote(table) +
+                              " is unreadable (" + std::to_string(key.size()) + "-byte key)");
+    }
+    on_block(seq);
+    block::Reader reader(it->value().ToStringView());
     int64_t ts;
     std::string_view sys_id;
     uint32_t mod;
-    if (!codec::DecodeDedupSuffix(key.substr(prefix.size()), &ts, &sys_id, &mod)) {
-      return Status::DataLoss("state dir " + dir_ + ": a dedup entry of table " + Quote(table) +
-                              " is unreadable (" + std::to_string(key.size()) + "-byte key)");
+    while (reader.Next(&ts, &sys_id, &mod)) fn(ts, sys_id, mod);
+    if (!reader.ok()) {
+      return Status::DataLoss("state dir " + dir_ + ": dedup block " + std::to_string(seq) +
+                              " of table " + Quote(table) + " is unreadable (" +
+                              std::to_string(it->value().size()) + "-byte value)");
     }
-    fn(ts, sys_id, mod);
   }
   return FromRocks(it->status(), dir_, "reading dedup entries of table " + Quote(table));
 }
@@ -69,8 +85,8 @@ Result<std::unique_ptr<DedupWindow>> StateStoreImpl::LoadDedupWindow(const Curso
                                                                      const DedupPolicy& policy) {
   SNOWCAR_RETURN_IF_ERROR(CheckTable(identity.table));
   auto window = std::make_unique<DedupWindowImpl>(identity.instance, identity.table, policy, this);
-  SNOWCAR_RETURN_IF_ERROR(ScanDedup(
-      identity.instance, identity.table,
+  SNOWCAR_RETURN_IF_ERROR(ScanDedupBlocks(
+      identity.instance, identity.table, [&](uint64_t seq) { window->BeginLoadedBlock(seq); },
       [&](int64_t ts, std::string_view id, uint32_t mod) { window->AddCommitted(ts, id, mod); }));
   return std::unique_ptr<DedupWindow>(std::move(window));
 }
@@ -154,72 +170,40 @@ Result<int64_t> StateStoreImpl::AddCommit(const CursorIdentity& identity, const 
   rocksdb::Status s =
       batch.Put(cursor_cf_, codec::CursorKey(identity),
                 codec::EncodeCursorValue(cursor, SystemClock::Instance().NowMillis()));
-  // Pruning. Memory mirrors disk, so what must go is known entry by entry: the entries below
-  // the bound and the committed entries the cap evicted. When rows came in timestamp order
-  // (the normal case) all of them are older than the first second that stays, so one range
-  // delete takes them, plus point deletes for evicted entries of that very second. Few
-  // deletions go by key. The range starts at the oldest entry, not at the table's first key:
-  // ranges that all start at one key nest, and RocksDB's cost of fragmenting nested range
-  // tombstones grows with their square (measured: a reopen after 18 000 such commits spent
-  // over a minute replaying the WAL). Starting at the oldest entry keeps them disjoint.
-  const std::string& prefix = w->key_prefix();
-  std::string key;
-  key.reserve(prefix.size() + codec::kDedupFixedBytes + 32);
-  auto point_delete = [&](int64_t ts, std::string_view id, uint32_t mod) {
-    if (!s.ok()) return;
-    key.assign(prefix);
-    codec::AppendDedupSuffix(&key, ts, id, mod);
-    s = batch.Delete(dedup_cf_, key);
-  };
-  auto range_delete = [&](int64_t from, int64_t to) {
-    if (!s.ok()) return;
-    std::string begin = prefix;
-    codec::AppendI64Ordered(&begin, from);
-    std::string end = prefix;
-    codec::AppendI64Ordered(&end, to);
-    s = batch.DeleteRange(dedup_cf_, begin, end);
-  };
   int64_t prune = bound;  // what this commit takes out of the window
-  if (w->ts_ordered()) {
-    int64_t oldest = std::numeric_limits<int64_t>::max();
-    if (w->size() > 0) oldest = w->MinTs();
-    w->ForEachEvicted(
-        [&](int64_t ts, std::string_view, uint32_t) { oldest = std::min(oldest, ts); });
-    const int64_t cut = w->FirstTsAtOrAbove(bound).value_or(bound);
-    const size_t doomed = w->CountBelow(cut, kPointDeleteLimit + 1) + w->evicted();
-    if (doomed > kPointDeleteLimit && oldest < cut) {
-      range_delete(oldest, cut);
-      w->ForEachEvicted([&](int64_t ts, std::string_view id, uint32_t mod) {
-        if (ts >= cut) point_delete(ts, id, mod);
-      });
-    } else {
-      w->ForEachBelow(bound, point_delete);
-      w->ForEachEvicted(point_delete);
-    }
-  } else if (const size_t below = w->CountBelow(bound, (w->size() + 3) / 4);
-             below * 4 < w->size()) {
+  if (!w->ts_ordered() && w->CountBelow(bound, (w->size() + 3) / 4) * 4 < w->size()) {
     // Rows out of timestamp order (a parallel backfill's ranges interleave): pruning them
-    // from memory means a scan, a sort and a rebuilt index, which at every commit (128 rows)
-    // cost more than the rows. So entries below the bound stay, in memory and on disk alike,
-    // until they are a quarter of the window: an entry below the bound is never needed again
-    // and never wrong (its row is never re-read), only kept a little longer.
+    // means a sort, a rebuilt index and every block written again, which at every commit
+    // (128 rows) would cost more than the rows. So entries below the bound stay, in memory
+    // and on disk alike, until they are a quarter of the window: an entry below the bound is
+    // never needed again and never wrong (its row is never re-read), only kept a little longer.
     prune = std::numeric_limits<int64_t>::min();
-    w->ForEachEvicted(point_delete);
-  } else {
-    if (below > kPointDeleteLimit) {
-      range_delete(w->MinTs(), bound);
-    } else {
-      w->ForEachBelow(bound, point_delete);
-    }
-    w->ForEachEvicted(point_delete);
   }
-  // Puts after deletes: an entry evicted and then emitted again is present in the end.
-  w->ForEachPending([&](int64_t ts, std::string_view id, uint32_t mod) {
-    if (!s.ok() || ts < prune) return;  // would be pruned by this very commit
-    key.assign(prefix);
-    codec::AppendDedupSuffix(&key, ts, id, mod);
-    s = batch.Put(dedup_cf_, key, rocksdb::Slice());
-  });
+  // One value per commit, whole blocks deleted at the front: a row costs RocksDB a few bytes
+  // of a value instead of a key of its own written, sorted, flushed and deleted again
+  // (docs/performance.md, "Dedup index").
+  const DedupWindowImpl::DiskPlan plan = w->PlanCommit(prune);
+  const std::string& prefix = w->key_prefix();
+  auto block_key = [&](uint64_t seq) {
+    std::string key = prefix;
+    codec::AppendBlockSeq(&key, seq);
+    return key;
+  };
+  if (plan.deleted > kPointDeleteLimit) {
+    // Starts at the oldest block there is, so the ranges of successive commits never nest
+    // (RocksDB's cost of fragmenting nested range tombstones grows with their square).
+    if (s.ok()) {
+      s = batch.DeleteRange(dedup_cf_, block_key(plan.delete_from), block_key(plan.delete_to));
+    }
+  } else {
+    for (uint64_t seq = plan.delete_from; seq < plan.delete_to && s.ok(); ++seq) {
+      s = batch.Delete(dedup_cf_, block_key(seq));
+    }
+  }
+  // Puts after deletes: a block rewritten in place survives.
+  for (const auto& [seq, value] : plan.puts) {
+    if (s.ok()) s = batch.Put(dedup_cf_, block_key(seq), value);
+  }
   SNOWCAR_RETURN_IF_ERROR(
       FromRocks(s, dir_, "building the commit of table " + Quote(identity.table)));
   return prune;

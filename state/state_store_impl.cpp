@@ -318,8 +318,15 @@ Status StateStoreImpl::CheckSchema(bool fresh) {
     return Status::DataLoss("state dir " + dir_ + " has schema version " +
                             std::to_string(*version) + " but lacks some of its column families");
   }
+  // Each migration writes its version with its changes in one batch, so a crash between two
+  // of them leaves a dir the next open carries on from.
   if (*version == 1) {
     SNOWCAR_RETURN_IF_ERROR(MigrateFromVersion1());
+    *version = 2;
+  }
+  if (*version == 2) {
+    SNOWCAR_RETURN_IF_ERROR(MigrateFromVersion2());
+    *version = 3;
     schema_version_ = kSchemaVersion;
   } else if (*version < kSchemaVersion) {
     return Status::FailedPrecondition("state dir " + dir_ + " has schema version " +
@@ -327,72 +334,6 @@ Status StateStoreImpl::CheckSchema(bool fresh) {
                                       std::to_string(kSchemaVersion) +
                                       " and there is no migration for it");
   }
-  return Status::Ok();
-}
-
-// Version 1 keyed dedup entries by table alias only, version 2 by (instance, alias) like the
-// cursors. In version 1 one alias had one set of entries whatever instance its cursors named;
-// every commit rewrote them next to the cursor it wrote, so they belong to the alias's most
-// recently written cursor. They move there, all in one WriteBatch with the new version: a
-// crash during the migration leaves version 1 untouched and the next open migrates again.
-// Entries of an alias without any cursor could never be used (a reset removes both) and are
-// dropped.
-Status StateStoreImpl::MigrateFromVersion1() {
-  SNOWCAR_ASSIGN_OR_RETURN(std::vector<StoredCursor> cursors, ScanCursors(""));
-  std::map<std::string, const StoredCursor*, std::less<>> newest;
-  for (const StoredCursor& c : cursors) {
-    const StoredCursor*& slot = newest[c.identity.table];
-    if (slot == nullptr || c.updated_at_ms > slot->updated_at_ms) slot = &c;
-  }
-  rocksdb::WriteBatch batch;
-  rocksdb::Status s;
-  uint64_t moved = 0;
-  uint64_t dropped = 0;
-  {
-    [[maybe_unused]] const auto turn = TsanTurn();
-    rocksdb::ReadOptions ro;
-    ro.fill_cache = false;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, dedup_cf_));
-    for (it->SeekToFirst(); it->Valid() && s.ok(); it->Next()) {
-      std::string_view rest = it->key().ToStringView();
-      std::string_view table;
-      int64_t ts;
-      std::string_view sys_id;
-      uint32_t mod;
-      if (!codec::ConsumePart(&rest, &table) ||
-          !codec::DecodeDedupSuffix(rest, &ts, &sys_id, &mod)) {
-        return Status::DataLoss("state dir " + dir_ +
-                                ": a schema version 1 dedup entry is unreadable (" +
-                                std::to_string(it->key().size()) + "-byte key)");
-      }
-      s = batch.Delete(dedup_cf_, it->key());
-      auto owner = newest.find(table);
-      if (owner == newest.end()) {
-        ++dropped;
-        continue;
-      }
-      std::string key = codec::DedupPrefix(owner->second->identity.instance, table);
-      codec::AppendDedupSuffix(&key, ts, sys_id, mod);
-      if (s.ok()) s = batch.Put(dedup_cf_, key, rocksdb::Slice());
-      ++moved;
-    }
-    SNOWCAR_RETURN_IF_ERROR(
-        FromRocks(it->status(), dir_, "reading schema version 1 dedup entries"));
-  }
-  if (s.ok()) {
-    s = batch.Put(meta_cf_, std::string(codec::kSchemaVersionKey),
-                  codec::EncodeSchemaVersion(kSchemaVersion));
-  }
-  SNOWCAR_RETURN_IF_ERROR(FromRocks(s, dir_, "building the migration to schema version 2"));
-  rocksdb::WriteOptions wo;
-  wo.sync = true;
-  SNOWCAR_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), dir_, "migrating to schema version 2"));
-  SNOWCAR_LOG(kInfo, "state.migrated",
-              {{"dir", dir_},
-               {"from_version", 1},
-               {"to_version", kSchemaVersion},
-               {"dedup_entries_moved", moved},
-               {"dedup_entries_dropped", dropped}});
   return Status::Ok();
 }
 

@@ -112,9 +112,16 @@ class StateStoreImpl final : public StateStore {
   Result<std::vector<StoredCursor>> ScanCursors(std::string_view prefix);
   // Version 1 -> 2: moves each table's dedup entries under the instance of its newest cursor.
   Status MigrateFromVersion1();
-  // Calls fn(ts, sys_id, mod) for each committed dedup entry of (instance, table) in key order.
+  // Version 2 -> 3: packs each table's dedup entries (a key each) into blocks.
+  Status MigrateFromVersion2();
+  // Calls fn(ts, sys_id, mod) for each committed dedup entry of (instance, table), block by
+  // block in key order (the window's order); ScanDedupBlocks also calls on_block(seq) first
+  // for each block.
   template <typename Fn>
   Status ScanDedup(std::string_view instance, std::string_view table, Fn&& fn);
+  template <typename BlockFn, typename Fn>
+  Status ScanDedupBlocks(std::string_view instance, std::string_view table, BlockFn&& on_block,
+                         Fn&& fn);
   // The same over every instance the alias has a cursor for.
   template <typename Fn>
   Status ScanDedupOfAlias(std::string_view table, Fn&& fn);

@@ -31,9 +31,10 @@ namespace snowcar::state {
 
 // Bumped when the on-disk layout changes incompatibly. Opening a state dir written with a
 // newer version fails with a message naming both versions.
-// Version 2 keys the dedup entries by (instance, table) like the cursors; a version 1 dir is
-// migrated when it is opened (docs/state-store.md, "Schema versions").
-inline constexpr uint32_t kSchemaVersion = 2;
+// Version 2 keyed the dedup entries by (instance, table) like the cursors; version 3 stores them
+// as one block per commit. An older dir is migrated when it is opened (docs/state-store.md,
+// "Schema versions").
+inline constexpr uint32_t kSchemaVersion = 3;
 
 // Which configuration a cursor belongs to (reference behaviour, section 2). A stored cursor
 // whose identity differs from the configured one is refused, never silently reused.

@@ -137,7 +137,7 @@ TEST(DedupInstanceTest, AVersionOneDirOpensAndKeepsItsEntriesForItsInstance) {
   EXPECT_EQ(*store->DedupCount("incident"), 2u);
   EXPECT_EQ(*store->DedupCount("orphan"), 0u);
 
-  // A second open finds version 2 and changes nothing.
+  // A second open finds the current version and changes nothing.
   store.reset();
   store = OpenOrDie(tmp.path());
   EXPECT_EQ((*store->LoadDedupWindow(prod, DedupPolicy{1000, 1000}))->size(), 2u);
