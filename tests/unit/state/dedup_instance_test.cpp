@@ -5,10 +5,12 @@
 // losing the entries of the instance it was used with.
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
 
 #include <string>
 #include <vector>
 
+#include "raw_store.h"
 #include "snowcar/state/state_store.h"
 #include "state/key_codec.h"
 #include "state_test_util.h"
@@ -68,38 +70,30 @@ TEST(DedupInstanceTest, AnotherInstanceOfTheSameAliasStartsWithNoEntries) {
 void RewriteAsVersion1(const std::string& dir,
                        const std::vector<std::pair<std::string, DedupKey>>& legacy,
                        const std::vector<std::pair<StoredCursor, int64_t>>& written_at) {
-  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-  for (const char* name : {"default", codec::kCursorCf, codec::kDedupCf, codec::kCorrelationCf,
-                           codec::kMetaCf, codec::kOriginCf, codec::kIdSetCf}) {
-    cfs.emplace_back(name, rocksdb::ColumnFamilyOptions());
-  }
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::DB* db = nullptr;
-  ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), dir, cfs, &handles, &db).ok());
-  rocksdb::WriteBatch batch;
-  {
-    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), handles[2]));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      ASSERT_TRUE(batch.Delete(handles[2], it->key()).ok());
+  testing::WithRawStore(dir, [&](rocksdb::DB& db, const testing::RawFamilies& cf) {
+    rocksdb::WriteBatch batch;
+    {
+      std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(rocksdb::ReadOptions(), cf.dedup));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        ASSERT_TRUE(batch.Delete(cf.dedup, it->key()).ok());
+      }
     }
-  }
-  for (const auto& [stored, at] : written_at) {
-    ASSERT_TRUE(batch
-                    .Put(handles[1], codec::CursorKey(stored.identity),
-                         codec::EncodeCursorValue(stored.cursor, at))
-                    .ok());
-  }
-  for (const auto& [table, key] : legacy) {
-    std::string k = codec::LegacyDedupPrefix(table);
-    codec::AppendDedupSuffix(&k, key.ts, key.sys_id, key.mod_count);
-    ASSERT_TRUE(batch.Put(handles[2], k, rocksdb::Slice()).ok());
-  }
-  ASSERT_TRUE(
-      batch.Put(handles[4], std::string(codec::kSchemaVersionKey), codec::EncodeSchemaVersion(1))
-          .ok());
-  ASSERT_TRUE(db->Write(rocksdb::WriteOptions(), &batch).ok());
-  for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
-  delete db;
+    for (const auto& [stored, at] : written_at) {
+      ASSERT_TRUE(batch
+                      .Put(cf.cursor, codec::CursorKey(stored.identity),
+                           codec::EncodeCursorValue(stored.cursor, at))
+                      .ok());
+    }
+    for (const auto& [table, key] : legacy) {
+      std::string k = codec::LegacyDedupPrefix(table);
+      codec::AppendDedupSuffix(&k, key.ts, key.sys_id, key.mod_count);
+      ASSERT_TRUE(batch.Put(cf.dedup, k, rocksdb::Slice()).ok());
+    }
+    ASSERT_TRUE(
+        batch.Put(cf.meta, std::string(codec::kSchemaVersionKey), codec::EncodeSchemaVersion(1))
+            .ok());
+    ASSERT_TRUE(db.Write(rocksdb::WriteOptions(), &batch).ok());
+  });
 }
 
 TEST(DedupInstanceTest, AVersionOneDirOpensAndKeepsItsEntriesForItsInstance) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "raw_store.h"
 #include "snowcar/state/state_store.h"
 #include "state/dedup_block.h"
 #include "state/key_codec.h"
@@ -21,34 +22,19 @@ namespace {
 using testing::HexId;
 using testing::Identity;
 using testing::OpenOrDie;
+using testing::RawFamilies;
 using testing::TempDir;
-
-// Opens a closed store with plain RocksDB, runs `fn(db, dedup, meta)`, and closes it again.
-template <typename Fn>
-void WithRawStore(const std::string& dir, Fn&& fn) {
-  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-  for (const char* name : {"default", codec::kCursorCf, codec::kDedupCf, codec::kCorrelationCf,
-                           codec::kMetaCf, codec::kOriginCf, codec::kIdSetCf}) {
-    cfs.emplace_back(name, rocksdb::ColumnFamilyOptions());
-  }
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::DB* db = nullptr;
-  ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), dir, cfs, &handles, &db).ok());
-  fn(*db, handles[2], handles[4]);
-  for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
-  delete db;
-}
+using testing::WithRawStore;
 
 // The dedup family's keys and values, in key order.
 std::vector<std::pair<std::string, std::string>> RawDedup(const std::string& dir) {
   std::vector<std::pair<std::string, std::string>> out;
-  WithRawStore(
-      dir, [&](rocksdb::DB& db, rocksdb::ColumnFamilyHandle* dedup, rocksdb::ColumnFamilyHandle*) {
-        std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(rocksdb::ReadOptions(), dedup));
-        for (it->SeekToFirst(); it->Valid(); it->Next()) {
-          out.emplace_back(it->key().ToString(), it->value().ToString());
-        }
-      });
+  WithRawStore(dir, [&](rocksdb::DB& db, const RawFamilies& cf) {
+    std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(rocksdb::ReadOptions(), cf.dedup));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      out.emplace_back(it->key().ToString(), it->value().ToString());
+    }
+  });
   return out;
 }
 
@@ -134,9 +120,8 @@ TEST(DedupLayoutTest, AnUnreadableBlockIsReportedByTableAndBlock) {
   }
   const auto raw = RawDedup(tmp.path());
   ASSERT_EQ(raw.size(), 1u);
-  WithRawStore(tmp.path(), [&](rocksdb::DB& db, rocksdb::ColumnFamilyHandle* dedup,
-                               rocksdb::ColumnFamilyHandle*) {
-    ASSERT_TRUE(db.Put(rocksdb::WriteOptions(), dedup, raw[0].first,
+  WithRawStore(tmp.path(), [&](rocksdb::DB& db, const RawFamilies& cf) {
+    ASSERT_TRUE(db.Put(rocksdb::WriteOptions(), cf.dedup, raw[0].first,
                        raw[0].second.substr(0, raw[0].second.size() - 3))
                     .ok());
   });
@@ -154,20 +139,20 @@ TEST(DedupLayoutTest, AnUnreadableBlockIsReportedByTableAndBlock) {
 // schema version to 2, as a snowcar of that version would have left it.
 void RewriteAsVersion2(const std::string& dir,
                        const std::vector<std::pair<CursorIdentity, DedupKey>>& entries) {
-  WithRawStore(dir, [&](rocksdb::DB& db, rocksdb::ColumnFamilyHandle* dedup,
-                        rocksdb::ColumnFamilyHandle* meta) {
+  WithRawStore(dir, [&](rocksdb::DB& db, const RawFamilies& cf) {
     rocksdb::WriteBatch batch;
-    std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(rocksdb::ReadOptions(), dedup));
+    std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(rocksdb::ReadOptions(), cf.dedup));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      ASSERT_TRUE(batch.Delete(dedup, it->key()).ok());
+      ASSERT_TRUE(batch.Delete(cf.dedup, it->key()).ok());
     }
     for (const auto& [id, key] : entries) {
       std::string k = codec::DedupPrefix(id.instance, id.table);
       codec::AppendDedupSuffix(&k, key.ts, key.sys_id, key.mod_count);
-      ASSERT_TRUE(batch.Put(dedup, k, rocksdb::Slice()).ok());
+      ASSERT_TRUE(batch.Put(cf.dedup, k, rocksdb::Slice()).ok());
     }
     ASSERT_TRUE(
-        batch.Put(meta, std::string(codec::kSchemaVersionKey), codec::EncodeSchemaVersion(2)).ok());
+        batch.Put(cf.meta, std::string(codec::kSchemaVersionKey), codec::EncodeSchemaVersion(2))
+            .ok());
     ASSERT_TRUE(db.Write(rocksdb::WriteOptions(), &batch).ok());
   });
 }

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <thread>
 
+#include "raw_store.h"
 #include "snowcar/state/state_store.h"
 #include "state/key_codec.h"
 #include "state_test_util.h"
@@ -99,19 +100,11 @@ TEST(StateStoreOpenTest, NewerSchemaVersionIsRefusedNamingBoth) {
   OpenOrDie(tmp.path()).reset();
   {
     // Rewrite the version as a future snowcar would.
-    std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-    for (const char* name : {"default", codec::kCursorCf, codec::kDedupCf, codec::kCorrelationCf,
-                             codec::kMetaCf, codec::kOriginCf, codec::kIdSetCf}) {
-      cfs.emplace_back(name, rocksdb::ColumnFamilyOptions());
-    }
-    std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    rocksdb::DB* db = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), tmp.path(), cfs, &handles, &db).ok());
-    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[4], std::string(codec::kSchemaVersionKey),
-                        codec::EncodeSchemaVersion(kSchemaVersion + 1))
-                    .ok());
-    for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
-    delete db;
+    testing::WithRawStore(tmp.path(), [&](rocksdb::DB& db, const testing::RawFamilies& cf) {
+      ASSERT_TRUE(db.Put(rocksdb::WriteOptions(), cf.meta, std::string(codec::kSchemaVersionKey),
+                         codec::EncodeSchemaVersion(kSchemaVersion + 1))
+                      .ok());
+    });
   }
   Status s = OpenStatus(tmp.path());
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
