@@ -242,37 +242,6 @@ size_t DedupWindowImpl::CountBelow(int64_t bound, size_t limit) const {
   return n;
 }
 
-std::optional<int64_t> DedupWindowImpl::FirstTsAtOrAbove(int64_t bound) const {
-  std::optional<int64_t> best;
-  for (size_t i = 0; i < size_; ++i) {
-    const int64_t ts = At(i).ts;
-    if (ts >= bound && (!best || ts < *best)) {
-      best = ts;
-      if (ts_ordered_) break;
-    }
-  }
-  return best;
-}
-
-int64_t DedupWindowImpl::MinTs() const {
-  if (ts_ordered_) return At(0).ts;
-  int64_t m = At(0).ts;
-  for (size_t i = 1; i < size_; ++i) m = std::min(m, At(i).ts);
-  return m;
-}
-
-void DedupWindowImpl::ForEachBelow(int64_t bound, const Visitor& fn) const {
-  char buf[32];
-  for (size_t i = 0; i < size_; ++i) {
-    const Entry& e = At(i);
-    if (e.ts < bound) {
-      fn(e.ts, SysIdOf(e, buf), e.mod);
-    } else if (ts_ordered_) {
-      break;
-    }
-  }
-}
-
 void DedupWindowImpl::ForEachPending(const Visitor& fn) const {
   char buf[32];
   for (size_t i = size_ - pending_; i < size_; ++i) {

@@ -57,19 +57,14 @@ class DedupWindowImpl final : public DedupWindow {
   // True when some entry in memory has ts < bound.
   bool HasEntryBelow(int64_t bound) const;
   using Visitor = std::function<void(int64_t ts, std::string_view sys_id, uint32_t mod)>;
-  // True when entries were inserted in timestamp order since the last commit (so the evicted
-  // entries and the entries below any bound are the oldest ones: a key range on disk).
+  // True when entries were inserted in timestamp order since the last sort (so the entries
+  // below any bound are the oldest ones: pruning them takes them from the front).
   bool ts_ordered() const { return ts_ordered_; }
-  // Smallest ts among entries with ts >= bound, or nullopt when there is none.
-  std::optional<int64_t> FirstTsAtOrAbove(int64_t bound) const;
-  size_t evicted() const { return evicted_.size(); }
-  // Entries in memory with ts < bound: how many (up to `limit`), the smallest ts, each one.
+  // How many entries in memory have ts < bound, counting up to `limit`.
   size_t CountBelow(int64_t bound, size_t limit) const;
-  int64_t MinTs() const;  // REQUIRES: size() > 0
-  void ForEachBelow(int64_t bound, const Visitor& fn) const;
   // The entries written by Insert since the last commit, oldest first.
   void ForEachPending(const Visitor& fn) const;
-  // Committed entries dropped by the cap since the last commit: disk still holds them.
+  // Committed entries dropped by the cap since the last commit: disk still holds their blocks.
   void ForEachEvicted(const Visitor& fn) const;
   // After a successful commit: nothing pending or evicted any more, entries with ts < bound
   // dropped, so memory holds exactly what the commit left on disk.
@@ -92,7 +87,6 @@ class DedupWindowImpl final : public DedupWindow {
   DiskPlan PlanCommit(int64_t bound);
   // While loading: the AddCommitted calls that follow read block `seq`.
   void BeginLoadedBlock(uint64_t seq);
-  size_t blocks() const { return blocks_.size(); }
 
  private:
   struct Entry {
