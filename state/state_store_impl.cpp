@@ -72,8 +72,8 @@ rocksdb::ColumnFamilyOptions MakeCfOptions(const std::string& name,
   if (name == codec::kDedupCf) {
     // The dedup family is written in bulk and only ever read by full scans (warm-up, the
     // socket API), never by point lookups: an append-only vector memtable, sorted once when
-    // it is flushed or scanned, costs a fraction of a skip-list insert per entry (the commit
-    // benchmark went from 0.64 M to 1.67 M rows/s with it).
+    // it is flushed or scanned, costs a fraction of a skip-list insert per key (with a key per
+    // entry, schema 2, the commit benchmark went from 0.64 M to 1.67 M rows/s with it).
     o.memtable_factory.reset(new rocksdb::VectorRepFactory());
     // Its values are packed sys_ids (random bytes), which Snappy cannot shrink: compressing
     // them only cost the flush thread CPU.
