@@ -49,20 +49,25 @@ size_t EntriesIn(const std::string& value) {
   return n;
 }
 
+// Emits rows 0 .. rows-1 (row r at second 1000 + r) into a window of `cap` entries and commits
+// after every `every` rows. The overlap is so long that nothing is pruned by time: only the
+// cap drops entries.
+void EmitRows(const std::string& dir, const CursorIdentity& id, size_t cap, int rows, int every) {
+  auto store = OpenOrDie(dir);
+  auto w = store->LoadDedupWindow(id, DedupPolicy{1'000'000, cap});
+  ASSERT_TRUE(w.ok());
+  for (int row = 0; row < rows; ++row) {
+    ASSERT_TRUE((*w)->Insert({1000 + row, HexId(row), 0}));
+    if (row % every == every - 1) {
+      ASSERT_TRUE(store->Commit(id, {1000 + row, HexId(row), Phase::kStream}, **w).ok());
+    }
+  }
+}
+
 TEST(DedupLayoutTest, EachCommitWritesOneBlockAndTheCapDropsWholeBlocks) {
   TempDir tmp;
   const CursorIdentity id = Identity("incident");
-  {
-    auto store = OpenOrDie(tmp.path());
-    // An overlap so long that nothing is pruned by time: only the cap of 1 000 drops entries.
-    auto w = store->LoadDedupWindow(id, DedupPolicy{1'000'000, 1000});
-    ASSERT_TRUE(w.ok());
-    int row = 0;
-    for (int commit = 0; commit < 30; ++commit) {
-      for (int i = 0; i < 100; ++i, ++row) ASSERT_TRUE((*w)->Insert({1000 + row, HexId(row), 0}));
-      ASSERT_TRUE(store->Commit(id, {1000 + row, HexId(row - 1), Phase::kStream}, **w).ok());
-    }
-  }
+  EmitRows(tmp.path(), id, 1000, 3000, 100);
   const auto raw = RawDedup(tmp.path());
   ASSERT_EQ(raw.size(), 10u);  // the newest 1 000 entries, as the 10 newest commits wrote them
   const std::string prefix = codec::DedupPrefix(id.instance, id.table);
@@ -83,17 +88,7 @@ TEST(DedupLayoutTest, EachCommitWritesOneBlockAndTheCapDropsWholeBlocks) {
 TEST(DedupLayoutTest, ABlockTheCapCutsIsRewrittenWithWhatStays) {
   TempDir tmp;
   const CursorIdentity id = Identity("incident");
-  {
-    auto store = OpenOrDie(tmp.path());
-    auto w = store->LoadDedupWindow(id, DedupPolicy{1'000'000, 250});
-    ASSERT_TRUE(w.ok());
-    for (int row = 0; row < 300; ++row) {
-      ASSERT_TRUE((*w)->Insert({1000 + row, HexId(row), 0}));
-      if (row % 100 == 99) {
-        ASSERT_TRUE(store->Commit(id, {1000 + row, HexId(row), Phase::kStream}, **w).ok());
-      }
-    }
-  }
+  EmitRows(tmp.path(), id, 250, 300, 100);
   // Rows 50..299 stay: the first block lost its first half and holds the second.
   const auto raw = RawDedup(tmp.path());
   ASSERT_EQ(raw.size(), 3u);
