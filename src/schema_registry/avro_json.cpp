@@ -212,7 +212,15 @@ Result<json::value> Render(avro_value_t& v, const LogicalNode* node, const std::
     case AVRO_ENUM: {
       int index = 0;
       if (avro_value_get_enum(&v, &index) != 0) return Failed("enum");
-      const char* symbol = avro_schema_enum_get(avro_value_get_schema(&v), index);
+      // avro-c reads an enum's index as written, and avro_schema_enum_get does not check it:
+      // an index past the symbols read memory beyond the schema's table (the fuzzer found one
+      // that rendered as bytes of a pointer). The index is checked here first.
+      const avro_schema_t enum_schema = avro_value_get_schema(&v);
+      if (index < 0 || index >= avro_schema_enum_number_of_symbols(enum_schema)) {
+        return Status::InvalidArgument("an Avro enum index (" + std::to_string(index) +
+                                       ") names no symbol of its schema");
+      }
+      const char* symbol = avro_schema_enum_get(enum_schema, index);
       if (symbol == nullptr) return Failed("enum symbol");
       return json::value(json::string(symbol));
     }

@@ -178,6 +178,23 @@ TEST(AvroHostileLengthTest, ArraysOfItemsThatTakeNoBytesAreRefusedByTheirSchema)
   EXPECT_TRUE(AvroToJson(R"({"type":"map","values":"null"})", std::string("\x00", 1)).ok());
 }
 
+TEST(AvroHostileValueTest, AnEnumIndexPastItsSymbolsIsRefused) {
+  // An enum is written as its index (zigzag varint); avro-c reads any index and looks the
+  // symbol up without a bound. -3 (0x05), 2 (0x04, one past "B") and 1 000 000 are refused by
+  // name; the symbols that exist still read.
+  constexpr char kEnum[] = R"({"type":"enum","name":"E","symbols":["A","B"]})";
+  for (const std::string& payload :
+       {std::string("\x05", 1), std::string("\x04", 1), std::string("\x80\x89\x7a", 3)}) {
+    auto r = AvroToJson(kEnum, payload);
+    ASSERT_FALSE(r.ok()) << *r;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(r.status().message(), HasSubstr("names no symbol of its schema"));
+  }
+  auto b = AvroToJson(kEnum, std::string("\x02", 1));
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(*b, "\"B\"");
+}
+
 TEST(AvroHostileValueTest, NanAndInfinityAreRefused) {
   auto nan = AvroToJson(R"("double")", AvroPayload(R"("double")", [](avro_value_t& v) {
                           avro_value_set_double(&v, std::nan(""));
