@@ -235,7 +235,7 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
       Pump();
       return;
     }
-    TableResponse parsed = ParseTableResponse(t.response, now);
+    TableResponse parsed = ParseTableResponse(t.response, now, call->request.rows_as_text);
     if (parsed.server_date_ms) {
       drift_ms.store(*parsed.server_date_ms - now);
       drift_known.store(true);

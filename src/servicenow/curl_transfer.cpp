@@ -15,6 +15,15 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
     t->too_large = true;
     return 0;  // aborts the transfer with CURLE_WRITE_ERROR
   }
+  if (t->response.body.empty()) {
+    // A body whose length is announced gets one buffer of that size: grown by doubling, a
+    // 5 MiB page would hold up to 8 MiB, and 12 MiB while it moves to the larger buffer.
+    curl_off_t length = -1;
+    if (curl_easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK &&
+        length > 0 && length <= t->max_bytes) {
+      t->response.body.reserve(static_cast<size_t>(length));
+    }
+  }
   t->response.body.append(data, n);
   return n;
 }

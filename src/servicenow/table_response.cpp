@@ -4,6 +4,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 #include <cctype>
+#include <utility>
 
 namespace snowcar::servicenow {
 namespace {
@@ -127,9 +128,8 @@ std::string_view BodyKindName(BodyKind kind) {
   return "?";
 }
 
-TableResponse ParseTableResponse(const InstanceResponse& response, int64_t local_now_ms) {
-  TableResponse out;
-  ParseBody(response.body, out);
+namespace {
+void ReadHeaders(const InstanceResponse& response, int64_t local_now_ms, TableResponse& out) {
   if (auto v = response.Header("X-Total-Count")) out.total_count = ParseTotalCount(*v);
   if (auto v = response.Header("Link")) out.links = ParseLinkHeader(*v);
   if (auto v = response.Header("Date")) out.server_date_ms = ParseHttpDate(*v);
@@ -137,6 +137,27 @@ TableResponse ParseTableResponse(const InstanceResponse& response, int64_t local
   if (auto v = response.Header("Retry-After")) {
     out.retry_after_ms = ParseRetryAfterMillis(*v, out.server_date_ms.value_or(local_now_ms));
   }
+}
+}  // namespace
+
+TableResponse ParseTableResponse(const InstanceResponse& response, int64_t local_now_ms) {
+  TableResponse out;
+  ParseBody(response.body, out);
+  ReadHeaders(response, local_now_ms, out);
+  return out;
+}
+
+TableResponse ParseTableResponse(InstanceResponse& response, int64_t local_now_ms,
+                                 bool rows_as_text) {
+  if (!rows_as_text) return ParseTableResponse(std::as_const(response), local_now_ms);
+  TableResponse out;
+  if (std::optional<RowTexts> rows = SplitListRows(response.body)) {
+    out.kind = BodyKind::kList;
+    out.row_texts = std::move(*rows);
+  } else {
+    ParseBody(response.body, out);
+  }
+  ReadHeaders(response, local_now_ms, out);
   return out;
 }
 

@@ -6,10 +6,7 @@
 #include "snowcar/config/config.h"
 
 namespace snowcar::source {
-namespace {
 
-// True when the row really carries a sys_mod_count: ReadRowKey reads a missing or blank one
-// as 0, which must not match the sink's version 0 of a create.
 bool CarriesModCount(const boost::json::object& row) {
   const boost::json::value* v = row.if_contains("sys_mod_count");
   if (v != nullptr && v->is_object()) v = v->as_object().if_contains("value");
@@ -17,10 +14,8 @@ bool CarriesModCount(const boost::json::object& row) {
   return !v->is_string() || !v->as_string().empty();
 }
 
-}  // namespace
-
 EchoVerdict ApplyEcho(state::StateStore& store, EchoMode mode, std::string_view instance,
-                      const TableSettings& table, const boost::json::object& row, const RowKey& key,
+                      const TableSettings& table, bool carries_mod_count, const RowKey& key,
                       std::vector<kafka::OutRecord>& records, Status* error) {
   if (mode == EchoMode::kOff || records.empty()) return EchoVerdict::kForeign;
   auto found = store.FindOrigin(instance, table.name, key.sys_id, key.mod_count);
@@ -28,7 +23,7 @@ EchoVerdict ApplyEcho(state::StateStore& store, EchoMode mode, std::string_view 
     if (error != nullptr) *error = found.status();
     return EchoVerdict::kForeign;
   }
-  if (!found->has_value() || !CarriesModCount(row)) return EchoVerdict::kForeign;
+  if (!found->has_value() || !carries_mod_count) return EchoVerdict::kForeign;
   if (mode == EchoMode::kSuppress) return EchoVerdict::kSuppressed;
   const state::Origin& origin = **found;
   kafka::Headers& headers = records.front().headers;

@@ -39,11 +39,15 @@ enum class EchoVerdict {
   kSuppressed,  // the sink's, under suppress: produce nothing
 };
 
+// True when the row really carries a sys_mod_count: ReadRowKey reads a missing or blank one
+// as 0, which must not match the sink's version 0 of a create.
+bool CarriesModCount(const boost::json::object& row);
+
 // Looks the version up and marks `records` (the row's UPSERT record comes first). A failed
 // lookup is reported in `error` and answers kForeign: the version is emitted unmarked, never
-// marked wrongly and never lost.
+// marked wrongly and never lost. `carries_mod_count`: CarriesModCount of the row.
 EchoVerdict ApplyEcho(state::StateStore& store, EchoMode mode, std::string_view instance,
-                      const TableSettings& table, const boost::json::object& row, const RowKey& key,
+                      const TableSettings& table, bool carries_mod_count, const RowKey& key,
                       std::vector<kafka::OutRecord>& records, Status* error);
 
 }  // namespace snowcar::source

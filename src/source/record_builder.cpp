@@ -180,6 +180,9 @@ kafka::OutRecord BuildRecord(const boost::json::object& row, const RowKey& key,
     value += ",\"ts_ms\":" + std::to_string(key.ts * 1000);
     value += "},\"op\":\"u\",\"ts_ms\":" + std::to_string(extracted_at_ms) + "}";
   }
+  // A queued record lives until its page is produced; growth by doubling can leave almost
+  // half its buffer empty.
+  if (value.capacity() - value.size() > value.size() / 8) value.shrink_to_fit();
   record.value = std::move(value);
   return record;
 }

@@ -208,6 +208,7 @@ void TablePoller::SendClockRequest() {
 void TablePoller::Issue(const PlannedQuery& query) {
   servicenow::InstanceRequest request;
   request.target = PageTargetFor(*deps_.table, query);
+  request.rows_as_text = !query.count && RowsAsText();
   const int64_t now = NowMs();
   status_.SetLastRequestAt(now);
   http_busy_ = true;
@@ -305,7 +306,7 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
     status_.pages_fetched.fetch_add(1);
     if (FetchAuditReads(result.response.rows)) return;  // a deletes stream; accepts later
     if (HoldForTypes(result.response.rows)) return;     // typed: types first
-    AcceptPage(std::move(result.response.rows));
+    AcceptInto(plan_, /*backfill_range=*/false, queued_pages_.emplace_back(), result.response);
     if (failed_) return;
   }
   AfterPage();

@@ -140,15 +140,16 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void OnFailedAnswer(const servicenow::CallResult& result);
   void OnAnswer(const PlannedQuery& query, int64_t sent_at_ms, servicenow::CallResult result);
   // Checks a fetched page row by row, moves the plan over it and queues its rows.
-  void AcceptPage(boost::json::array rows);
+  void AcceptPage(const boost::json::array& rows);
   // A count answer handed to `plan` (the table's or a range's); false when the table failed.
   bool ApplyCount(PollPlan& plan, const PlannedQuery& query, const servicenow::CallResult& result);
   // Produces queued rows while the produced-but-not-durable count stays under the window.
   void ProduceQueued();
   size_t ProduceWindow() const;
-  // Marks the sink's own version in `records`, or says to suppress it (echo_marker.h).
-  EchoVerdict Echo(const boost::json::object& row, const RowKey& key,
-                   std::vector<kafka::OutRecord>& records);
+  // Marks the sink's own version in `records` (the row's), or says to suppress it
+  // (echo_marker.h).
+  struct QueuedRow;
+  EchoVerdict Echo(const QueuedRow& row, std::vector<kafka::OutRecord>& records);
   // What follows a processed page or count: end the sweep when the plan says so, then Pump.
   void AfterPage();
   void OnDelivery(uint64_t generation, AckTracker::Ticket ticket, const state::DedupKey& key,
@@ -180,7 +181,7 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void IssueRange(size_t index);
   void OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& query, int64_t sent_at_ms,
                      servicenow::CallResult result);
-  void AcceptRangePage(size_t index, boost::json::array rows);
+  void AcceptRangePage(size_t index, const servicenow::TableResponse& page);
   void ProduceBackfillQueued();
   void MaybeCommitBackfill(bool force);
   void FinishBackfill();
@@ -213,11 +214,6 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void TypedBackOff(const Status& why);
   // The accepted-page path after the page's types are settled.
   void AcceptAndContinue(boost::json::array rows);
-  // One accepted row version: its records produced under `ticket`, or, for a bad typed value
-  // (bad-row policy `log`) or the sink's own version under echo suppression, settled at once.
-  // False when the table failed (bad-row policy `fail`).
-  bool ProduceRow(const boost::json::object& row, const RowKey& key, int64_t extracted_at,
-                  AckTracker::Ticket ticket);
   // Produces them as one unit: one delivery report, OK only when every record's is.
   void ProduceRecords(std::vector<kafka::OutRecord> records, AckTracker::Ticket ticket,
                       state::DedupKey dedup);
@@ -284,20 +280,43 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   std::string commit_error_;  // the failing commit's message; empty while commits succeed
   // Fetched pages whose rows are checked and planned but not all produced yet, oldest first.
   // At most two: the next page is fetched while the previous one is being produced (Pump).
+  // A queued row holds its records, not its parsed JSON: a parsed row takes about three and
+  // a half times its text, its records about its text (docs/performance.md).
   struct QueuedRow {
-    size_t index;  // in `rows`; the element is released once the row is produced
-    RowKey key;    // views into rows[index]
-    state::Phase phase;
+    int64_t ts = 0;
+    std::string sys_id;
+    uint32_t mod_count = 0;
+    bool carries_mod_count = false;  // for the echo lookup (echo_marker.h)
+    state::Phase phase = state::Phase::kBackfill;
+    Status built;  // not OK: a typed value that does not parse (the bad-row policy decides)
+    std::vector<kafka::OutRecord> records;
+
+    RowKey key() const { return RowKey{ts, sys_id, mod_count}; }
   };
   struct QueuedPage {
-    boost::json::array rows;
     std::vector<QueuedRow> accepted;
     size_t next = 0;  // first accepted row not produced yet
-    int64_t extracted_at = 0;
   };
-  // Checks a page's rows and moves `plan` over them, queueing the good ones in `page` (the
-  // table's own plan, or a backfill range's).
-  void AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page, boost::json::array rows);
+  // Checks a page's rows and moves `plan` over them, queueing the good ones in `page` with
+  // their records (the table's own plan, or a backfill range's). Rows come parsed, or as text
+  // parsed one at a time (servicenow::RowTexts).
+  void AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
+                  const boost::json::array& rows);
+  void AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
+                  const servicenow::RowTexts& rows);
+  // A page answer: its text rows, or its parsed ones when the client parsed it whole.
+  void AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
+                  const servicenow::TableResponse& answer);
+  // One row of it; false when the table failed.
+  bool AcceptRow(PollPlan& plan, bool backfill_range, QueuedPage& page,
+                 const boost::json::value& row, int64_t extracted_at);
+  // Produces a queued row's records under `ticket`, or settles it at once (a bad typed value
+  // under bad-row policy `log`, the sink's own version under echo suppression). False when
+  // the table failed (bad-row policy `fail`).
+  bool ProduceRow(QueuedRow& row, AckTracker::Ticket ticket);
+  // Asks for a page's rows as text when every row becomes records the same way (not for a
+  // typed table, whose page waits for its types, nor a deletes stream, which re-reads rows).
+  bool RowsAsText() const { return !typed_ && !deps_.deletes; }
   std::deque<QueuedPage> queued_pages_;
   std::chrono::steady_clock::time_point last_commit_;
   std::promise<void> stop_promise_;

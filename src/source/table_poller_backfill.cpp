@@ -192,6 +192,7 @@ void TablePoller::IssueRange(size_t index) {
   const PlannedQuery query = r.plan->Next();
   servicenow::InstanceRequest request;
   request.target = PageTargetFor(*deps_.table, query);
+  request.rows_as_text = !query.count && RowsAsText();
   const int64_t now = NowMs();
   status_.SetLastRequestAt(now);
   r.http_busy = true;
@@ -229,7 +230,7 @@ void TablePoller::OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& 
     if (!ApplyCount(*r.plan, query, result)) return;
   } else {
     status_.pages_fetched.fetch_add(1);
-    AcceptRangePage(index, std::move(result.response.rows));
+    AcceptRangePage(index, result.response);
     if (failed_) return;
   }
   if (!r.plan->in_sweep()) r.read_done = true;
@@ -237,9 +238,9 @@ void TablePoller::OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& 
   Pump();
 }
 
-void TablePoller::AcceptRangePage(size_t index, boost::json::array rows) {
+void TablePoller::AcceptRangePage(size_t index, const servicenow::TableResponse& page) {
   BackfillRun::Range& r = backfill_->ranges[index];
-  AcceptInto(*r.plan, /*backfill_range=*/true, r.pages.emplace_back(), std::move(rows));
+  AcceptInto(*r.plan, /*backfill_range=*/true, r.pages.emplace_back(), page);
 }
 
 void TablePoller::ProduceBackfillQueued() {
@@ -264,18 +265,17 @@ void TablePoller::ProduceBackfillQueued() {
           QueuedRow& q = page.accepted[page.next++];
           ++slice;
           moved = true;
-          state::Cursor position{q.key.ts, std::string(q.key.sys_id), state::Phase::kBackfill};
+          state::Cursor position{q.ts, q.sys_id, state::Phase::kBackfill};
           const AckTracker::Ticket ticket =
               r.tracker.Add(std::move(position)) |
               (static_cast<AckTracker::Ticket>(index + 1) << kRangeTicketShift);
-          if (window_->Contains(q.key.ts, q.key.sys_id, q.key.mod_count)) {
+          if (window_->Contains(q.ts, q.sys_id, q.mod_count)) {
             status_.duplicates_suppressed.fetch_add(1);
             AckTicket(ticket);
-          } else if (!ProduceRow(page.rows[q.index].get_object(), q.key, page.extracted_at,
-                                 ticket)) {
+            q.records = {};  // give the records' memory back early
+          } else if (!ProduceRow(q, ticket)) {
             return;
           }
-          page.rows[q.index].emplace_null();
         }
         if (page.next >= page.accepted.size()) {
           r.pages.pop_front();

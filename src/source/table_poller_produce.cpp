@@ -2,9 +2,11 @@
 // The table poller's produce side: a page's rows become records in the produce window, Kafka's
 // acknowledgements move the committable cursor, and the cursor commits with its dedup entries.
 #include <algorithm>
+#include <array>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
+#include <boost/json/monotonic_resource.hpp>
 #include <utility>
 
 #include "backfill_run.h"
@@ -31,52 +33,91 @@ namespace {
 constexpr std::chrono::milliseconds kCommitRetry{1000};
 }  // namespace
 
-void TablePoller::AcceptPage(boost::json::array rows) {
-  AcceptInto(plan_, /*backfill_range=*/false, queued_pages_.emplace_back(), std::move(rows));
+void TablePoller::AcceptPage(const boost::json::array& rows) {
+  AcceptInto(plan_, /*backfill_range=*/false, queued_pages_.emplace_back(), rows);
 }
 
 void TablePoller::AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
-                             boost::json::array rows) {
-  // Every row is checked and the plan moves over the whole page before any of it is
-  // produced, so the next page can be requested at once (Pump). The queued keys view into
-  // the page's rows, which stay in place (deque elements do not move) until produced.
-  page.rows = std::move(rows);
-  page.extracted_at = NowMs();
-  page.accepted.reserve(page.rows.size());
-  for (size_t i = 0; i < page.rows.size(); ++i) {
-    const boost::json::object* row = page.rows[i].if_object();
-    Result<RowKey> key = row != nullptr
-                             ? ReadRowKey(*row, *deps_.table)
-                             : Result<RowKey>(Status::InvalidArgument(
-                                   Label() + ": a row of the page is not a JSON object"));
-    if (!key.ok()) {
-      if (deps_.source->bad_row == BadRowBehavior::kFail) {
-        Fail(key.status().message());
-        return;
-      }
-      status_.rows_skipped.fetch_add(1);
-      SNOWCAR_LOG(kWarn, "source.bad_row_skipped",
-                  {{"table", deps_.table->alias}, {"error", key.status().message()}});
-      continue;
-    }
-    if (Status s = plan.Accept(key->ts, key->sys_id); !s.ok()) {
-      Fail(Label() + " (" + deps_.table->name + "): " + s.message());
-      return;
-    }
-    // A backfill range's plan reads only backfill rows; the table's own plan says per row.
-    page.accepted.push_back(
-        QueuedRow{i, *key, backfill_range ? state::Phase::kBackfill : plan.phase()});
+                             const servicenow::TableResponse& answer) {
+  // The rows come as text when the request asked for it and the body had the plain list
+  // shape; any other list answer the client parsed whole.
+  if (answer.rows.empty()) {
+    AcceptInto(plan, backfill_range, page, answer.row_texts);
+  } else {
+    AcceptInto(plan, backfill_range, page, answer.rows);
   }
-  if (Status s = plan.OnPage(page.rows.size()); !s.ok()) Fail(Label() + ": " + s.message());
 }
 
-EchoVerdict TablePoller::Echo(const boost::json::object& row, const RowKey& key,
-                              std::vector<kafka::OutRecord>& records) {
+// Every row is checked, built into its records and the plan moved over the whole page before
+// any of it is produced, so the next page can be requested at once (Pump).
+void TablePoller::AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
+                             const boost::json::array& rows) {
+  const int64_t extracted_at = NowMs();
+  page.accepted.reserve(rows.size());
+  for (const boost::json::value& row : rows) {
+    if (!AcceptRow(plan, backfill_range, page, row, extracted_at)) return;
+  }
+  if (Status s = plan.OnPage(rows.size()); !s.ok()) Fail(Label() + ": " + s.message());
+}
+
+void TablePoller::AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
+                             const servicenow::RowTexts& rows) {
+  const int64_t extracted_at = NowMs();
+  page.accepted.reserve(rows.size());
+  // One row parsed at a time into a buffer that is used again for the next, so a page never
+  // exists as one parsed tree and a row's parse allocates nothing (a row larger than the
+  // buffer takes the rest from the heap, for that row only).
+  std::array<unsigned char, 16384> buffer{};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    boost::json::monotonic_resource memory(buffer.data(), buffer.size());
+    boost::json::error_code ec;
+    boost::json::value row = boost::json::parse(rows[i], ec, &memory);
+    // The client checked the whole body; a row that does not parse here is a bad row all the
+    // same, never a crash.
+    if (ec) row = nullptr;
+    if (!AcceptRow(plan, backfill_range, page, row, extracted_at)) return;
+  }
+  if (Status s = plan.OnPage(rows.size()); !s.ok()) Fail(Label() + ": " + s.message());
+}
+
+bool TablePoller::AcceptRow(PollPlan& plan, bool backfill_range, QueuedPage& page,
+                            const boost::json::value& value, int64_t extracted_at) {
+  const boost::json::object* row = value.if_object();
+  Result<RowKey> key = row != nullptr ? ReadRowKey(*row, *deps_.table)
+                                      : Result<RowKey>(Status::InvalidArgument(
+                                            Label() + ": a row of the page is not a JSON object"));
+  if (!key.ok()) {
+    if (deps_.source->bad_row == BadRowBehavior::kFail) {
+      Fail(key.status().message());
+      return false;
+    }
+    status_.rows_skipped.fetch_add(1);
+    SNOWCAR_LOG(kWarn, "source.bad_row_skipped",
+                {{"table", deps_.table->alias}, {"error", key.status().message()}});
+    return true;
+  }
+  if (Status s = plan.Accept(key->ts, key->sys_id); !s.ok()) {
+    Fail(Label() + " (" + deps_.table->name + "): " + s.message());
+    return false;
+  }
+  QueuedRow& q = page.accepted.emplace_back();
+  q.ts = key->ts;
+  q.sys_id = std::string(key->sys_id);
+  q.mod_count = key->mod_count;
+  q.carries_mod_count = CarriesModCount(*row);
+  // A backfill range's plan reads only backfill rows; the table's own plan says per row.
+  q.phase = backfill_range ? state::Phase::kBackfill : plan.phase();
+  q.built = RecordsFor(*row, *key, extracted_at, q.records);
+  return true;
+}
+
+EchoVerdict TablePoller::Echo(const QueuedRow& row, std::vector<kafka::OutRecord>& records) {
   // A deletes stream's records are not row versions the sink wrote.
   if (deps_.options.echo == EchoMode::kOff || deps_.deletes) return EchoVerdict::kForeign;
   Status error;
-  const EchoVerdict verdict = ApplyEcho(*deps_.store, deps_.options.echo, deps_.source->instance,
-                                        *deps_.table, row, key, records, &error);
+  const EchoVerdict verdict =
+      ApplyEcho(*deps_.store, deps_.options.echo, deps_.source->instance, *deps_.table,
+                row.carries_mod_count, row.key(), records, &error);
   if (!error.ok()) {
     SNOWCAR_LOG(kWarn, "source.echo.lookup_failed",
                 {{"table", deps_.table->alias}, {"error", error.message()}});
@@ -86,32 +127,31 @@ EchoVerdict TablePoller::Echo(const boost::json::object& row, const RowKey& key,
   return verdict;
 }
 
-bool TablePoller::ProduceRow(const boost::json::object& row, const RowKey& key,
-                             int64_t extracted_at, AckTracker::Ticket ticket) {
-  std::vector<kafka::OutRecord> records;
-  if (Status s = RecordsFor(row, key, extracted_at, records); !s.ok()) {
+bool TablePoller::ProduceRow(QueuedRow& row, AckTracker::Ticket ticket) {
+  std::vector<kafka::OutRecord> records = std::move(row.records);
+  if (!row.built.ok()) {
     // A typed value that does not parse: the bad-row policy, as for a row without a usable id
     // or timestamp. A skipped row still moves the cursor, and its version enters the dedup
     // index so the overlap's re-reads do not skip it again.
     if (deps_.source->bad_row == BadRowBehavior::kFail) {
-      Fail(s.message());
+      Fail(row.built.message());
       return false;
     }
     status_.rows_skipped.fetch_add(1);
     SNOWCAR_LOG(kWarn, "source.bad_row_skipped",
-                {{"table", deps_.table->alias}, {"error", s.message()}});
-    window_->Insert(key.ts, key.sys_id, key.mod_count);
+                {{"table", deps_.table->alias}, {"error", row.built.message()}});
+    window_->Insert(row.ts, row.sys_id, row.mod_count);
     AckTicket(ticket);
     return true;
   }
-  if (Echo(row, key, records) == EchoVerdict::kSuppressed) {
+  if (Echo(row, records) == EchoVerdict::kSuppressed) {
     // The sink's own version stays out of the topic, but counts as read: its dedup entry and
     // the cursor move on as if it had been delivered.
-    window_->Insert(key.ts, key.sys_id, key.mod_count);
+    window_->Insert(row.ts, row.sys_id, row.mod_count);
     AckTicket(ticket);
     return true;
   }
-  state::DedupKey dedup{key.ts, std::string(key.sys_id), key.mod_count};
+  state::DedupKey dedup{row.ts, row.sys_id, row.mod_count};
   ++in_flight_;
   ProduceRecords(std::move(records), ticket, std::move(dedup));
   return true;
@@ -131,16 +171,14 @@ void TablePoller::ProduceQueued() {
     QueuedPage& page = queued_pages_.front();
     while (page.next < page.accepted.size() && in_flight_ + window_->pending() < window) {
       QueuedRow& q = page.accepted[page.next++];
-      state::Cursor position{q.key.ts, std::string(q.key.sys_id), q.phase};
-      if (window_->Contains(q.key.ts, q.key.sys_id, q.key.mod_count)) {
+      state::Cursor position{q.ts, q.sys_id, q.phase};
+      if (window_->Contains(q.ts, q.sys_id, q.mod_count)) {
         status_.duplicates_suppressed.fetch_add(1);
         tracker_.Ack(tracker_.Add(std::move(position)));
-      } else if (!ProduceRow(page.rows[q.index].get_object(), q.key, page.extracted_at,
-                             tracker_.Add(std::move(position)))) {
+        q.records = {};  // give the records' memory back early
+      } else if (!ProduceRow(q, tracker_.Add(std::move(position)))) {
         return;
       }
-      // The record holds its own copy now: give the parsed row's memory back early.
-      page.rows[q.index].emplace_null();
     }
     if (page.next < page.accepted.size()) break;  // the window is full: OnDelivery resumes
     queued_pages_.pop_front();

@@ -5,7 +5,9 @@
 // and with the header values moved to the other header names, and Classify reads the result.
 // Invariants: the body's kind never depends on headers; a list's rows are exactly the
 // body's "result" array; kMalformed comes with a reason and nothing else does; the header
-// facts are in range (counts and waits never negative).
+// facts are in range (counts and waits never negative). Read with rows as text (what the
+// source asks for), the answer has the same kind, and its rows, each parsed alone, are the
+// whole parse's rows.
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <cstddef>
@@ -115,6 +117,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckConsistent(parsed);
   CheckAgainstJson(given, parsed);
   Classify(given, parsed);
+
+  // Rows as text: the same reading, the rows split exactly where the whole parse has them.
+  InstanceResponse as_text = given;
+  const TableResponse text = snowcar::servicenow::ParseTableResponse(as_text, kNowMs, true);
+  FUZZ_CHECK(text.kind == parsed.kind, "asking for text never changes the body kind");
+  FUZZ_CHECK(text.malformed_reason == parsed.malformed_reason, "nor why it is malformed");
+  if (text.rows.empty() && parsed.kind == BodyKind::kList) {
+    FUZZ_CHECK(text.row_texts.size() == parsed.rows.size(), "one text per row");
+    for (size_t i = 0; i < text.row_texts.size(); ++i) {
+      boost::json::error_code ec;
+      const boost::json::value row = boost::json::parse(text.row_texts[i], ec);
+      FUZZ_CHECK(!ec && row == parsed.rows[i], "each text parses to its row");
+    }
+  } else {
+    FUZZ_CHECK(text.rows == parsed.rows && text.row_texts.empty(), "else rows parsed whole");
+    FUZZ_CHECK(as_text.body == given.body, "a body read whole is left as it was");
+  }
 
   // The same body without headers: the body's reading must not change.
   InstanceResponse bare = given;

@@ -2,6 +2,7 @@
 #include "support/fake_table_client.h"
 
 #include <boost/asio/post.hpp>
+#include <boost/json/serialize.hpp>
 
 namespace snowcar::testsupport {
 
@@ -25,6 +26,14 @@ void FakeTableClient::Send(servicenow::InstanceRequest request,
   }
   CallResult result =
       handler ? handler(request) : Failure(servicenow::OutcomeClass::kPermanent, 500, "no handler");
+  if (request.rows_as_text && result.response.kind == servicenow::BodyKind::kList &&
+      !result.response.rows.empty()) {
+    // As the real client answers: the list's rows as text, to be parsed one at a time.
+    std::string body =
+        boost::json::serialize(boost::json::object{{"result", std::move(result.response.rows)}});
+    result.response.rows.clear();
+    if (auto texts = servicenow::SplitListRows(body)) result.response.row_texts = std::move(*texts);
+  }
   result.method = request.method;
   result.target = request.target;
   result.request_id = request.request_id;

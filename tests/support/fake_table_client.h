@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A TableClient for unit tests: a handler decides each call's CallResult; every request is
-// recorded. Completions are posted to the caller's executor, as the real client does.
+// recorded. Completions are posted to the caller's executor, as the real client does, and a
+// list asked for as text (InstanceRequest::rows_as_text) comes back as text, as it does too.
 //
 //   FakeTableClient client([](const servicenow::InstanceRequest& r) {
 //     return FakeTableClient::List({row1, row2});

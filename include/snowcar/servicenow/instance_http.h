@@ -32,6 +32,9 @@ struct InstanceRequest {
   std::vector<std::pair<std::string, std::string>> headers;
   // Reused across retries; the client makes one when empty.
   std::string request_id;
+  // A list answer comes back as the rows' text (TableResponse::row_texts) rather than parsed:
+  // the source reads large pages one row at a time.
+  bool rows_as_text = false;
 };
 
 struct InstanceResponse {

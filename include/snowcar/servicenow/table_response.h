@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "snowcar/servicenow/instance_http.h"
@@ -31,9 +33,29 @@ enum class BodyKind {
 
 std::string_view BodyKindName(BodyKind kind);
 
+// A list answer's rows left as text (InstanceRequest::rows_as_text): the body as received and
+// where each element of "result" lies in it. The caller parses one row at a time, so a page
+// never exists as one parsed tree; every row is known to be valid JSON.
+struct RowTexts {
+  std::string body;
+  std::vector<std::pair<uint32_t, uint32_t>> spans;  // offset and length of each row in body
+
+  size_t size() const { return spans.size(); }
+  bool empty() const { return spans.empty(); }
+  std::string_view operator[](size_t i) const {
+    return std::string_view(body).substr(spans[i].first, spans[i].second);
+  }
+};
+
+// When `body` is exactly one valid JSON object whose only member is "result" holding an array,
+// takes the body into the returned rows (`body` is left empty). Otherwise returns nothing and
+// leaves `body` alone: the caller parses it whole, as for any other answer.
+std::optional<RowTexts> SplitListRows(std::string& body);
+
 struct TableResponse {
   BodyKind kind = BodyKind::kEmpty;
   boost::json::array rows;     // kList and kFailedList (whatever was readable)
+  RowTexts row_texts;          // kList instead of `rows`, when the request asked for text
   boost::json::object record;  // kRecord, and kOther (the whole object)
   // From an error body: message and detail as sent (detail may be "" when null or blank).
   std::string error_message;
@@ -51,5 +73,9 @@ struct TableResponse {
 
 // Parses status line facts already in `response`. Never fails: see kMalformed.
 TableResponse ParseTableResponse(const InstanceResponse& response, int64_t local_now_ms);
+// The same; with `rows_as_text`, a plain list answer's rows go to `row_texts` (SplitListRows),
+// taking `response.body` with them. Every other answer reads exactly as above.
+TableResponse ParseTableResponse(InstanceResponse& response, int64_t local_now_ms,
+                                 bool rows_as_text);
 
 }  // namespace snowcar::servicenow

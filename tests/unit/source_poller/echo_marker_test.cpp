@@ -50,7 +50,8 @@ class EchoMarkerTest : public ::testing::Test {
     EXPECT_TRUE(key.ok()) << key.status().ToString();
     std::vector<kafka::OutRecord> records{BuildRecord(row, *key, table_, source_, 0)};
     Status error;
-    const EchoVerdict v = ApplyEcho(*store_, mode, kInstance, table_, row, *key, records, &error);
+    const EchoVerdict v =
+        ApplyEcho(*store_, mode, kInstance, table_, CarriesModCount(row), *key, records, &error);
     EXPECT_TRUE(error.ok()) << error.ToString();
     return {v, records.front()};
   }
