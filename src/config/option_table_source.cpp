@@ -195,11 +195,13 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
        .min = 1,
        .max = 64,
        .group = kSource,
-       .doc = "Concurrent sweeps that read a large backlog (at least two pages per sweep), each "
-              "over its own time range cut by the instance's counts; the table's cursor moves "
-              "over the finished ranges in order. Used at most up to "
-              "`snow.http.max.concurrent.requests`. 1 reads every backlog with one sweep. Once "
-              "caught up a table is always read by one sweep."},
+       .doc = "The most concurrent sweeps that read a large backlog (at least two pages per "
+              "sweep), each over its own time range cut by the instance's counts; the table's "
+              "cursor moves over the finished ranges in order. A backfill starts with one range "
+              "and opens another only while the table sits idle waiting for pages, so on an "
+              "instance that answers faster than the table produces it reads like one sweep. "
+              "Used at most up to `snow.http.max.concurrent.requests`. 1 reads every backlog "
+              "with one sweep. Once caught up a table is always read by one sweep."},
       {.name = "snow.source.dedup.window.records",
        .type = T::kInt,
        .default_value = "50000",

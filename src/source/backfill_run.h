@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "backfill_concurrency.h"
 #include "backfill_ranges.h"
 #include "poll_plan.h"
 #include "snowcar/source/ack_tracker.h"
@@ -31,9 +32,17 @@ struct TablePoller::BackfillRun {
   std::optional<RangeSplitter> splitter;  // set while the backlog is being cut
   int64_t split_lo = 0;
   int64_t split_hi = 0;
-  std::vector<Range> ranges;  // set once it is cut (or resumed)
-  size_t next_produce = 0;    // the range ProduceBackfillQueued serves first
-  bool dirty = false;         // some range moved since the last commit
+  std::vector<Range> ranges;           // set once it is cut (or resumed)
+  size_t next_produce = 0;             // the range ProduceBackfillQueued serves first
+  bool dirty = false;                  // some range moved since the last commit
+  BackfillConcurrency concurrency{0};  // set for the ranges when they start
+
+  // Fetched pages not all produced, over all ranges.
+  size_t Waiting() const {
+    size_t waiting = 0;
+    for (const Range& r : ranges) waiting += r.pages.size();
+    return waiting;
+  }
 };
 
 // Tickets of range i carry i + 1 in their top bits; the main tracker's are below.

@@ -180,7 +180,7 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void PumpBackfill();
   void IssueRange(size_t index);
   void OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& query, int64_t sent_at_ms,
-                     servicenow::CallResult result);
+                     const servicenow::CallResult& result);
   void AcceptRangePage(size_t index, const servicenow::TableResponse& page);
   void ProduceBackfillQueued();
   void MaybeCommitBackfill(bool force);

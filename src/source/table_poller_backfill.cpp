@@ -139,6 +139,7 @@ void TablePoller::StartRanges(std::vector<state::BackfillRange> ranges, int64_t 
   run.splitter.reset();
   run.ranges.clear();
   run.ranges.resize(ranges.size());
+  run.concurrency = BackfillConcurrency(ranges.size());
   for (size_t i = 0; i < ranges.size(); ++i) {
     BackfillRun::Range& r = run.ranges[i];
     r.committed = ranges[i];
@@ -178,11 +179,19 @@ void TablePoller::ResumeBackfill(const state::Cursor& cursor) {
 void TablePoller::PumpBackfill() {
   BackfillRun& run = *backfill_;
   if (run.splitter) return;  // counts under way
+  // Earlier ranges first, and a later range only beside earlier ones that are fetching: one
+  // that waits on its own pages (two fetched, not produced) means the table, not the instance,
+  // is the limit, and opening another range would only interleave their rows.
+  size_t busy = 0;
+  for (const BackfillRun::Range& r : run.ranges) busy += r.http_busy ? 1 : 0;
   for (size_t i = 0; i < run.ranges.size(); ++i) {
     BackfillRun::Range& r = run.ranges[i];
-    // At most two fetched pages wait per range: memory grows with the range count.
-    if (r.read_done || r.http_busy || r.pages.size() >= 2 || !r.plan->in_sweep()) continue;
-    IssueRange(i);
+    if (r.read_done || !r.plan->in_sweep()) continue;
+    if (!r.http_busy && r.pages.size() < 2 && busy < run.concurrency.ranges()) {
+      IssueRange(i);
+      ++busy;
+    }
+    if (!r.http_busy) break;
   }
   MaybeCommitBackfill(false);
 }
@@ -198,13 +207,13 @@ void TablePoller::IssueRange(size_t index) {
   r.http_busy = true;
   deps_.client->Send(std::move(request), strand_,
                      [self = shared_from_this(), id = backfill_->id, index, query,
-                      now](servicenow::CallResult result) {
-                       self->OnRangeAnswer(id, index, query, now, std::move(result));
+                      now](const servicenow::CallResult& result) {
+                       self->OnRangeAnswer(id, index, query, now, result);
                      });
 }
 
 void TablePoller::OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& query,
-                                int64_t sent_at_ms, servicenow::CallResult result) {
+                                int64_t sent_at_ms, const servicenow::CallResult& result) {
   if (stopping_) {
     FinishStop();
     return;
@@ -230,6 +239,14 @@ void TablePoller::OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& 
     if (!ApplyCount(*r.plan, query, result)) return;
   } else {
     status_.pages_fetched.fetch_add(1);
+    const size_t before = backfill_->concurrency.ranges();
+    backfill_->concurrency.OnPage(backfill_->Waiting(), in_flight_);
+    if (backfill_->concurrency.ranges() != before) {
+      SNOWCAR_LOG(kDebug, "source.backfill_concurrency",
+                  {{"table", deps_.table->alias},
+                   {"ranges", static_cast<int64_t>(backfill_->concurrency.ranges())},
+                   {"waiting_pages", static_cast<int64_t>(backfill_->Waiting())}});
+    }
     AcceptRangePage(index, result.response);
     if (failed_) return;
   }

@@ -149,5 +149,41 @@ TEST_F(SourceBackfill, KillNineWhileRowsAreUpdatedLosesNothingAndKeepsEachKeysOr
   EXPECT_LE(Duplicates(records), static_cast<size_t>(kRounds * 2 * 50));
 }
 
+TEST_F(SourceBackfill, AtTheInstancesLatencyTheRangesReadAtOnce) {
+  // 200 ms a request against a few milliseconds to produce a 50-row page: the table sits idle
+  // waiting for every page, so the backfill opens its ranges (backfill_concurrency.h). Every
+  // request takes at least the latency to answer, so page requests that arrive within it of
+  // each other were all out at once; one sweep never has two.
+  constexpr int64_t kLatencyMs = 200;
+  SetUpBacklog(3000, kLatencyMs);
+  Start();
+  std::vector<Consumed> records;
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        records = ReadTopic(topic_);
+        return AllLoadedRowsIn(records);
+      },
+      120s, 250ms));
+  StopGracefully();
+  EXPECT_THAT(last_stderr_, testing::HasSubstr("source.backfill_split"));
+  std::vector<int64_t> pages;
+  for (const auto& e : emu_->journal().All()) {
+    const size_t at = e.target.find("sysparm_limit=50");
+    const size_t end = at + std::string_view("sysparm_limit=50").size();
+    if (e.method == "GET" && at != std::string::npos &&
+        (end == e.target.size() || e.target[end] == '&')) {
+      pages.push_back(e.time_ms);
+    }
+  }
+  size_t most_at_once = 0;
+  for (size_t i = 0; i < pages.size(); ++i) {
+    size_t at_once = 0;
+    for (size_t j = i; j < pages.size() && pages[j] < pages[i] + kLatencyMs / 2; ++j) ++at_once;
+    most_at_once = std::max(most_at_once, at_once);
+  }
+  EXPECT_GE(most_at_once, 3U) << pages.size() << " page requests\n" << JournalText();
+  EXPECT_EQ(Duplicates(records), 0u);
+}
+
 }  // namespace
 }  // namespace snowcar::source::it
