@@ -54,11 +54,15 @@ class ShapeCheck {
   bool on_comment_part(json::string_view /*s*/, json::error_code& /*ec*/) { return true; }
   bool on_comment(json::string_view /*s*/, json::error_code& /*ec*/) { return true; }
 
+  // The body held "result" with a list ({} or a lone key with no list has no rows to split).
+  bool saw_list() const { return saw_list_; }
+
  private:
   // depth_ counts open containers: 1 inside the top object, 2 inside "result".
   bool Open(json::error_code& ec, bool array) {
     if (depth_ == 0 && array) return Mismatch(ec);                 // the top is not an object
     if (depth_ == 1 && (!array || !key_ok_)) return Mismatch(ec);  // result is not a list
+    if (depth_ == 1) saw_list_ = true;
     ++depth_;
     return true;
   }
@@ -86,6 +90,7 @@ class ShapeCheck {
   int depth_ = 0;
   int members_ = 0;
   bool key_ok_ = false;
+  bool saw_list_ = false;
   std::string key_;
 };
 
@@ -138,7 +143,7 @@ std::optional<RowTexts> SplitListRows(std::string& body) {
   json::basic_parser<ShapeCheck> check{json::parse_options{}};
   json::error_code ec;
   const size_t used = check.write_some(false, body.data(), body.size(), ec);
-  if (ec || used != body.size()) return std::nullopt;
+  if (ec || used != body.size() || !check.handler().saw_list()) return std::nullopt;
 
   // Valid JSON of the shape {"result":[...]}: find the list, then each element.
   const std::string_view s(body);

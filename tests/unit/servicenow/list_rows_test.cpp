@@ -89,6 +89,8 @@ TEST(ListRowsTest, AnyOtherShapeIsParsedWholeAsBefore) {
            R"({"result":[{"a":1}])",  // cut short
            R"({"result":[{"a":1},]})",
            R"({"result":"text"})",
+           "{}",  // an object without result (a fuzzer finding: read as an empty list)
+           R"({"result":null})",
            "",
            "   ",
            "not json",
