@@ -62,6 +62,16 @@ class SourceBackfill : public SourceTest {
     return std::all_of(ids_.begin(), ids_.end(), [&](const auto& id) { return keys.count(id); });
   }
 
+  // Reads the topic until every loaded row is in it; `records` holds the last read.
+  bool WaitForAllLoadedRows(std::vector<Consumed>* records) {
+    return testsupport::WaitFor(
+        [&] {
+          *records = ReadTopic(topic_);
+          return AllLoadedRowsIn(*records);
+        },
+        120s, 250ms);
+  }
+
   std::string JournalText() {
     std::string out;
     for (const auto& e : emu_->journal().All()) {
@@ -86,12 +96,7 @@ TEST_F(SourceBackfill, GracefulRestartsResumeEveryRangeWithoutGapsOrRepeats) {
   }
   Start();
   std::vector<Consumed> records;
-  ASSERT_TRUE(testsupport::WaitFor(
-      [&] {
-        records = ReadTopic(topic_);
-        return AllLoadedRowsIn(records);
-      },
-      120s, 250ms));
+  ASSERT_TRUE(WaitForAllLoadedRows(&records));
   StopGracefully();
   logs += last_stderr_;
   EXPECT_THAT(logs, testing::HasSubstr("source.backfill_split"));
@@ -158,12 +163,7 @@ TEST_F(SourceBackfill, AtTheInstancesLatencyTheRangesReadAtOnce) {
   SetUpBacklog(3000, kLatencyMs);
   Start();
   std::vector<Consumed> records;
-  ASSERT_TRUE(testsupport::WaitFor(
-      [&] {
-        records = ReadTopic(topic_);
-        return AllLoadedRowsIn(records);
-      },
-      120s, 250ms));
+  ASSERT_TRUE(WaitForAllLoadedRows(&records));
   StopGracefully();
   EXPECT_THAT(last_stderr_, testing::HasSubstr("source.backfill_split"));
   std::vector<int64_t> pages;
