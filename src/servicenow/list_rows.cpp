@@ -60,8 +60,8 @@ class ShapeCheck {
  private:
   // depth_ counts open containers: 1 inside the top object, 2 inside "result".
   bool Open(json::error_code& ec, bool array) {
-    if (depth_ == 0 && array) return Mismatch(ec);                 // the top is not an object
-    if (depth_ == 1 && (!array || !key_ok_)) return Mismatch(ec);  // result is not a list
+    if (depth_ == 0 && array) return Mismatch(ec);                      // the top is not an object
+    if (depth_ == 1 && (!array || members_ != 1)) return Mismatch(ec);  // result is no list
     if (depth_ == 1) saw_list_ = true;
     ++depth_;
     return true;
@@ -76,9 +76,8 @@ class ShapeCheck {
     if (members_ > 0) return Mismatch(ec);  // a second member ("error" beside the rows, ...)
     key_.append(s.data(), s.size());
     if (last) {
-      ++members_;
-      key_ok_ = key_ == "result";
-      if (!key_ok_) return Mismatch(ec);
+      ++members_;  // a key other than "result" stops the pass, so one member means "result"
+      if (key_ != "result") return Mismatch(ec);
     }
     return true;
   }
@@ -89,7 +88,6 @@ class ShapeCheck {
 
   int depth_ = 0;
   int members_ = 0;
-  bool key_ok_ = false;
   bool saw_list_ = false;
   std::string key_;
 };

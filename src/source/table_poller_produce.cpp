@@ -104,7 +104,9 @@ bool TablePoller::AcceptRow(PollPlan& plan, bool backfill_range, QueuedPage& pag
   q.ts = key->ts;
   q.sys_id = std::string(key->sys_id);
   q.mod_count = key->mod_count;
-  q.carries_mod_count = CarriesModCount(*row);
+  // Only the echo lookup reads it (Echo): no field lookup per row when it never runs.
+  q.carries_mod_count =
+      deps_.options.echo != EchoMode::kOff && !deps_.deletes && CarriesModCount(*row);
   // A backfill range's plan reads only backfill rows; the table's own plan says per row.
   q.phase = backfill_range ? state::Phase::kBackfill : plan.phase();
   q.built = RecordsFor(*row, *key, extracted_at, q.records);
