@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
+#include <optional>
 
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
@@ -40,6 +41,16 @@ std::string IdOf(const boost::json::value& row, const std::string& field) {
   if (v != nullptr && v->is_object()) v = v->get_object().if_contains("value");
   if (v == nullptr || !v->is_string()) return {};
   return std::string(v->get_string());
+}
+
+// A list read answered 2xx whose body is no list (a single record, another object) has no
+// rows to go by: read as an empty page, every id it should have shown would become a DELETE.
+// It fails the batch instead, which is read again.
+std::optional<std::string> NotAList(const servicenow::CallResult& result) {
+  if (result.response.kind == servicenow::BodyKind::kList) return std::nullopt;
+  return "the instance answered HTTP " + std::to_string(result.http_status) +
+         " with a body that is not a list of rows (" +
+         std::string(servicenow::BodyKindName(result.response.kind)) + ")";
 }
 
 }  // namespace
@@ -197,6 +208,10 @@ void Reconciler::OnPage(const servicenow::CallResult& result) {
     Retry(result.ToStatus().message());
     return;
   }
+  if (auto why = NotAList(result)) {
+    Retry("a page of sys_ids: " + *why);
+    return;
+  }
   std::vector<std::string> ids;
   ids.reserve(result.response.rows.size());
   for (const boost::json::value& row : result.response.rows) {
@@ -271,6 +286,10 @@ void Reconciler::ConfirmNext() {
                          self->Retry(result.ToStatus().message());
                          return;
                        }
+                       if (auto why = NotAList(result)) {
+                         self->Retry("confirming deletions by id: " + *why);
+                         return;
+                       }
                        // Gone at this instant of the instance's clock, or still there.
                        self->page_.gone_seen_at_ms = self->deps_.client->ServerNowMillis();
                        for (const boost::json::value& row : result.response.rows) {
@@ -299,6 +318,10 @@ void Reconciler::ReadUnknownNext() {
         if (self->stopping_) return;
         if (!result.ok()) {
           self->Retry(result.ToStatus().message());
+          return;
+        }
+        if (auto why = NotAList(result)) {
+          self->Retry("reading rows never emitted: " + *why);
           return;
         }
         const TableSettings& table = *self->deps_.table;
