@@ -223,9 +223,16 @@ void Reconciler::OnPage(const servicenow::CallResult& result) {
     }
     ids.push_back(std::move(id));
   }
-  const bool last =
-      static_cast<int>(result.response.rows.size()) < deps_.table->reconcile_batch_size;
-  page_.end = last || ids.empty() ? "" : ids.back();
+  // Only an empty page ends the sweep: a short one may be short because the instance hid rows
+  // of it (ACLs apply after the limit), and rows may follow.
+  const bool last = result.response.rows.empty();
+  if (!last && ids.empty()) {
+    // The position is a tracked id; without one the sweep cannot go on after this page.
+    Retry("a page of " + std::to_string(result.response.rows.size()) +
+          " rows named no 32-hex sys_id to go on after");
+    return;
+  }
+  page_.end = last ? "" : ids.back();
   // Before the flush (see ReadUnknownNext); the batch's first page's, the lowest.
   if (page_.pages == 0) page_.rows_hi = deps_.watermark->swept_hi.load();
   // Everything the pollers acknowledged so far is in the set before it is compared.
@@ -234,12 +241,16 @@ void Reconciler::OnPage(const servicenow::CallResult& result) {
     Retry(s.message());
     return;
   }
+  // After the empty page, the set's ids past the last one the instance showed are all gone:
+  // at most a batch of them at a time, the next batch going on after the last one taken.
+  const size_t limit = last ? kGonePerBatch : SIZE_MAX;
   auto known = deps_.store->IdSetRange(deps_.source->instance, deps_.table->alias, page_.read_after,
-                                       page_.end, SIZE_MAX);
+                                       page_.end, limit);
   if (!known.ok()) {
     Retry(known.status().message());
     return;
   }
+  if (last && known->size() >= limit) page_.end = known->back();
   PageDiff diff = ComparePage(ids, *known);
   page_.compared += ids.size();
   page_.gone.insert(page_.gone.end(), diff.gone.begin(), diff.gone.end());

@@ -176,6 +176,40 @@ class ReconcilerTest : public ::testing::Test {
   std::function<void(bool only_id)> on_read_;  // runs as a read by id is answered
 };
 
+TEST_F(ReconcilerTest, AShortPageGoesOnByKeysetUntilAnEmptyPage) {
+  // Pages of five ids; the first shows three (two hidden by an ACL). A row never emitted
+  // lies on the fourth page and a row gone from the instance past the last one.
+  std::vector<std::string> emitted;
+  for (int n = 1; n <= 20; ++n) {
+    const bool hidden = n == 2 || n == 3;
+    rows_[Rid(n)] = InstanceRow{kT0 + 10, 0, hidden};
+    if (!hidden && n != 17) emitted.push_back(Rid(n));
+  }
+  emitted.push_back(Rid(30));
+  Emitted(emitted);
+  StoreSweep(false);
+  watermark_->Publish(kT0 + 1000);
+  StartReconciler();
+  ASSERT_TRUE(WaitFor([&] { return SweepsDone(1); }, 10s)) << reconciler_->Read().last_error;
+  const auto produced = Produced();
+  EXPECT_THAT(produced.count("UPSERT") ? produced.at("UPSERT") : std::vector<std::string>{},
+              ::testing::ElementsAre(Rid(17)));
+  EXPECT_THAT(produced.count("DELETE") ? produced.at("DELETE") : std::vector<std::string>{},
+              ::testing::ElementsAre(Rid(30)));
+  // Every readable id was compared, not only the first page's.
+  EXPECT_EQ(reconciler_->Read().state.last_compared, 18u);
+  // The confirmation read asked for the one id past the end, not the rest of the set.
+  size_t confirmed = 0;
+  for (const auto& r : client_.requests()) {
+    if (r.target.find("sys_idIN") != std::string::npos &&
+        r.target.find("sysparm_fields=sys_id") != std::string::npos) {
+      ++confirmed;
+      EXPECT_EQ(SimTable::Params(r.target)["sysparm_query"], "sys_idIN" + Rid(30));
+    }
+  }
+  EXPECT_EQ(confirmed, 1u);
+}
+
 TEST_F(ReconcilerTest, AnAnswerThatIsNotAListDeletesNothing) {
   std::vector<std::string> ids;
   for (int n = 1; n <= 5; ++n) {
