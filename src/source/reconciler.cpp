@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
+#include <map>
 #include <optional>
 
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
+#include "snowcar/source/keyset_query.h"
 #include "snowcar/source/record_builder.h"
 #include "snowcar/source/row.h"
 
@@ -54,39 +56,6 @@ std::optional<std::string> NotAList(const servicenow::CallResult& result) {
 }
 
 }  // namespace
-
-// ---- EmittedIds ------------------------------------------------------------------------------
-
-bool EmittedIds::Note(std::string_view sys_id, bool add) {
-  const bool tracked = IsHexId(sys_id);  // the set keeps 32-hex ids only (docs/state-store.md)
-  MutexLock lock(mu_);
-  if (tracked) pending_[std::string(sys_id)] = add;
-  return pending_.size() >= kFlushAt;
-}
-
-bool EmittedIds::FlushDue() const {
-  MutexLock lock(mu_);
-  return pending_.size() >= kFlushAt;
-}
-
-Status EmittedIds::Flush(state::StateStore& store, std::string_view instance,
-                         std::string_view table) {
-  std::unordered_map<std::string, bool> taken;
-  {
-    MutexLock lock(mu_);
-    taken.swap(pending_);
-  }
-  if (taken.empty()) return Status::Ok();
-  std::vector<std::string> add;
-  std::vector<std::string> remove;
-  for (auto& [id, added] : taken) (added ? add : remove).push_back(id);
-  Status s = store.UpdateIdSet(instance, table, add, remove);
-  if (!s.ok()) {
-    MutexLock lock(mu_);
-    for (auto& [id, added] : taken) pending_.try_emplace(id, added);  // newer notes win
-  }
-  return s;
-}
 
 // ---- Reconciler ------------------------------------------------------------------------------
 
@@ -160,13 +129,14 @@ void Reconciler::Arm(int64_t delay_ms) {
 }
 
 void Reconciler::Tick() {
+  // Only once the row stream has acknowledged a sweep: before that the id set is still being
+  // filled by the backfill, every row would look unknown, and a batch would have no watermark
+  // to leave newer rows to the row stream by. A sweep resumed after a restart waits too.
+  if (deps_.watermark->swept_hi.load() == RowWatermark::kNone) {
+    Arm(kNotCaughtUpMs);
+    return;
+  }
   if (!state_.in_sweep) {
-    // Only once the row stream has acknowledged a sweep: before that the id set is still
-    // being filled by the backfill, and every row would look unknown.
-    if (deps_.watermark->swept_hi.load() == RowWatermark::kNone) {
-      Arm(kNotCaughtUpMs);
-      return;
-    }
     state_.in_sweep = true;
     state_.after.clear();
     state_.started_at_ms = WallMs();
@@ -338,15 +308,14 @@ void Reconciler::ReadUnknownNext() {
         const TableSettings& table = *self->deps_.table;
         // Rows newer than the row stream's acknowledged sweep are the row stream's to emit;
         // every older row it emitted was acknowledged, so noted, so flushed before the compare.
-        const int64_t hi = self->page_.rows_hi;
         const int64_t now = WallMs();
         for (const boost::json::value& v : result.response.rows) {
           const boost::json::object* row = v.if_object();
           if (row == nullptr) continue;
           Result<RowKey> key = ReadRowKey(*row, table);
-          if (!key.ok() || key->ts > hi - 2) continue;
-          self->page_.records.push_back(BuildRecord(*row, *key, table, *self->deps_.source, now));
-          self->page_.add.emplace_back(key->sys_id);
+          if (!key.ok() || LeftToRowStream(key->ts, self->page_.rows_hi)) continue;
+          self->page_.held.push_back({std::string(key->sys_id), RowVersion{key->ts, key->mod_count},
+                                      BuildRecord(*row, *key, table, *self->deps_.source, now)});
         }
         self->ReadUnknownNext();
       });
@@ -371,7 +340,48 @@ void Reconciler::WaitForGate() {
   ProducePage();
 }
 
+bool Reconciler::DropSuperseded() {
+  if (page_.held.empty()) return true;
+  // A held row waited through the batch's other reads and the DELETE gate: the row stream may
+  // have emitted the row meanwhile, a newer version included, and this one would then land
+  // after it on the topic. What the row stream emitted is in its dedup index (committed with
+  // its cursor, by (timestamp, sys_mod_count)) or, acknowledged and not yet committed, noted
+  // in EmittedIds.
+  std::map<std::string, std::optional<RowVersion>> emitted;
+  for (const Page::HeldRow& h : page_.held) emitted.emplace(h.sys_id, std::nullopt);
+  auto entries = deps_.store->DedupEntries(IdentityFor(*deps_.source, *deps_.table));
+  if (!entries.ok()) {
+    Retry("checking rows never emitted against the row stream: " + entries.status().message());
+    return false;
+  }
+  for (const state::DedupKey& e : *entries) {
+    auto it = emitted.find(e.sys_id);
+    if (it == emitted.end()) continue;
+    const RowVersion v{e.ts, e.mod_count};
+    if (!it->second || *it->second < v) it->second = v;
+  }
+  size_t dropped = 0;
+  for (Page::HeldRow& h : page_.held) {
+    const std::optional<RowVersion>& newest = emitted.at(h.sys_id);
+    if ((newest && !(*newest < h.version)) || deps_.emitted->Noted(h.sys_id)) {
+      ++dropped;
+      continue;
+    }
+    page_.records.push_back(std::move(h.record));
+    page_.add.push_back(std::move(h.sys_id));
+  }
+  page_.held.clear();
+  if (dropped > 0) {
+    SNOWCAR_LOG(kInfo, "source.reconcile_superseded",
+                {{"table", deps_.table->alias},
+                 {"rows", static_cast<int64_t>(dropped)},
+                 {"why", "the row stream emitted them since the sweep read them"}});
+  }
+  return true;
+}
+
 void Reconciler::ProducePage() {
+  if (!DropSuperseded()) return;
   const int64_t now = WallMs();
   for (const std::string& id : page_.gone) {
     for (kafka::OutRecord& r :
