@@ -291,6 +291,9 @@ void ConfigLoader::CheckValues(Config& config) {
   // a secret pasted into another key's value reaches a message or log line.
   for (const auto& [key, raw] : candidates_) {
     if (IsSecretKey(*FindOption(key), key)) redact::RegisterSecret(raw.value);
+    // schema.registry.url=http://key:secret@host (credentials.source=URL), or a URL refused
+    // for its user-info: the password is as secret as one given in its own key.
+    redact::RegisterUrlSecrets(raw.value);
   }
   for (const auto& [key, raw] : candidates_) {
     const OptionSpec& spec = *FindOption(key);

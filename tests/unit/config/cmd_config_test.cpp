@@ -275,6 +275,38 @@ TEST_F(CmdConfigTest, NoKafkaSensitiveValueIsShownByPrintOrCheck) {
   }
 }
 
+// Credentials inside a URL: the registry's (Confluent's basic.auth.credentials.source=URL) are
+// accepted; ServiceNow's URLs refuse them. Neither check nor print shows the password.
+TEST_F(CmdConfigTest, UrlUserInfoAcceptedOrRefusedNeverShown) {
+  const std::string registry = dir_.Write("registry.properties",
+                                          "source.enabled=false\nsink.enabled=false\n"
+                                          "schema.registry.url=http://key:rEg-s3cret@127.0.0.1:1\n"
+                                          "schema.registry.basic.auth.credentials.source=URL\n");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"check", registry}, {"print", registry}, {"print", "--json", registry}}) {
+    const Outcome o = RunConfig(args);
+    redact::ClearForTest();
+    EXPECT_EQ(o.code, 0) << o.err;
+    EXPECT_THAT(o.out + o.err, Not(HasSubstr("rEg-s3cret"))) << args[1];
+  }
+  EXPECT_THAT(RunConfig({"print", registry}).out,
+              HasSubstr("schema.registry.url=http://key:***@127.0.0.1:1\n"));
+  redact::ClearForTest();
+
+  for (const std::string key : {"snow.url", "snow.oauth.token.url", "snow.http.proxy.url"}) {
+    const std::string path =
+        dir_.Write("snow.properties", "source.enabled=false\nsink.enabled=false\n" + key +
+                                          "=https://svc:sN0w-pass@acme.example\n");
+    for (const std::string verb : {"check", "print"}) {
+      const Outcome o = RunConfig({verb, path});
+      redact::ClearForTest();
+      EXPECT_EQ(o.code, 2) << key;
+      EXPECT_THAT(o.err, HasSubstr(key + ": 'https://svc:***@acme.example' carries credentials"));
+      EXPECT_THAT(o.out + o.err, Not(HasSubstr("sN0w-pass"))) << verb << " " << key;
+    }
+  }
+}
+
 TEST_F(CmdConfigTest, DocsPrintsTheReference) {
   const Outcome o = RunConfig({"docs"});
   EXPECT_EQ(o.code, 0);
