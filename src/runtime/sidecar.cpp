@@ -395,11 +395,8 @@ api::ApiResponse Sidecar::Metrics() const {
                      int64_t{kafka_probe_->reachable() ? 1 : 0});
   }
   if (instance_ != nullptr) {
-    api::WriteMetricFamily(out, "snowcar_servicenow_reachable", "gauge",
-                           "0 while calls give up because the ServiceNow instance cannot be "
-                           "reached or refuses the credentials, else 1");
-    api::WriteSample(out, "snowcar_servicenow_reachable", "",
-                     int64_t{instance_->Read().reachable() ? 1 : 0});
+    const servicenow::InstanceReachability::View view = instance_->Read();
+    WriteInstanceMetrics(out, view.reachable(), view.credentials_refused);
   }
   std::vector<direction::Direction::ProducerGauge> producers;
   for (const auto& direction : directions_) {
