@@ -31,7 +31,8 @@ int RunMain(int argc, char** argv) {
   app->add_option("--config", file, "the configuration, a Java .properties file")
       ->type_name("FILE");
   app->add_option("--set", request.sets, "one setting, over FILE and the environment (repeatable)")
-      ->type_name("key=value");
+      ->type_name("key=value")
+      ->allow_extra_args(false);  // one value per --set
   if (auto exit = ParseCommandLine(*app, argc, argv)) return *exit;
   // Given, even as "": a file named "" is refused by the loader, as before.
   if (app->count("--config") > 0) request.file = file;

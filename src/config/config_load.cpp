@@ -277,6 +277,8 @@ void ConfigLoader::ReadValueFiles() {
     auto content = ReadValueFile(path);
     if (!content.ok()) {
       errors_.push_back(file_key + ": " + content.status().message() + " [" + raw.origin + "]");
+      // Given, only unreadable: the cross-checks must not add "<key> is required" too.
+      rejected_.insert(key);
       continue;
     }
     std::string origin = "file " + path;

@@ -70,6 +70,22 @@ TEST_F(CmdConfigTest, CheckInvalidExitsTwoListingEveryProblem) {
   EXPECT_THAT(o.err, HasSubstr("sink.enabled: '0' is not a boolean"));
 }
 
+// Options may come before FILE: `--set k=v FILE` used to take FILE as a second value of --set.
+TEST_F(CmdConfigTest, OptionsAnywhereOnTheCommandLine) {
+  const std::string path =
+      dir_.Write("ok.properties", "source.enabled=false\nsink.enabled=false\nthreads=2\n");
+  const Outcome before = RunConfig({"check", "--set", "log.level=debug", path});
+  EXPECT_EQ(before.code, 0) << before.err;
+  EXPECT_THAT(before.out, HasSubstr("config OK: 4 keys"));
+  const Outcome between =
+      RunConfig({"check", "--set", "log.level=debug", path, "--set", "threads=3"});
+  EXPECT_EQ(between.code, 0) << between.err;
+  EXPECT_THAT(between.out, HasSubstr("config OK: 4 keys"));
+  const Outcome print = RunConfig({"print", "--set=threads=5", "--set", "threads=4", path});
+  EXPECT_EQ(print.code, 0) << print.err;
+  EXPECT_THAT(print.out, HasSubstr("threads=4\n"));
+}
+
 TEST_F(CmdConfigTest, CheckAppliesProcessEnvironment) {
   const std::string path =
       dir_.Write("ok.properties", "source.enabled=false\nsink.enabled=false\n");
