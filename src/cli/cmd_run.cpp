@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // snowcar run --config FILE [--set key=value]...
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "cli/cmd_config_check.h"
@@ -8,6 +9,8 @@
 #include "cli/commands.h"
 #include "snowcar/common/log.h"
 #include "snowcar/config/config.h"
+#include "snowcar/kafka/static_membership.h"
+#include "snowcar/runtime/replica_check.h"
 #include "snowcar/runtime/sidecar.h"
 
 namespace snowcar::cli {
@@ -53,6 +56,11 @@ int RunMain(int argc, char** argv) {
   for (const auto& note : cfg.notes()) SNOWCAR_LOG(kInfo, "config.note", {{"note", note}});
   for (const auto& warning : cfg.warnings()) {
     SNOWCAR_LOG(kWarn, "config.warning", {{"warning", warning}});
+  }
+  if (std::string warning =
+          runtime::SourceWithoutGroupWarning(settings, std::getenv(kafka::kPodNameVariable));
+      !warning.empty()) {
+    SNOWCAR_LOG(kWarn, "config.source_without_group", {{"warning", warning}});
   }
   if (!settings.tls_verify) {
     SNOWCAR_LOG(kWarn, "config.tls_verify_disabled",

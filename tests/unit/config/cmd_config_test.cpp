@@ -211,6 +211,9 @@ TEST_F(CmdConfigTest, CheckWithoutSecretFiles) {
   EXPECT_EQ(without.code, 0) << without.err;
   EXPECT_THAT(without.out, HasSubstr("snow.auth.password.file"));
   EXPECT_THAT(without.out, HasSubstr("not read (--no-secrets)"));
+  // The files Kafka properties name are skipped too, and said to be.
+  EXPECT_THAT(without.out, testing::ContainsRegex("note: kafka\\.ssl\\.ca\\.location \\[[^]]+\\] "
+                                                  "was not opened \\(--no-secrets\\)"));
 
   // Everything else is still checked.
   const Outcome bad = RunConfig({"check", path, "--no-secrets", "--set", "kafka.acks=some"});
