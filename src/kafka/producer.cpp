@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "client_check.h"
 #include "client_config.h"
 #include "delivery_error.h"
 #include "pending_list.h"
@@ -224,6 +225,7 @@ namespace {
 Result<internal::ConfPtr> PrepareConf(const ProducerOptions& options, internal::Dropped dropped,
                                       std::map<std::string, std::string>& properties) {
   const auto& user = options.properties;
+  SNOWCAR_RETURN_IF_ERROR(internal::CheckAliasConflicts(user));
   if (user.contains("transactional.id")) {
     return Status::InvalidArgument(
         "kafka property 'transactional.id' is not supported: snowcar's producer is idempotent, "
@@ -250,7 +252,9 @@ Result<internal::ConfPtr> PrepareConf(const ProducerOptions& options, internal::
 
 Status KafkaProducer::CheckOptions(const ProducerOptions& options) {
   std::map<std::string, std::string> properties;
-  return PrepareConf(options, internal::Dropped::kQuiet, properties).status();
+  SNOWCAR_ASSIGN_OR_RETURN(internal::ConfPtr conf,
+                           PrepareConf(options, internal::Dropped::kQuiet, properties));
+  return internal::CreateClientOffline(RD_KAFKA_PRODUCER, std::move(conf));
 }
 
 Result<std::unique_ptr<KafkaProducer>> KafkaProducer::Create(const ProducerOptions& options) {

@@ -80,8 +80,10 @@ class KafkaProducer final : public RecordProducer {
   // when the name says password/secret), or when bootstrap.servers is missing.
   // transactional.id is refused: this producer is idempotent, not transactional.
   static Result<std::unique_ptr<KafkaProducer>> Create(const ProducerOptions& options);
-  // The checks of Create that need no broker (the properties librdkafka would refuse,
-  // transactional.id, bootstrap.servers), without creating a client: `snowcar config check`.
+  // The checks of Create that need no broker (the properties librdkafka would refuse, an
+  // alias given beside its property with another value, transactional.id, bootstrap.servers,
+  // and what librdkafka checks as it creates a client: SASL mechanism, TLS files), with a
+  // client created and destroyed at once without any broker: `snowcar config check`.
   static Status CheckOptions(const ProducerOptions& options);
   ~KafkaProducer() override;  // Close(0): pending callbacks get kCancelled
 

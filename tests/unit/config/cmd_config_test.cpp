@@ -130,6 +130,48 @@ TEST_F(CmdConfigTest, CheckRefusesTheKafkaPropertiesRunWouldRefuse) {
   EXPECT_THAT(bad_value.err, HasSubstr("kafka property 'acks'"));
 }
 
+// What librdkafka refuses only as it creates a client (rd_kafka_new), and an alias given
+// beside its property with another value: `run` exits 2 on both, so the check does too. The
+// check creates the clients with no broker, so it contacts none (bootstrap here is unused).
+TEST_F(CmdConfigTest, CheckCreatesTheKafkaClientsAsRunWould) {
+  const std::vector<std::string> base = {"check",
+                                         "--set=source.enabled=false",
+                                         "--set=sink.enabled=true",
+                                         "--set=snow.url=https://x.example",
+                                         "--set=snow.auth.username=svc",
+                                         "--set=snow.auth.password=pw-123456",
+                                         "--set=snow.sink.topics=cmds",
+                                         "--set=snow.sink.table=incident",
+                                         "--set=kafka.bootstrap.servers=127.0.0.1:1",
+                                         "--set=kafka.group.id=g",
+                                         "--set=kafka.security.protocol=SASL_SSL",
+                                         "--set=kafka.sasl.username=u",
+                                         "--set=kafka.sasl.password=kafka-pw-1"};
+  const auto with = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> all = base;
+    all.insert(all.end(), extra.begin(), extra.end());
+    const Outcome o = RunConfig(all);
+    redact::ClearForTest();
+    return o;
+  };
+  const Outcome ok = with({"--set=kafka.sasl.mechanisms=SCRAM-SHA-512"});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+
+  const Outcome unknown = with({"--set=kafka.sasl.mechanisms=SCRAM-SHA-999"});
+  EXPECT_EQ(unknown.code, 2) << unknown.out;
+  EXPECT_THAT(unknown.err, HasSubstr("cannot create the kafka"));
+  EXPECT_THAT(unknown.err, HasSubstr("SCRAM-SHA-999"));
+  EXPECT_THAT(unknown.err, Not(HasSubstr("kafka-pw-1")));
+
+  const Outcome twice =
+      with({"--set=kafka.sasl.mechanism=PLAIN", "--set=kafka.sasl.mechanisms=SCRAM-SHA-512"});
+  EXPECT_EQ(twice.code, 2) << twice.out;
+  EXPECT_THAT(twice.err, HasSubstr("kafka.sasl.mechanism or kafka.sasl.mechanisms"));
+  const Outcome same =
+      with({"--set=kafka.sasl.mechanism=PLAIN", "--set=kafka.sasl.mechanisms=PLAIN"});
+  EXPECT_EQ(same.code, 0) << same.err;
+}
+
 // One pass lists every problem: a misspelt key used to end the check before the source's and
 // the sink's own settings and the Kafka properties were looked at.
 TEST_F(CmdConfigTest, CheckReportsEveryProblemInOnePass) {
