@@ -43,6 +43,7 @@ SidecarSettings SidecarSettings::FromConfig(const config::Config& config) {
   s.admin_allow_remote = config.GetBool("admin.listen.allow.remote");
   s.source_group_id = config.GetString("source.group.id");
   s.group_instance_id = config.GetString("kafka.group.instance.id");
+  s.readiness_requires_instance = config.GetBool("readiness.requires.instance");
   // The option table refused any other spelling, so these parses cannot fail.
   if (auto level = log::ParseLevel(config.GetString("log.level")); level.ok()) s.log_level = *level;
   if (auto format = log::ParseFormat(config.GetString("log.format")); format.ok()) {
@@ -280,6 +281,8 @@ Status Sidecar::Start() {
       if (instance_ != nullptr) {
         const servicenow::InstanceReachability::View view = instance_->Read();
         if (!view.reachable()) {
+          // readiness.requires.instance=false: the outage is health's to report.
+          if (!settings_.readiness_requires_instance) continue;
           return std::string(direction->name()) +
                  " is waiting for the ServiceNow instance, which is " +
                  servicenow::InstanceReachability::Describe(view);
