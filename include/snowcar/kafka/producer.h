@@ -72,6 +72,10 @@ struct ProducerOptions {
   std::string client_id = "snowcar";
   // How often librdkafka statistics are gathered for metrics; 0 = off.
   int statistics_interval_ms = 0;
+  // Called with each client-level error librdkafka reports (an rd_kafka_resp_err_t, e.g.
+  // RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN), after it is logged, on the producer's own thread:
+  // keep it short. Null: logged only.
+  std::function<void(int err)> on_client_error;
 };
 
 class KafkaProducer final : public RecordProducer {
