@@ -54,10 +54,14 @@ Status CheckAliasConflicts(const std::map<std::string, std::string>& user) {
     if (alias == Aliases().end()) continue;
     const auto target = user.find(alias->second);
     if (target == user.end() || target->second == value) continue;
-    problems.push_back("kafka properties '" + name + "' and '" + alias->second +
-                       "' are one librdkafka setting ('" + name + "' is another name for '" +
-                       alias->second + "') and are given different values: give only one (kafka." +
-                       name + " or kafka." + alias->second + ")");
+    const std::string& target_name = alias->second;
+    std::string problem = "kafka properties '" + name + "' and '";
+    problem += target_name;
+    problem += "' are one librdkafka setting ('" + name + "' is another name for '";
+    problem += target_name;
+    problem += "') and are given different values: give only one (kafka." + name;
+    problem += " or kafka." + target_name + ")";
+    problems.push_back(std::move(problem));
   }
   if (problems.empty()) return Status::Ok();
   std::string message;

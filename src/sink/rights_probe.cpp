@@ -2,6 +2,7 @@
 #include "rights_probe.h"
 
 #include <array>
+#include <utility>
 
 #include "call_failure.h"
 #include "snowcar/api/readiness.h"
@@ -59,11 +60,11 @@ std::shared_ptr<RightsProbe> RightsProbe::Start(LimitedClient& client,
 RightsProbe::RightsProbe(LimitedClient& client, boost::asio::any_io_executor executor,
                          api::HealthRegistry* health, const SinkSettings& settings, Options options)
     : client_(client),
-      executor_(executor),
+      executor_(std::move(executor)),
       health_(health),
       behavior_(settings.unknown_field),
       options_(options),
-      timer_(executor) {}
+      timer_(executor_) {}
 
 void RightsProbe::Stop() {
   std::lock_guard lock(mu_);
@@ -87,7 +88,7 @@ void RightsProbe::ProbeTable(size_t index) {
   servicenow::InstanceRequest r;
   r.target = "/api/now/table/" + table + "?sysparm_fields=sys_id&sysparm_limit=1";
   auto self = shared_from_this();
-  client_.Send(std::move(r), executor_, [self, index, table](servicenow::CallResult result) {
+  client_.Send(std::move(r), executor_, [self, index, table](const servicenow::CallResult& result) {
     if (self->stopped()) return;
     if (result.ok()) return self->ProbeTable(index + 1);
     if (result.klass == servicenow::OutcomeClass::kPermission) {
