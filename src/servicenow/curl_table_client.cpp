@@ -71,7 +71,9 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
           call->list = true;
           call->url = self->options.base_url + target;
           call->executor = self->strand;
-          call->done = [done = std::move(done)](CallResult r) { done(!r.instance_unreachable); };
+          call->done = [done = std::move(done)](const CallResult& r) {
+            done(!r.instance_unreachable);
+          };
           self->Begin(std::move(call));
         },
         options.retry.initial_backoff_ms, options.retry.max_backoff_ms);

@@ -43,6 +43,7 @@ TEST_F(SinkIntegrationTest, AForbiddenCatalogHoldsCommandsAndHealthNamesTheRight
                          "errors.deadletterqueue.topic.name=" + dlq});
   WaitAssigned(sink, 1);
   std::vector<testsupport::OutMessage> commands;
+  commands.reserve(5);
   for (int i = 0; i < 5; ++i) {
     commands.push_back(Command(std::nullopt, Desc("held-" + std::to_string(i)), 0));
   }
