@@ -165,10 +165,18 @@ ApiResponse Rewind(state::StateStore& store, const ApiRequest& request, const st
   const state::Cursor target{to, "", state::Phase::kBackfill};
   boost::json::array rewound;
   size_t kept = 0;
+  // The oldest version the kept entries remember: the index is pruned to the overlap window
+  // behind the cursor, so every version between `to` and this one is emitted again.
+  std::optional<int64_t> oldest;
   for (const state::StoredCursor& c : *cursors) {
     // Dedup entries are kept per (instance, table), beside each cursor.
     auto window = store.LoadDedupWindow(c.identity, keep_all);
     if (!window.ok()) return StoreError(request, window.status());
+    if (auto listed = store.DedupEntries(c.identity); listed.ok()) {
+      for (const state::DedupKey& key : *listed) {
+        if (!oldest || key.ts < *oldest) oldest = key.ts;
+      }
+    }
     if (Status s = store.Commit(c.identity, target, **window); !s.ok()) {
       return StoreError(request, s);
     }
@@ -195,6 +203,15 @@ ApiResponse Rewind(state::StateStore& store, const ApiRequest& request, const st
   root["to_utc"] = FormatSnowTimestamp(to);
   root["cursors"] = std::move(rewound);
   root["dedup_entries_kept"] = kept;
+  // Versions updated in [to, dedup_oldest) are sent again; null when no entry was kept (every
+  // version since `to` is sent again).
+  if (oldest) {
+    root["dedup_oldest_ts"] = *oldest;
+    root["dedup_oldest_utc"] = FormatSnowTimestamp(*oldest);
+  } else {
+    root["dedup_oldest_ts"] = nullptr;
+    root["dedup_oldest_utc"] = nullptr;
+  }
   return ApiResponse::Json(200, root);
 }
 }  // namespace

@@ -111,7 +111,9 @@ int ConfigMain(int argc, char** argv) {
     verb->add_option("file", files, "the configuration, a Java .properties file")
         ->type_name("FILE");
     verb->add_option("--set", args.sets, "one setting, over FILE and the environment (repeatable)")
-        ->type_name("key=value");
+        ->type_name("key=value")
+        // One value per --set, so `--set k=v FILE` leaves FILE to the positional.
+        ->allow_extra_args(false);
   }
   check->add_flag("--no-secrets", args.no_secrets,
                   "open no secret <key>.file nor the files kafka.* properties name (for CI)");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // snowcar run --config FILE [--set key=value]...
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "cli/cmd_config_check.h"
@@ -8,6 +9,8 @@
 #include "cli/commands.h"
 #include "snowcar/common/log.h"
 #include "snowcar/config/config.h"
+#include "snowcar/kafka/static_membership.h"
+#include "snowcar/runtime/replica_check.h"
 #include "snowcar/runtime/sidecar.h"
 
 namespace snowcar::cli {
@@ -31,7 +34,8 @@ int RunMain(int argc, char** argv) {
   app->add_option("--config", file, "the configuration, a Java .properties file")
       ->type_name("FILE");
   app->add_option("--set", request.sets, "one setting, over FILE and the environment (repeatable)")
-      ->type_name("key=value");
+      ->type_name("key=value")
+      ->allow_extra_args(false);  // one value per --set
   if (auto exit = ParseCommandLine(*app, argc, argv)) return *exit;
   // Given, even as "": a file named "" is refused by the loader, as before.
   if (app->count("--config") > 0) request.file = file;
@@ -52,6 +56,11 @@ int RunMain(int argc, char** argv) {
   for (const auto& note : cfg.notes()) SNOWCAR_LOG(kInfo, "config.note", {{"note", note}});
   for (const auto& warning : cfg.warnings()) {
     SNOWCAR_LOG(kWarn, "config.warning", {{"warning", warning}});
+  }
+  if (std::string warning =
+          runtime::SourceWithoutGroupWarning(settings, std::getenv(kafka::kPodNameVariable));
+      !warning.empty()) {
+    SNOWCAR_LOG(kWarn, "config.source_without_group", {{"warning", warning}});
   }
   if (!settings.tls_verify) {
     SNOWCAR_LOG(kWarn, "config.tls_verify_disabled",

@@ -164,9 +164,23 @@ void RenderHuman(const std::string& command, const json::value& body, std::ostre
     PrintOrigins(body, out);
   } else if (command == "reset-cursor" && body.is_object() &&
              body.as_object().contains("rewound")) {
-    out << "rewound table " << Field(body, "table") << " to " << Field(body, "to_utc")
-        << " (UTC), phase backfill; kept " << Field(body, "dedup_entries_kept")
-        << " dedup entries, so versions already sent are not sent again\n";
+    // Say exactly what comes again: the kept entries only reach back one overlap window.
+    const std::string to = Field(body, "to_utc");
+    const std::string oldest = Field(body, "dedup_oldest_utc");
+    out << "rewound table " << Field(body, "table") << " to " << to << " (UTC), phase backfill\n";
+    if (oldest.empty() || oldest == "null") {
+      out << "no dedup entries were kept: every row version updated since " << to
+          << " (UTC) is emitted again\n";
+    } else if (oldest <= to) {
+      out << "kept " << Field(body, "dedup_entries_kept") << " dedup entries, reaching back to "
+          << oldest << " (UTC): the versions they remember are not emitted again, every other "
+          << "version updated since " << to << " (UTC) is\n";
+    } else {
+      out << "row versions updated from " << to << " to " << oldest
+          << " (UTC) are emitted again, even those sent before; the "
+          << Field(body, "dedup_entries_kept") << " dedup entries kept cover only versions from "
+          << oldest << " (UTC) on (the last overlap window), and those are not emitted again\n";
+    }
     const auto* cursors = body.as_object().if_contains("cursors");
     if (cursors != nullptr && cursors->is_array()) {
       std::vector<std::vector<std::string>> rows = {

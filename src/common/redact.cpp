@@ -6,6 +6,7 @@
 #include <cctype>
 #include <mutex>
 #include <shared_mutex>
+#include <utility>
 #include <vector>
 
 #include "snowcar/common/base64.h"
@@ -130,6 +131,41 @@ void MaskNamedFields(std::string& text) {
   text = std::move(out);
 }
 
+// Calls `on_user_info(start, length)` for the user-info of each URL in `text`, last first so
+// the callback may rewrite it. The authority ends at the first '/', '?', '#', blank or quote;
+// its last '@' ends the user-info, as RFC 3986 reads it.
+template <typename F>
+void ForEachUrlUserInfo(std::string_view text, F&& on_user_info) {
+  const auto ends_authority = [](char c) {
+    return c == '/' || c == '?' || c == '#' || c == '"' || c == '\'' || c == '<' || c == '>' ||
+           std::isspace(static_cast<unsigned char>(c)) != 0;
+  };
+  std::vector<std::pair<size_t, size_t>> spans;
+  size_t pos = 0;
+  while ((pos = text.find("://", pos)) != std::string_view::npos) {
+    const size_t start = pos + 3;
+    size_t end = start;
+    while (end < text.size() && !ends_authority(text[end])) ++end;
+    const size_t at = text.substr(start, end - start).rfind('@');
+    if (at != std::string_view::npos && at > 0) spans.emplace_back(start, at);
+    pos = end;
+  }
+  for (auto it = spans.rbegin(); it != spans.rend(); ++it) on_user_info(it->first, it->second);
+}
+
+// "scheme://user:password@host" -> "scheme://user:***@host", and "scheme://token@host" ->
+// "scheme://***@host": a URL's user-info carries credentials whether or not the value was
+// registered (a URL refused by the configuration, a Kafka property, a peer's error text).
+void MaskUrlUserInfo(std::string& text) {
+  ForEachUrlUserInfo(text, [&](size_t start, size_t length) {
+    const std::string_view user_info(text.data() + start, length);
+    const size_t colon = user_info.find(':');
+    std::string shown =
+        colon == std::string_view::npos ? "***" : std::string(user_info.substr(0, colon)) + ":***";
+    text.replace(start, length, shown);
+  });
+}
+
 }  // namespace
 
 void RegisterSecret(std::string_view value) {
@@ -142,6 +178,17 @@ void RegisterSecret(std::string_view value) {
     std::sort(secrets.begin(), secrets.end(),
               [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   }
+}
+
+void RegisterUrlSecrets(std::string_view text) {
+  ForEachUrlUserInfo(text, [&](size_t start, size_t length) {
+    // The password alone (its base64 forms are masked at every alignment, so a Basic
+    // header of user:password is covered); a user-info without ':' is a token, all secret.
+    // The user name stays readable: "https://svc:***@host" says whose credentials they are.
+    const std::string_view user_info = text.substr(start, length);
+    const size_t colon = user_info.find(':');
+    RegisterSecret(colon == std::string_view::npos ? user_info : user_info.substr(colon + 1));
+  });
 }
 
 bool IsSecretName(std::string_view name) {
@@ -212,6 +259,7 @@ std::string Mask(std::string_view text) {
     }
   }
   MaskNamedFields(out);
+  MaskUrlUserInfo(out);
   return out;
 }
 

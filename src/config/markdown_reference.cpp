@@ -56,18 +56,21 @@ file rather than a process out of memory: a config file may hold at most
 it starts anything, and lists every problem in one pass: each value, the settings of each
 enabled direction (checked on the valid part even when some keys were refused, so a typo does
 not hide them), `admin.listen`, and the `kafka.*` properties of every Kafka client the run
-would create, applied one by one to a librdkafka configuration without connecting anywhere.
-Each property librdkafka refuses is named with librdkafka's reason; a Java client key
+would create, applied one by one to a librdkafka configuration, and then each client created
+and destroyed at once with no broker to contact, so what librdkafka checks only as it
+creates a client (an unsupported `sasl.mechanisms`, a certificate that is not PEM) is found
+too. Each property librdkafka refuses is named with librdkafka's reason; a Java client key
 (`sasl.jaas.config`, `ssl.truststore.location`, a JKS keystore, ...) is named with what
-librdkafka takes instead; a file a property names (`kafka.ssl.ca.location`,
-`kafka.ssl.certificate.location`, `kafka.ssl.key.location`, `kafka.ssl.keystore.location`,
-`kafka.ssl.crl.location`, `kafka.sasl.kerberos.keytab`) must be readable. Both commands exit
-2 on a configuration problem; `run` also exits 2 when a Kafka client refuses its properties
-as it is created (a certificate that is not PEM, which only creating the client reveals).
-What only starting can find otherwise (a state dir in use, an unreachable broker or instance)
-makes `run` exit 1. `snowcar config check --no-secrets FILE` is for CI, where the mounted
-secrets are absent: the `<key>.file` of a secret key and the files of those Kafka properties
-are not opened (the key counts as given), and everything else is checked.
+librdkafka takes instead; a librdkafka alias given beside its property with another value
+(`kafka.sasl.mechanism` and `kafka.sasl.mechanisms`) is refused naming both; a file a
+property names (`kafka.ssl.ca.location`, `kafka.ssl.certificate.location`,
+`kafka.ssl.key.location`, `kafka.ssl.keystore.location`, `kafka.ssl.crl.location`,
+`kafka.sasl.kerberos.keytab`) must be readable. Both commands exit 2 on a configuration
+problem. What only starting can find otherwise (a state dir in use, an unreachable broker or
+instance) makes `run` exit 1. `snowcar config check --no-secrets FILE` is for CI, where the
+mounted secrets are absent: the `<key>.file` of a secret key and the files of those Kafka
+properties are not opened (the key counts as given; each one skipped is listed as a note),
+and everything else is checked.
 `snowcar config print FILE` shows the effective value of every key.
 
 Keys written as `prefix.<name>` stand for a family: any key of that shape is accepted.

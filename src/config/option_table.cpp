@@ -278,6 +278,18 @@ std::vector<OptionSpec> CoreOptions() {
               "Prometheus outside the pod can scrape). Off by default: metrics and health then "
               "reach only processes inside the pod, and the configuration check refuses a "
               "remote address."},
+      {.name = "readiness.requires.instance",
+       .type = T::kBool,
+       .default_value = "true",
+       .group = kSidecar,
+       .doc = "Whether `/v1/ready` waits for the ServiceNow instance at start. `true`: a "
+              "direction that cannot start because the instance cannot be reached (the "
+              "source's first poll) keeps the sidecar not ready, and with it a pod whose "
+              "readiness includes the sidecar. `false`: once a call to the instance gave up "
+              "(within one retry cycle) such a direction no longer holds readiness back; "
+              "`/v1/health` still reports the outage and the direction starts when the "
+              "instance answers. Kafka is waited for either way. Once ready, the sidecar stays "
+              "ready through later outages whatever this says."},
       {.name = "source.enabled",
        .type = T::kBool,
        .default_value = "true",

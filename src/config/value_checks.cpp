@@ -238,14 +238,16 @@ std::string CheckBaseQuery(std::string_view value) {
   return "";
 }
 
-std::string CheckKafkaFileProperty(std::string_view property, std::string_view path) {
+bool IsKafkaFileProperty(std::string_view property) {
   static constexpr std::string_view kFileProperties[] = {
       "ssl.ca.location",       "ssl.certificate.location", "ssl.key.location",
       "ssl.keystore.location", "ssl.crl.location",         "sasl.kerberos.keytab"};
-  if (std::find(std::begin(kFileProperties), std::end(kFileProperties), property) ==
-      std::end(kFileProperties)) {
-    return "";
-  }
+  return std::find(std::begin(kFileProperties), std::end(kFileProperties), property) !=
+         std::end(kFileProperties);
+}
+
+std::string CheckKafkaFileProperty(std::string_view property, std::string_view path) {
+  if (!IsKafkaFileProperty(property)) return "";
   const bool ca = property == "ssl.ca.location";
   if (path.empty() || (ca && path == "probe")) return "";
   const std::string file(path);

@@ -68,4 +68,7 @@ std::string CheckBaseQuery(std::string_view value);
 // e.g. "No such file or directory". Any other property: "".
 std::string CheckKafkaFileProperty(std::string_view property, std::string_view path);
 
+// True for the properties CheckKafkaFileProperty opens (`property` without the prefix).
+bool IsKafkaFileProperty(std::string_view property);
+
 }  // namespace snowcar::config

@@ -2,12 +2,15 @@
 // The consumer's properties: what snowcar requires, forces and defaults before a client exists.
 #include "consumer_conf.h"
 
+#include "client_check.h"
+
 namespace snowcar::kafka {
 namespace internal {
 
 Result<ConfPtr> PrepareConsumerConf(const ConsumerOptions& options, Dropped dropped,
                                     std::map<std::string, std::string>& properties) {
   const auto& user = options.properties;
+  SNOWCAR_RETURN_IF_ERROR(CheckAliasConflicts(user));
   auto group = user.find("group.id");
   if (group == user.end() || group->second.empty()) {
     return Status::InvalidArgument("kafka property 'group.id' is required (set kafka.group.id)");
@@ -35,7 +38,10 @@ Result<ConfPtr> PrepareConsumerConf(const ConsumerOptions& options, Dropped drop
 
 Status KafkaConsumer::CheckProperties(const ConsumerOptions& options) {
   std::map<std::string, std::string> properties;
-  return internal::PrepareConsumerConf(options, internal::Dropped::kQuiet, properties).status();
+  SNOWCAR_ASSIGN_OR_RETURN(
+      internal::ConfPtr conf,
+      internal::PrepareConsumerConf(options, internal::Dropped::kQuiet, properties));
+  return internal::CreateClientOffline(RD_KAFKA_CONSUMER, std::move(conf));
 }
 
 }  // namespace snowcar::kafka

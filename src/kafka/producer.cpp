@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "client_check.h"
 #include "client_config.h"
 #include "delivery_error.h"
 #include "pending_list.h"
@@ -56,6 +57,7 @@ struct KafkaProducer::Impl {
   rd_kafka_queue_t* events = nullptr;  // the main queue: delivery reports, statistics, errors
   std::thread poller;
   std::atomic<bool> stop_polling{false};
+  std::function<void(int)> on_client_error;      // set before the poll thread starts
   std::vector<const rd_kafka_message_t*> batch;  // poll thread only
   struct Finished {
     PendingRecord* record;
@@ -200,13 +202,13 @@ struct KafkaProducer::Impl {
             statistics_json = rd_kafka_event_stats(event);
             break;
           }
-          case RD_KAFKA_EVENT_ERROR:
-            internal::LogClientError(rk,
-                                     rd_kafka_event_error_is_fatal(event)
-                                         ? RD_KAFKA_RESP_ERR__FATAL
-                                         : rd_kafka_event_error(event),
-                                     rd_kafka_event_error_string(event));
+          case RD_KAFKA_EVENT_ERROR: {
+            const int err = rd_kafka_event_error_is_fatal(event) ? RD_KAFKA_RESP_ERR__FATAL
+                                                                 : rd_kafka_event_error(event);
+            internal::LogClientError(rk, err, rd_kafka_event_error_string(event));
+            if (on_client_error) on_client_error(err);
             break;
+          }
           default:
             break;
         }
@@ -224,6 +226,7 @@ namespace {
 Result<internal::ConfPtr> PrepareConf(const ProducerOptions& options, internal::Dropped dropped,
                                       std::map<std::string, std::string>& properties) {
   const auto& user = options.properties;
+  SNOWCAR_RETURN_IF_ERROR(internal::CheckAliasConflicts(user));
   if (user.contains("transactional.id")) {
     return Status::InvalidArgument(
         "kafka property 'transactional.id' is not supported: snowcar's producer is idempotent, "
@@ -250,7 +253,9 @@ Result<internal::ConfPtr> PrepareConf(const ProducerOptions& options, internal::
 
 Status KafkaProducer::CheckOptions(const ProducerOptions& options) {
   std::map<std::string, std::string> properties;
-  return PrepareConf(options, internal::Dropped::kQuiet, properties).status();
+  SNOWCAR_ASSIGN_OR_RETURN(internal::ConfPtr conf,
+                           PrepareConf(options, internal::Dropped::kQuiet, properties));
+  return internal::CreateClientOffline(RD_KAFKA_PRODUCER, std::move(conf));
 }
 
 Result<std::unique_ptr<KafkaProducer>> KafkaProducer::Create(const ProducerOptions& options) {
@@ -264,6 +269,7 @@ Result<std::unique_ptr<KafkaProducer>> KafkaProducer::Create(const ProducerOptio
   // thread polls: a whole batch of reports per wake-up instead of one callback per record.
   rd_kafka_conf_set_events(conf.get(),
                            RD_KAFKA_EVENT_DR | RD_KAFKA_EVENT_STATS | RD_KAFKA_EVENT_ERROR);
+  impl->on_client_error = options.on_client_error;
   char errstr[512];
   impl->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), errstr, sizeof errstr);
   if (impl->rk == nullptr) {

@@ -43,6 +43,7 @@ SidecarSettings SidecarSettings::FromConfig(const config::Config& config) {
   s.admin_allow_remote = config.GetBool("admin.listen.allow.remote");
   s.source_group_id = config.GetString("source.group.id");
   s.group_instance_id = config.GetString("kafka.group.instance.id");
+  s.readiness_requires_instance = config.GetBool("readiness.requires.instance");
   // The option table refused any other spelling, so these parses cannot fail.
   if (auto level = log::ParseLevel(config.GetString("log.level")); level.ok()) s.log_level = *level;
   if (auto format = log::ParseFormat(config.GetString("log.format")); format.ok()) {
@@ -280,6 +281,8 @@ Status Sidecar::Start() {
       if (instance_ != nullptr) {
         const servicenow::InstanceReachability::View view = instance_->Read();
         if (!view.reachable()) {
+          // readiness.requires.instance=false: the outage is health's to report.
+          if (!settings_.readiness_requires_instance) continue;
           return std::string(direction->name()) +
                  " is waiting for the ServiceNow instance, which is " +
                  servicenow::InstanceReachability::Describe(view);
@@ -395,11 +398,8 @@ api::ApiResponse Sidecar::Metrics() const {
                      int64_t{kafka_probe_->reachable() ? 1 : 0});
   }
   if (instance_ != nullptr) {
-    api::WriteMetricFamily(out, "snowcar_servicenow_reachable", "gauge",
-                           "0 while calls give up because the ServiceNow instance cannot be "
-                           "reached or refuses the credentials, else 1");
-    api::WriteSample(out, "snowcar_servicenow_reachable", "",
-                     int64_t{instance_->Read().reachable() ? 1 : 0});
+    const servicenow::InstanceReachability::View view = instance_->Read();
+    WriteInstanceMetrics(out, view.reachable(), view.credentials_refused);
   }
   std::vector<direction::Direction::ProducerGauge> producers;
   for (const auto& direction : directions_) {

@@ -159,11 +159,13 @@ void WriteStateMetrics(std::string& out, const state::StateStore& store) {
 
 void WriteServiceNowMetrics(std::string& out, const servicenow::ClientStats& stats) {
   api::WriteMetricFamily(out, "snowcar_snow_http_attempts_total", "counter",
-                         "Table API attempts by how they ended: ok, throttled (429), error "
-                         "(any other answer) or unreachable (no answer: connect, TLS, timeout)");
+                         "Table API attempts by how they ended: ok, throttled (429), refused "
+                         "(401 or 403), error (any other answer) or unreachable (no answer: "
+                         "connect, TLS, timeout)");
   api::WriteSample(out, "snowcar_snow_http_attempts_total", "result=\"ok\"", stats.answered_ok);
   api::WriteSample(out, "snowcar_snow_http_attempts_total", "result=\"throttled\"",
                    stats.throttled);
+  api::WriteSample(out, "snowcar_snow_http_attempts_total", "result=\"refused\"", stats.refused);
   api::WriteSample(out, "snowcar_snow_http_attempts_total", "result=\"error\"", stats.failed);
   api::WriteSample(out, "snowcar_snow_http_attempts_total", "result=\"unreachable\"",
                    stats.unreachable);
@@ -183,6 +185,18 @@ void WriteServiceNowMetrics(std::string& out, const servicenow::ClientStats& sta
                             api::EscapeLabelValue(labels.second) + "\"",
                         histogram);
   }
+}
+
+void WriteInstanceMetrics(std::string& out, bool reachable, bool credentials_refused) {
+  api::WriteMetricFamily(out, "snowcar_servicenow_reachable", "gauge",
+                         "0 while calls give up because the ServiceNow instance cannot be "
+                         "reached or refuses the credentials, else 1");
+  api::WriteSample(out, "snowcar_servicenow_reachable", "", int64_t{reachable ? 1 : 0});
+  api::WriteMetricFamily(out, "snowcar_servicenow_credentials_refused", "gauge",
+                         "1 while calls give up because the instance refuses the credentials "
+                         "(HTTP 401 after a fresh token, or the token endpoint), else 0");
+  api::WriteSample(out, "snowcar_servicenow_credentials_refused", "",
+                   int64_t{!reachable && credentials_refused ? 1 : 0});
 }
 
 void WriteProducerGauges(std::string& out,

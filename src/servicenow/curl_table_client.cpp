@@ -71,21 +71,24 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
           call->list = true;
           call->url = self->options.base_url + target;
           call->executor = self->strand;
-          call->done = [done = std::move(done)](CallResult r) { done(!r.instance_unreachable); };
+          call->done = [done = std::move(done)](const CallResult& r) {
+            done(!r.instance_unreachable);
+          };
           self->Begin(std::move(call));
         },
         options.retry.initial_backoff_ms, options.retry.max_backoff_ms);
   }
   // A call ended for a reason about the whole instance.
-  void InstanceUnusable(const std::string& reason, const std::string& target) {
-    reachability.OnUnreachable(reason);
+  void InstanceUnusable(const std::string& reason, const std::string& target,
+                        bool refused = false) {
+    reachability.OnUnreachable(reason, refused);
     if (gate) gate->Close(reason, target);
   }
   // The instance refused the credentials for good (a final 401, or the token endpoint): the
   // gate is closed, and the next probe reads the credential files first.
   void CredentialsRefused(const std::string& reason, const std::string& target) {
     credentials_refused = true;
-    InstanceUnusable("credentials refused: " + reason, target);
+    InstanceUnusable(reason, target, /*refused=*/true);
   }
   // Before a probe: when the credentials were refused since the last one, a Secret corrected
   // in place may be in the files now. Read at most once per probe, i.e. at the gate's growing
@@ -267,6 +270,8 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
         ++stats.throttled;
       } else if (v.klass == OutcomeClass::kOk) {
         ++stats.answered_ok;
+      } else if (t.response.status == 401 || t.response.status == 403) {
+        ++stats.refused;
       } else {
         ++stats.failed;
       }

@@ -28,7 +28,7 @@ void InstanceReachability::OnAnswered() {
 
 // Every call that gave up is told (not only the first): the count and the reason in the
 // health detail stay current. Calls give up after their retries, so this is rare.
-void InstanceReachability::OnUnreachable(const std::string& reason) {
+void InstanceReachability::OnUnreachable(const std::string& reason, bool credentials_refused) {
   Listener listener;
   View now;
   bool newly = false;
@@ -42,10 +42,14 @@ void InstanceReachability::OnUnreachable(const std::string& reason) {
     }
     ++view_.failed_calls;
     view_.reason = reason;
+    view_.credentials_refused = credentials_refused;
     now = view_;
     listener = listener_;
   }
-  if (newly) SNOWCAR_LOG(kWarn, "snow.instance.unreachable", {{"reason", reason}});
+  if (newly) {
+    SNOWCAR_LOG(kWarn, "snow.instance.unreachable",
+                {{"reason", reason}, {"credentials_refused", credentials_refused}});
+  }
   if (listener) listener(now);
 }
 
@@ -66,9 +70,9 @@ std::string InstanceReachability::Describe(const View& view) {
     case State::kReachable:
       return "answering";
     case State::kUnreachable:
-      return "unreachable since " + FormatIso8601Millis(view.since_ms) + " (" +
-             std::to_string(view.failed_calls) + (view.failed_calls == 1 ? " call" : " calls") +
-             " gave up): " + view.reason;
+      return (view.credentials_refused ? "credentials refused since " : "unreachable since ") +
+             FormatIso8601Millis(view.since_ms) + " (" + std::to_string(view.failed_calls) +
+             (view.failed_calls == 1 ? " call" : " calls") + " gave up): " + view.reason;
   }
   return {};
 }

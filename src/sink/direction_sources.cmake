@@ -13,6 +13,7 @@ set(SNOWCAR_SINK_DIRECTION_SOURCES
   limited_client.cpp
   ordering_key.cpp
   origin_recorder.cpp
+  rights_probe.cpp
   sink.cpp
   sink_direction.cpp
   sink_metrics.cpp

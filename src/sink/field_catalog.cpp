@@ -15,6 +15,20 @@ namespace {
 // Far deeper than any real hierarchy (cmdb_ci_linux_server is about 5 deep); a cycle in a
 // broken dictionary stops here instead of looping.
 constexpr int kMaxChainDepth = 16;
+
+// A 403 on a metadata table is about the integration user's rights, not the record: every
+// command would meet it. Held (the lane retries the command), not a record error that would
+// dead-letter each one; the sink's rights probe names the missing right in health.
+Failure MetadataFailure(const servicenow::CallResult& result, const std::string& what,
+                        std::string_view table) {
+  if (result.klass == servicenow::OutcomeClass::kPermission) {
+    return FailureFromCall(result,
+                           what + ": the integration user may not read " + std::string(table) +
+                               " (health component sink.rights)",
+                           servicenow::Action::kHold);
+  }
+  return FailureFromCall(result, what, servicenow::CallPurpose::kLookup);
+}
 constexpr int kColumnPageLimit = 10000;
 
 // A reference field reads as a plain sys_id with sysparm_exclude_reference_link=true, but
@@ -53,9 +67,8 @@ struct FieldCatalog::Lookup : std::enable_shared_from_this<FieldCatalog::Lookup>
     auto self = shared_from_this();
     catalog->client_.Send(std::move(r), executor, [self](servicenow::CallResult result) {
       if (!result.ok()) {
-        return self->Fail(FailureFromCall(result,
-                                          "looking up table " + self->table + " in sys_db_object",
-                                          servicenow::CallPurpose::kLookup));
+        return self->Fail(MetadataFailure(
+            result, "looking up table " + self->table + " in sys_db_object", "sys_db_object"));
       }
       if (result.response.rows.empty() || !result.response.rows[0].is_object()) {
         return self->Fail(
@@ -81,9 +94,9 @@ struct FieldCatalog::Lookup : std::enable_shared_from_this<FieldCatalog::Lookup>
     auto self = shared_from_this();
     catalog->client_.Send(std::move(r), executor, [self](const servicenow::CallResult& result) {
       if (!result.ok()) {
-        return self->Fail(FailureFromCall(
+        return self->Fail(MetadataFailure(
             result, "reading the super-class chain of " + self->table + " in sys_db_object",
-            servicenow::CallPurpose::kLookup));
+            "sys_db_object"));
       }
       const auto& row = result.response.record;
       std::string name = StringField(row, "name");
@@ -110,8 +123,8 @@ struct FieldCatalog::Lookup : std::enable_shared_from_this<FieldCatalog::Lookup>
     catalog->client_.Send(std::move(r), executor, [self](const servicenow::CallResult& result) {
       if (!result.ok()) {
         return self->Fail(
-            FailureFromCall(result, "reading the columns of " + self->table + " in sys_dictionary",
-                            servicenow::CallPurpose::kLookup));
+            MetadataFailure(result, "reading the columns of " + self->table + " in sys_dictionary",
+                            "sys_dictionary"));
       }
       auto columns = std::make_shared<ColumnSet>();
       for (const auto& v : result.response.rows) {

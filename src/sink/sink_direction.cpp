@@ -98,11 +98,16 @@ Status SinkDirection::Start() {
       context_.health);
   SNOWCAR_RETURN_IF_ERROR(loop_->Start());
   if (context_.health != nullptr) context_.health->Report("sink", true, "subscribed");
+  if (NeedsRightsProbe(settings_)) {
+    rights_ = RightsProbe::Start(client_, context_.io->get_executor(), context_.health, settings_,
+                                 options_.rights);
+  }
   return Status::Ok();
 }
 
 void SinkDirection::Stop(std::chrono::steady_clock::time_point deadline) {
   if (stopped_.exchange(true)) return;
+  if (rights_) rights_->Stop();
   if (loop_) loop_->Stop(deadline);
   if (producer_ != nullptr) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(

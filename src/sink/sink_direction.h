@@ -12,6 +12,7 @@
 #include "in_flight_limit.h"
 #include "limited_client.h"
 #include "origin_recorder.h"
+#include "rights_probe.h"
 #include "sink_metrics.h"
 #include "snowcar/direction/direction.h"
 #include "snowcar/schema_registry/client.h"
@@ -30,6 +31,7 @@ struct SinkRuntimeOptions {
   // schema.registry.*: decodes framed commands when its url is set.
   schema_registry::RegistryOptions registry;
   OriginSettings origin;
+  RightsProbe::Options rights;  // the start-up probe of sys_db_object / sys_dictionary
 };
 
 class SinkDirection final : public direction::Direction {
@@ -70,6 +72,7 @@ class SinkDirection final : public direction::Direction {
   std::unique_ptr<schema_registry::SchemaRegistryClient> registry_;  // null without a url
   std::unique_ptr<schema_registry::FramedDecoder> decoder_;
   std::unique_ptr<ConsumerLoop> loop_;
+  std::shared_ptr<RightsProbe> rights_;  // null when the sink reads no metadata
   std::atomic<bool> stopped_{false};
 };
 

@@ -113,6 +113,9 @@ void SinkMetrics::Write(std::string& out, int in_flight, int in_flight_max,
     std::lock_guard lock(partitions_mu_);
     partitions = partitions_;
   }
+  // Every partition with a lane has its counters from 0, before its first command: a series
+  // that appears at 1 hides that first event from increase() and rate().
+  for (const auto& lane : lanes) partitions.try_emplace({lane.topic, lane.partition});
   api::WriteMetricFamily(out, "snowcar_sink_partition_records_total", "counter",
                          "Records of the partition applied to the instance by this replica.");
   for (const auto& [tp, counters] : partitions) {

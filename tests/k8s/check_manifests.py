@@ -299,8 +299,40 @@ def main():
     sidecar = next((c for c in inits if c.get("name") == "snowcar"), {})
     check(re.search(r":[0-9][^:]*$", sidecar.get("image", "")) is not None,
           f"overlay: snowcar image not pinned to a tag: {sidecar.get('image')}")
-    check(all(o.get("metadata", {}).get("namespace") for o in overlay),
+    check(all(o.get("metadata", {}).get("namespace") for o in overlay
+              if o.get("kind") != "Namespace"),
           "overlay: some object has no namespace")
+    # The namespace the objects (and the first documented command) use is created by the
+    # overlay itself.
+    used = {o["metadata"]["namespace"] for o in overlay if o.get("metadata", {}).get("namespace")}
+    created = {o["metadata"]["name"] for o in overlay if o.get("kind") == "Namespace"}
+    check(used and used <= created, f"overlay: namespaces {used} used but only {created} created")
+    production_md = open(os.path.join(repo, "docs", "production.md")).read()
+    first_kubectl = re.search(r"^kubectl .*$", production_md, re.M)
+    if check(first_kubectl, "docs/production.md: no kubectl command"):
+        line = first_kubectl.group(0)
+        check("namespace.yaml" in line or "create namespace" in line,
+              f"docs/production.md: the first kubectl command does not create the namespace: "
+              f"{line}")
+
+    # Several replicas share one properties file: the source, if on or turned on later, must
+    # share its tables through a group, or every replica emits every row.
+    overlay_props = parse_properties(next(c for c in overlay if c.get("kind") == "ConfigMap")
+                                     ["data"]["snowcar.properties"])
+    check(overlay_props.get("source.group.id"),
+          "overlay: 3 replicas share snowcar.properties without source.group.id")
+
+    # docs/examples/production.properties names files (the Kafka CA) the base must mount.
+    with open(os.path.join(repo, "docs", "examples", "production.properties")) as f:
+        production = parse_properties(f.read())
+    base_sts = one(rendered["k8s/base"], "StatefulSet")
+    base_inits = base_sts["spec"]["template"]["spec"].get("initContainers", [])
+    base_sidecar = next((c for c in base_inits if c.get("name") == "snowcar"), {})
+    mounts = [m["mountPath"] for m in base_sidecar.get("volumeMounts", [])]
+    for key, path in production.items():
+        if key.endswith(".location") or key.endswith(".file"):
+            check(any(path.startswith(m + "/") for m in mounts),
+                  f"production.properties: {key}={path} is not under a mount of k8s/base")
 
     # The scrape path: admin.listen's port on the snowcar container, a Service port named
     # `metrics` reaching it, a ServiceMonitor selecting that Service and port, and a job name

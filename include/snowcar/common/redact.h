@@ -6,7 +6,9 @@
 //     replaced by "[redacted]" wherever they appear, including base64 `user:password` forms.
 //  2. Shapes that carry secrets are masked even when the value was never registered:
 //     "Bearer x" / "Basic x" become "Bearer ***", and JSON or form fields whose name contains
-//     password, secret, token, authorization or credential get the value "***".
+//     password, secret, token, authorization or credential get the value "***"; the
+//     user-info of a URL loses its password ("https://user:***@host"), or all of it when it
+//     holds no ':' ("https://***@host": a token alone).
 #pragma once
 
 #include <string>
@@ -20,6 +22,10 @@ inline constexpr std::string_view kRedacted = "[redacted]";
 // Registers a secret value; thread-safe. Values shorter than 4 characters are ignored (they
 // would mask ordinary text and are not worth protecting this way).
 void RegisterSecret(std::string_view value);
+
+// Registers the password in the user-info of every URL in `text` (the whole user-info when it
+// holds no ':'), so it stays masked where it appears outside a URL (e.g. base64 in a header).
+void RegisterUrlSecrets(std::string_view text);
 
 // Returns `text` with every registered secret and every secret-carrying shape masked.
 std::string Mask(std::string_view text);

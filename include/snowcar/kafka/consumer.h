@@ -65,7 +65,9 @@ class KafkaConsumer {
   // refused (the sink must decide which offsets are stored).
   static Result<std::unique_ptr<KafkaConsumer>> Create(ConsumerOptions options);
   // The property checks of Create (group.id, enable.auto.offset.store, what librdkafka would
-  // refuse, bootstrap.servers) without creating a client: `snowcar config check`.
+  // refuse, an alias beside its property with another value, bootstrap.servers), and what
+  // librdkafka checks as it creates a client, with one created and destroyed at once without
+  // any broker: `snowcar config check`.
   static Status CheckProperties(const ConsumerOptions& options);
   ~KafkaConsumer();  // Close()
 

@@ -72,6 +72,10 @@ struct ProducerOptions {
   std::string client_id = "snowcar";
   // How often librdkafka statistics are gathered for metrics; 0 = off.
   int statistics_interval_ms = 0;
+  // Called with each client-level error librdkafka reports (an rd_kafka_resp_err_t, e.g.
+  // RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN), after it is logged, on the producer's own thread:
+  // keep it short. Null: logged only.
+  std::function<void(int err)> on_client_error;
 };
 
 class KafkaProducer final : public RecordProducer {
@@ -80,8 +84,10 @@ class KafkaProducer final : public RecordProducer {
   // when the name says password/secret), or when bootstrap.servers is missing.
   // transactional.id is refused: this producer is idempotent, not transactional.
   static Result<std::unique_ptr<KafkaProducer>> Create(const ProducerOptions& options);
-  // The checks of Create that need no broker (the properties librdkafka would refuse,
-  // transactional.id, bootstrap.servers), without creating a client: `snowcar config check`.
+  // The checks of Create that need no broker (the properties librdkafka would refuse, an
+  // alias given beside its property with another value, transactional.id, bootstrap.servers,
+  // and what librdkafka checks as it creates a client: SASL mechanism, TLS files), with a
+  // client created and destroyed at once without any broker: `snowcar config check`.
   static Status CheckOptions(const ProducerOptions& options);
   ~KafkaProducer() override;  // Close(0): pending callbacks get kCancelled
 

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Is Kafka reachable? A metadata request through librdkafka, repeated in the background.
 //
+// Between probes, librdkafka's own "all brokers down" error wakes the probe at once, so an
+// outage shows within about a second (down_check_timeout) without probing more often while
+// Kafka is fine; the probe handle reconnects every 250 ms at most, so a recovery shows as fast.
+//
 // /v1/ready waits for the first answer, so a pod is not marked ready while its sidecar
 // cannot reach the brokers at all; after that, the "kafka" health component (and the
 // snowcar_kafka_metadata_reachable gauge) follow every probe, but readiness stays: a broker
@@ -37,6 +41,10 @@ struct KafkaProbeOptions {
   std::chrono::milliseconds timeout{2000};    // one metadata request
   std::chrono::milliseconds retry{250};       // between probes until one succeeds or after a miss
   std::chrono::milliseconds interval{15000};  // between probes while reachable
+  // One metadata request right after librdkafka reported every broker down (its error
+  // callback, RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN): the outage shows within about this long
+  // instead of at the next `interval`.
+  std::chrono::milliseconds down_check_timeout{1000};
 };
 
 class KafkaProbe {
@@ -65,6 +73,8 @@ class KafkaProbe {
   KafkaProbe(KafkaProbeOptions options, api::HealthRegistry* health,
              std::unique_ptr<kafka::KafkaProducer> handle);
   void Loop();
+  // From the handle's poll thread: wake the loop for a probe now.
+  void OnAllBrokersDown();
 
   const KafkaProbeOptions options_;
   api::HealthRegistry* const health_;
@@ -76,6 +86,7 @@ class KafkaProbe {
   Mutex mu_;
   CondVar cv_;
   bool stopping_ SNOWCAR_GUARDED_BY(mu_) = false;
+  bool brokers_down_ SNOWCAR_GUARDED_BY(mu_) = false;  // reported since the last probe
   std::thread thread_;
 };
 

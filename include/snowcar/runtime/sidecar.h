@@ -67,6 +67,9 @@ struct SidecarSettings {
   log::Level log_level = log::Level::kInfo;
   log::Format log_format = log::Format::kJson;
   bool tls_verify = true;
+  // readiness.requires.instance: /v1/ready waits for a direction held up by an unreachable
+  // ServiceNow instance (true), or not once a call to it gave up (false).
+  bool readiness_requires_instance = true;
 
   static SidecarSettings FromConfig(const config::Config& config);
   bool operator==(const SidecarSettings&) const = default;

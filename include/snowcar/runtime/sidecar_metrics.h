@@ -35,10 +35,15 @@ void WriteProcessMetrics(std::string& out);
 void WriteStateMetrics(std::string& out, const state::StateStore& store);
 
 // The ServiceNow client's attempts by result (snowcar_snow_http_attempts_total{result=ok|
-// throttled|error|unreachable}), its adaptive concurrency limit and the transfers in flight.
-// "unreachable" (no HTTP answer) growing while nothing else does is an instance that cannot be
-// reached; "throttled" is the instance asking for less.
+// throttled|refused|error|unreachable}), its adaptive concurrency limit and the transfers in
+// flight. "unreachable" (no HTTP answer) growing while nothing else does is an instance that cannot
+// be reached; "throttled" is the instance asking for less.
 void WriteServiceNowMetrics(std::string& out, const servicenow::ClientStats& stats);
+
+// snowcar_servicenow_reachable (0 while calls give up for an instance-wide reason) and
+// snowcar_servicenow_credentials_refused (1 while that reason is the instance refusing the
+// credentials), from InstanceReachability::View.
+void WriteInstanceMetrics(std::string& out, bool reachable, bool credentials_refused);
 
 // snowcar_kafka_producer_queue_length{client="..."}: records produced but not yet
 // acknowledged, per producer (direction::Direction::ProducerGauges). Nothing when `gauges` is

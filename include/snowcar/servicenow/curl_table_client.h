@@ -48,6 +48,7 @@ struct ClientStats {
   // How attempts ended (each attempt once; stopped transfers not counted):
   int64_t answered_ok = 0;  // an answer classed OK
   int64_t throttled = 0;    // 429 or a throttling answer
+  int64_t refused = 0;      // 401 or 403: the credentials or the user's rights refused
   int64_t failed = 0;       // any other answer (4xx, 5xx, unparsable)
   int64_t unreachable = 0;  // no HTTP answer: connect, TLS or timeout failure
   // How long attempts took (libcurl's total time), by {operation, status class}: operation

@@ -36,6 +36,10 @@ class InstanceReachability {
     std::string reason;        // why it is unreachable; "" otherwise
     int64_t since_ms = 0;      // wall clock (ms) of the last change of state; 0 before any
     int64_t failed_calls = 0;  // calls given up for an instance-wide reason in this spell
+    // The latest instance-wide failure was the instance refusing the credentials (a final
+    // 401, or the token endpoint), not a missing answer: an operator fixes a Secret, not a
+    // network.
+    bool credentials_refused = false;
     bool reachable() const { return state != State::kUnreachable; }
   };
   using Listener = std::function<void(const View&)>;
@@ -44,16 +48,17 @@ class InstanceReachability {
 
   // The instance answered an HTTP request (any status but a refusal of the credentials).
   void OnAnswered();
-  // A call gave up: `reason` says why the instance as a whole cannot be used.
-  void OnUnreachable(const std::string& reason);
+  // A call gave up: `reason` says why the instance as a whole cannot be used;
+  // `credentials_refused` when the instance answered but refused the credentials.
+  void OnUnreachable(const std::string& reason, bool credentials_refused = false);
 
   View Read() const;
   // Called when the instance turns reachable, and for every call that gives up while it is
   // unreachable (the reason or the count changed). Set it before the first call is sent.
   void SetListener(Listener listener);
 
-  // One line for operators: "answering", "not contacted yet", or "unreachable since
-  // <ISO time> (N calls gave up): <reason>".
+  // One line for operators: "answering", "not contacted yet", "unreachable since <ISO time>
+  // (N calls gave up): <reason>", or "credentials refused since <ISO time> (...): <reason>".
   static std::string Describe(const View& view);
 
  private:

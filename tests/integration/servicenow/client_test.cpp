@@ -473,6 +473,7 @@ TEST(ClientTest, ReachabilityFollowsFailedConnectionsAnswersAndRefusedCredential
   EXPECT_NE(v.reason.find("Couldn't connect"), std::string::npos) << v.reason;
   EXPECT_EQ(v.failed_calls, 1);
   EXPECT_NE(InstanceReachability::Describe(v).find("unreachable since"), std::string::npos);
+  EXPECT_FALSE(v.credentials_refused);
 
   // An absolute target reaches the live server through the same client.
   CallResult broken = SendAndWait(*client, io.io(), Get(live.base_url() + "/api/now/table/broken"));
@@ -485,7 +486,12 @@ TEST(ClientTest, ReachabilityFollowsFailedConnectionsAnswersAndRefusedCredential
   EXPECT_TRUE(locked.instance_unreachable);
   v = client->reachability().Read();
   EXPECT_EQ(v.state, InstanceReachability::State::kUnreachable);
-  EXPECT_NE(v.reason.find("credentials refused"), std::string::npos) << v.reason;
+  EXPECT_TRUE(v.credentials_refused);
+  EXPECT_GE(client->stats().refused, 1) << "a 401 is counted as refused, not as an error";
+  // A 401 is an answer: health names the refusal, not a network problem.
+  EXPECT_EQ(InstanceReachability::Describe(v).rfind("credentials refused since ", 0), 0u)
+      << InstanceReachability::Describe(v);
+  EXPECT_EQ(InstanceReachability::Describe(v).find("unreachable"), std::string::npos);
 
   CallResult ok = SendAndWait(*client, io.io(), Get(live.base_url() + "/api/now/table/incident"));
   ASSERT_TRUE(ok.ok());

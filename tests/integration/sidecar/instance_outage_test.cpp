@@ -152,6 +152,29 @@ TEST_F(InstanceOutageTest, SourceHealthFollowsTheInstanceAndReadinessSaysWhy) {
   sidecartest::StopCleanly(*child);
 }
 
+// readiness.requires.instance=false: an instance down at start does not keep the sidecar (and
+// a pod whose readiness includes it) not ready; health still says so, and the source starts
+// by itself when the instance answers.
+TEST_F(InstanceOutageTest, ReadinessNeedNotWaitForTheInstance) {
+  auto child = Run({"sink.enabled=false", "readiness.requires.instance=false"});
+  ASSERT_NE(child, nullptr);
+  ASSERT_TRUE(
+      testsupport::WaitFor([&] { return SocketGet(socket_, "/v1/ready").first == 200; }, 30s))
+      << SocketGet(socket_, "/v1/ready").second << "\n"
+      << child->Stderr();
+  EXPECT_TRUE(ComponentIs(socket_, "servicenow", false)) << "ready only once a call gave up";
+  EXPECT_EQ(OverallStatus(socket_), "degraded");
+
+  auto emu = NewEmulator();
+  ASSERT_TRUE(emulator::Populate(emu->store(), "incident", {.rows = 2}).ok());
+  ASSERT_TRUE(emu->Start().ok()) << "port " << port_ << " was taken meanwhile";
+  ASSERT_TRUE(testsupport::WaitFor([&] { return OverallStatus(socket_) == "ok"; }, 60s))
+      << SocketGet(socket_, "/v1/health").second << "\n"
+      << child->Stderr();
+  EXPECT_EQ(SocketGet(socket_, "/v1/ready").first, 200);
+  sidecartest::StopCleanly(*child);
+}
+
 TEST_F(InstanceOutageTest, SinkLanesRetryingAgainstAnUnreachableInstanceTurnHealthNotOk) {
   auto child = Run({"source.enabled=false", "kafka.group.id=" + testsupport::UniqueName("g")});
   ASSERT_NE(child, nullptr);

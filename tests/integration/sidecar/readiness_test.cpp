@@ -8,9 +8,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
+#include <iostream>
 
 #include "sidecar_test_util.h"
+#include "snowcar/broker/embedded_broker.h"
 #include "snowcar/emulator/data_gen.h"
 #include "snowcar/emulator/emulator_server.h"
 #include "support/broker_fixture.h"
@@ -121,6 +124,44 @@ TEST_F(ReadyWithBrokerTest, ReadyOnceKafkaAndEveryDirectionAreUp) {
         "snowcar_source_rows_emitted_total{table=\"incident\"}", "snowcar_sink_records_total",
         "snowcar_build_info{version="}) {
     EXPECT_NE(metrics.find(family), std::string::npos) << family << "\n" << metrics;
+  }
+  sidecartest::StopCleanly(*child);
+}
+
+// The real sidecar with the shipped probe timing (a metadata request every 15 s while Kafka
+// answers): every broker of the embedded cluster taken off the network turns the `kafka`
+// health component not ok within 2 s (librdkafka's all-brokers-down error wakes the probe),
+// and bringing them back turns it ok within 1 s. Twice, so neither depends on the 15 s tick.
+TEST_F(ReadyWithBrokerTest, KafkaHealthFollowsEveryBrokerDownAndBackWithinSeconds) {
+  testsupport::TempDir dir("snowcar-kafka-outage");
+  const std::string socket = dir.File("s.sock");
+  auto child = sidecartest::SpawnRun(
+      ExampleConfig(),
+      {"source.enabled=false", "snow.url=http://127.0.0.1:9",
+       "kafka.bootstrap.servers=" + bootstrap(), "kafka.session.timeout.ms=6000",
+       "state.dir=" + dir.File("state"), "socket.path=" + socket, "shutdown.timeout.ms=5000"});
+  ASSERT_NE(child, nullptr);
+  ASSERT_TRUE(testsupport::WaitFor([&] { return ComponentOk(socket, "kafka"); }, 60s))
+      << SocketGet(socket, "/v1/health").second << "\n"
+      << child->Stderr();
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  for (int round = 0; round < 2; ++round) {
+    const auto down = std::chrono::steady_clock::now();
+    ASSERT_TRUE(broker().SetBrokerDown(broker::kAllBrokers).ok());
+    ASSERT_TRUE(testsupport::WaitFor([&] { return !ComponentOk(socket, "kafka"); }, 30s))
+        << SocketGet(socket, "/v1/health").second;
+    const double to_degraded = seconds_since(down);
+    const auto up = std::chrono::steady_clock::now();
+    ASSERT_TRUE(broker().SetBrokerUp(broker::kAllBrokers).ok());
+    ASSERT_TRUE(testsupport::WaitFor([&] { return ComponentOk(socket, "kafka"); }, 30s))
+        << SocketGet(socket, "/v1/health").second;
+    const double to_ok = seconds_since(up);
+    std::cout << "[measured] round " << round << ": all brokers down to kafka not ok "
+              << to_degraded << " s; brokers up to ok " << to_ok << " s\n";
+    EXPECT_LT(to_degraded, 2.0);
+    EXPECT_LT(to_ok, 1.0);
   }
   sidecartest::StopCleanly(*child);
 }

@@ -88,8 +88,7 @@ TEST_F(ResetCursorProcessTest, RewindOverTheSocketThenResetOffline) {
 
   auto r = State({"reset-cursor", "incident", "--to", "2025-12-02 08:00:00"});
   EXPECT_TRUE(r.status.ok()) << r.status.ToString() << " " << r.err;
-  EXPECT_NE(r.out.find("rewound table incident to 2025-12-02 08:00:00 (UTC), phase backfill; "
-                       "kept 2 dedup entries"),
+  EXPECT_NE(r.out.find("rewound table incident to 2025-12-02 08:00:00 (UTC), phase backfill\n"),
             std::string::npos)
       << r.out;
 

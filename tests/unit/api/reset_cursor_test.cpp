@@ -18,6 +18,7 @@ namespace {
 using testing::ErrorMessage;
 using ::testing::HasSubstr;
 using testing::IoThreads;
+using ::testing::Not;
 using testing::ParseJson;
 using testing::TempDir;
 
@@ -101,6 +102,7 @@ TEST_F(ResetCursorTest, RewindMovesTheCursorAndKeepsTheDedupEntries) {
   EXPECT_EQ(v.at("to_ts"), kRewindTs);
   EXPECT_EQ(v.at("to_utc"), "2025-12-02 08:00:00");
   EXPECT_EQ(v.at("dedup_entries_kept"), 3);
+  EXPECT_EQ(v.at("dedup_oldest_utc"), "2025-12-02 07:29:17");
   ASSERT_EQ(v.at("cursors").as_array().size(), 1u);
   EXPECT_EQ(v.at("cursors").at(0).at("from_utc"), "2025-12-02 08:29:17");
   EXPECT_EQ(v.at("cursors").at(0).at("from_sys_id"), "c3");
@@ -236,10 +238,35 @@ TEST_F(ResetCursorTest, OfflineCliRewinds) {
   const CliRun r = RunOffline({"reset-cursor", "incident", "--to", "2025-12-02 08:00:00"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("rewound table incident to 2025-12-02 08:00:00 (UTC), phase "
-                               "backfill; kept 3 dedup entries"));
+                               "backfill\nkept 3 dedup entries, reaching back to 2025-12-02 "
+                               "07:29:17 (UTC): the versions they remember are not emitted again"));
   EXPECT_THAT(r.out, HasSubstr("2025-12-02 08:29:17  c3"));
   EXPECT_EQ(StoredCursor(), (state::Cursor{kRewindTs, "", state::Phase::kBackfill}));
   EXPECT_EQ(Count(), 3u);
+}
+
+// The dedup index only reaches back one overlap window behind the cursor: a rewind past its
+// oldest entry re-emits every version in between, sent before or not, and says so (it used
+// to promise that nothing already sent would be sent again).
+TEST_F(ResetCursorTest, RewindPastTheDedupWindowSaysWhatIsEmittedAgain) {
+  const CliRun r = RunOffline({"reset-cursor", "incident", "--to", "2025-12-02 06:00:00"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("row versions updated from 2025-12-02 06:00:00 to 2025-12-02 "
+                               "07:29:17 (UTC) are emitted again, even those sent before; the 3 "
+                               "dedup entries kept cover only versions from 2025-12-02 07:29:17 "
+                               "(UTC) on"));
+  EXPECT_THAT(r.out, Not(HasSubstr("not sent again")));
+}
+
+TEST_F(ResetCursorTest, RewindWithoutDedupEntriesSaysEverythingIsEmittedAgain) {
+  const state::CursorIdentity bare{"acme.service-now.com", "problem", "fp3", "sys_updated_on"};
+  auto window = store_->LoadDedupWindow(bare, state::DedupPolicy{});
+  ASSERT_TRUE(window.ok());
+  ASSERT_TRUE(store_->Commit(bare, {kCursorTs, "z9", state::Phase::kStream}, **window).ok());
+  const CliRun r = RunOffline({"reset-cursor", "problem", "--to", "2025-12-02 08:00:00"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("no dedup entries were kept: every row version updated since "
+                               "2025-12-02 08:00:00 (UTC) is emitted again"));
 }
 
 TEST_F(ResetCursorTest, OfflineCliRewindAsJson) {

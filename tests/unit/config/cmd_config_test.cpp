@@ -70,6 +70,22 @@ TEST_F(CmdConfigTest, CheckInvalidExitsTwoListingEveryProblem) {
   EXPECT_THAT(o.err, HasSubstr("sink.enabled: '0' is not a boolean"));
 }
 
+// Options may come before FILE: `--set k=v FILE` used to take FILE as a second value of --set.
+TEST_F(CmdConfigTest, OptionsAnywhereOnTheCommandLine) {
+  const std::string path =
+      dir_.Write("ok.properties", "source.enabled=false\nsink.enabled=false\nthreads=2\n");
+  const Outcome before = RunConfig({"check", "--set", "log.level=debug", path});
+  EXPECT_EQ(before.code, 0) << before.err;
+  EXPECT_THAT(before.out, HasSubstr("config OK: 4 keys"));
+  const Outcome between =
+      RunConfig({"check", "--set", "log.level=debug", path, "--set", "threads=3"});
+  EXPECT_EQ(between.code, 0) << between.err;
+  EXPECT_THAT(between.out, HasSubstr("config OK: 4 keys"));
+  const Outcome print = RunConfig({"print", "--set=threads=5", "--set", "threads=4", path});
+  EXPECT_EQ(print.code, 0) << print.err;
+  EXPECT_THAT(print.out, HasSubstr("threads=4\n"));
+}
+
 TEST_F(CmdConfigTest, CheckAppliesProcessEnvironment) {
   const std::string path =
       dir_.Write("ok.properties", "source.enabled=false\nsink.enabled=false\n");
@@ -112,6 +128,48 @@ TEST_F(CmdConfigTest, CheckRefusesTheKafkaPropertiesRunWouldRefuse) {
   const Outcome bad_value = with({"--set=kafka.group.id=g", "--set=kafka.acks=sometimes"});
   EXPECT_EQ(bad_value.code, 2);
   EXPECT_THAT(bad_value.err, HasSubstr("kafka property 'acks'"));
+}
+
+// What librdkafka refuses only as it creates a client (rd_kafka_new), and an alias given
+// beside its property with another value: `run` exits 2 on both, so the check does too. The
+// check creates the clients with no broker, so it contacts none (bootstrap here is unused).
+TEST_F(CmdConfigTest, CheckCreatesTheKafkaClientsAsRunWould) {
+  const std::vector<std::string> base = {"check",
+                                         "--set=source.enabled=false",
+                                         "--set=sink.enabled=true",
+                                         "--set=snow.url=https://x.example",
+                                         "--set=snow.auth.username=svc",
+                                         "--set=snow.auth.password=pw-123456",
+                                         "--set=snow.sink.topics=cmds",
+                                         "--set=snow.sink.table=incident",
+                                         "--set=kafka.bootstrap.servers=127.0.0.1:1",
+                                         "--set=kafka.group.id=g",
+                                         "--set=kafka.security.protocol=SASL_SSL",
+                                         "--set=kafka.sasl.username=u",
+                                         "--set=kafka.sasl.password=kafka-pw-1"};
+  const auto with = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> all = base;
+    all.insert(all.end(), extra.begin(), extra.end());
+    const Outcome o = RunConfig(all);
+    redact::ClearForTest();
+    return o;
+  };
+  const Outcome ok = with({"--set=kafka.sasl.mechanisms=SCRAM-SHA-512"});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+
+  const Outcome unknown = with({"--set=kafka.sasl.mechanisms=SCRAM-SHA-999"});
+  EXPECT_EQ(unknown.code, 2) << unknown.out;
+  EXPECT_THAT(unknown.err, HasSubstr("cannot create the kafka"));
+  EXPECT_THAT(unknown.err, HasSubstr("SCRAM-SHA-999"));
+  EXPECT_THAT(unknown.err, Not(HasSubstr("kafka-pw-1")));
+
+  const Outcome twice =
+      with({"--set=kafka.sasl.mechanism=PLAIN", "--set=kafka.sasl.mechanisms=SCRAM-SHA-512"});
+  EXPECT_EQ(twice.code, 2) << twice.out;
+  EXPECT_THAT(twice.err, HasSubstr("kafka.sasl.mechanism or kafka.sasl.mechanisms"));
+  const Outcome same =
+      with({"--set=kafka.sasl.mechanism=PLAIN", "--set=kafka.sasl.mechanisms=PLAIN"});
+  EXPECT_EQ(same.code, 0) << same.err;
 }
 
 // One pass lists every problem: a misspelt key used to end the check before the source's and
@@ -195,6 +253,9 @@ TEST_F(CmdConfigTest, CheckWithoutSecretFiles) {
   EXPECT_EQ(without.code, 0) << without.err;
   EXPECT_THAT(without.out, HasSubstr("snow.auth.password.file"));
   EXPECT_THAT(without.out, HasSubstr("not read (--no-secrets)"));
+  // The files Kafka properties name are skipped too, and said to be.
+  EXPECT_THAT(without.out, testing::ContainsRegex("note: kafka\\.ssl\\.ca\\.location \\[[^]]+\\] "
+                                                  "was not opened \\(--no-secrets\\)"));
 
   // Everything else is still checked.
   const Outcome bad = RunConfig({"check", path, "--no-secrets", "--set", "kafka.acks=some"});
@@ -271,6 +332,38 @@ TEST_F(CmdConfigTest, NoKafkaSensitiveValueIsShownByPrintOrCheck) {
       EXPECT_THAT(o.out, HasSubstr("kafka.ssl.key.pem"));
     } else if (args.size() > 2 || args[1] == bad) {
       EXPECT_EQ(o.code, 2) << o.out;
+    }
+  }
+}
+
+// Credentials inside a URL: the registry's (Confluent's basic.auth.credentials.source=URL) are
+// accepted; ServiceNow's URLs refuse them. Neither check nor print shows the password.
+TEST_F(CmdConfigTest, UrlUserInfoAcceptedOrRefusedNeverShown) {
+  const std::string registry = dir_.Write("registry.properties",
+                                          "source.enabled=false\nsink.enabled=false\n"
+                                          "schema.registry.url=http://key:rEg-s3cret@127.0.0.1:1\n"
+                                          "schema.registry.basic.auth.credentials.source=URL\n");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"check", registry}, {"print", registry}, {"print", "--json", registry}}) {
+    const Outcome o = RunConfig(args);
+    redact::ClearForTest();
+    EXPECT_EQ(o.code, 0) << o.err;
+    EXPECT_THAT(o.out + o.err, Not(HasSubstr("rEg-s3cret"))) << args[1];
+  }
+  EXPECT_THAT(RunConfig({"print", registry}).out,
+              HasSubstr("schema.registry.url=http://key:***@127.0.0.1:1\n"));
+  redact::ClearForTest();
+
+  for (const std::string key : {"snow.url", "snow.oauth.token.url", "snow.http.proxy.url"}) {
+    const std::string path =
+        dir_.Write("snow.properties", "source.enabled=false\nsink.enabled=false\n" + key +
+                                          "=https://svc:sN0w-pass@acme.example\n");
+    for (const std::string verb : {"check", "print"}) {
+      const Outcome o = RunConfig({verb, path});
+      redact::ClearForTest();
+      EXPECT_EQ(o.code, 2) << key;
+      EXPECT_THAT(o.err, HasSubstr(key + ": 'https://svc:***@acme.example' carries credentials"));
+      EXPECT_THAT(o.out + o.err, Not(HasSubstr("sN0w-pass"))) << verb << " " << key;
     }
   }
 }

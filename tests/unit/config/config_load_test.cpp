@@ -90,6 +90,23 @@ TEST_F(ConfigLoadTest, CredentialsRequiredForTheChosenAuth) {
   EXPECT_THAT(oauth, Not(HasSubstr("snow.auth.username")));
 }
 
+// A secret file that cannot be read is one problem: the key was given, so "<key> is required"
+// must not follow it.
+TEST_F(ConfigLoadTest, UnreadableSecretFileIsOneErrorNotTwo) {
+  const std::string path = dir_.Write("oauth.properties",
+                                      "source.enabled=false\nsnow.url=https://x.example\n"
+                                      "snow.auth.type=oauth2\nsnow.oauth.client.id=cid\n"
+                                      "snow.oauth.client.secret.file=" +
+                                          dir_.Path("absent-secret") +
+                                          "\n"
+                                          "snow.sink.topics=c\nsnow.sink.table=incident\n");
+  const std::string error = ErrorOf(Config::Load({.file = path}));
+  EXPECT_THAT(error, HasSubstr("snow.oauth.client.secret.file: "));
+  EXPECT_THAT(error, HasSubstr("absent-secret"));
+  EXPECT_THAT(error, Not(HasSubstr("snow.oauth.client.secret is required")));
+  EXPECT_THAT(error, HasSubstr("(1 problem)"));
+}
+
 TEST_F(ConfigLoadTest, UnknownKeyNamedWithOriginAndSuggestion) {
   const std::string path = dir_.Write("a.properties",
                                       "source.enabled=false\nsink.enabled=false\n"

@@ -49,6 +49,25 @@ TEST_F(RedactTest, JsonAndFormSecretFieldsMasked) {
             "grant_type=password&client_secret=***&username=u");
 }
 
+// A URL's user-info is a credential whether or not anyone registered it: a refused snow.url,
+// a Kafka property, a peer's error text.
+TEST_F(RedactTest, UrlUserInfoMasked) {
+  EXPECT_EQ(Mask("snow.url: 'https://svc:pw-9@acme.example/x' carries credentials"),
+            "snow.url: 'https://svc:***@acme.example/x' carries credentials");
+  EXPECT_EQ(Mask("http://tok3n@registry:8081"), "http://***@registry:8081");
+  // The last '@' of the authority ends the user-info; '@' in a path is not user-info.
+  EXPECT_EQ(Mask("see https://a:p@ss@h.example/p@q and http://h.example/a@b"),
+            "see https://a:***@h.example/p@q and http://h.example/a@b");
+  EXPECT_EQ(Mask(R"({"url":"https://u:secretpw@h"})"), R"({"url":"https://u:***@h"})");
+  EXPECT_EQ(Mask("https://acme.example:8443/api"), "https://acme.example:8443/api");
+}
+
+TEST_F(RedactTest, UrlSecretsRegisteredStayMaskedOutsideTheUrl) {
+  RegisterUrlSecrets("http://key:s3cret-value@registry.example,http://other.example");
+  EXPECT_EQ(Mask("the password s3cret-value alone"), "the password [redacted] alone");
+  EXPECT_THAT(Mask("Authorization: " + Base64("key:s3cret-value")), Not(HasSubstr("s3cr")));
+}
+
 TEST_F(RedactTest, OrdinaryTextUntouched) {
   EXPECT_EQ(Mask("table incident page 3 (500 rows)"), "table incident page 3 (500 rows)");
 }

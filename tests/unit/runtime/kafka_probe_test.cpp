@@ -9,6 +9,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <iostream>
+
 #include "snowcar/api/readiness.h"
 #include "snowcar/broker/embedded_broker.h"
 #include "support/broker_fixture.h"
@@ -55,6 +58,39 @@ TEST_F(KafkaProbeTest, FollowsTheBrokerAndLatchesTheFirstAnswer) {
 
   ASSERT_TRUE(broker().SetBrokerUp(broker::kAllBrokers).ok());
   ASSERT_TRUE(testsupport::WaitFor([&] { return KafkaHealthy(health); }, 15s));
+  (*probe)->Stop();
+}
+
+// With the shipped timing (a probe every 15 s while Kafka answers): every broker going away
+// shows within 2 s, from librdkafka's "all brokers down" rather than the next probe, and the
+// brokers coming back within 1 s. Neither waits on the 15 s interval.
+TEST_F(KafkaProbeTest, SeesAllBrokersDownWithinTwoSecondsAndTheirReturnWithinOne) {
+  api::HealthRegistry health;
+  KafkaProbeOptions options;
+  options.properties = {{"bootstrap.servers", bootstrap()}};
+  ASSERT_EQ(options.interval, 15000ms) << "the shipped interval, which this must not wait on";
+  auto probe = KafkaProbe::Create(options, &health);
+  ASSERT_TRUE(probe.ok()) << probe.status().ToString();
+  (*probe)->Start();
+  // The first probe answered: the next periodic one is 15 s away.
+  ASSERT_TRUE(testsupport::WaitFor([&] { return KafkaHealthy(health); }, 10s));
+
+  for (int round = 0; round < 2; ++round) {
+    const auto down = std::chrono::steady_clock::now();
+    ASSERT_TRUE(broker().SetBrokerDown(broker::kAllBrokers).ok());
+    ASSERT_TRUE(testsupport::WaitFor([&] { return !KafkaHealthy(health); }, 10s));
+    const double to_degraded =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - down).count();
+    const auto up = std::chrono::steady_clock::now();
+    ASSERT_TRUE(broker().SetBrokerUp(broker::kAllBrokers).ok());
+    ASSERT_TRUE(testsupport::WaitFor([&] { return KafkaHealthy(health); }, 10s));
+    const double to_ok =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - up).count();
+    std::cout << "[measured] round " << round << ": all brokers down to degraded " << to_degraded
+              << " s; brokers up to ok " << to_ok << " s\n";
+    EXPECT_LT(to_degraded, 2.0);
+    EXPECT_LT(to_ok, 1.0);
+  }
   (*probe)->Stop();
 }
 

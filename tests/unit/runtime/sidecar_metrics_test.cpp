@@ -120,6 +120,7 @@ TEST(SidecarMetricsTest, ServiceNowAttemptsByResultAndTheConcurrencyLimit) {
   stats.answered_ok = 7;
   stats.throttled = 2;
   stats.failed = 1;
+  stats.refused = 5;
   stats.unreachable = 4;
   stats.in_flight = 3;
   stats.limit = 16;
@@ -128,9 +129,27 @@ TEST(SidecarMetricsTest, ServiceNowAttemptsByResultAndTheConcurrencyLimit) {
   EXPECT_EQ(SampleValue(out, "snowcar_snow_http_attempts_total{result=\"ok\"}"), 7) << out;
   EXPECT_EQ(SampleValue(out, "snowcar_snow_http_attempts_total{result=\"throttled\"}"), 2);
   EXPECT_EQ(SampleValue(out, "snowcar_snow_http_attempts_total{result=\"error\"}"), 1);
+  EXPECT_EQ(SampleValue(out, "snowcar_snow_http_attempts_total{result=\"refused\"}"), 5);
   EXPECT_EQ(SampleValue(out, "snowcar_snow_http_attempts_total{result=\"unreachable\"}"), 4);
   EXPECT_EQ(SampleValue(out, "snowcar_snow_http_in_flight"), 3);
   EXPECT_EQ(SampleValue(out, "snowcar_snow_http_concurrency_limit"), 16);
+}
+
+// A refusal of the credentials is told apart from an instance that does not answer, so the
+// alerting rules can page for each with its own first response.
+TEST(SidecarMetricsTest, InstanceGaugesTellCredentialsRefusedApart) {
+  std::string up;
+  WriteInstanceMetrics(up, /*reachable=*/true, /*credentials_refused=*/false);
+  EXPECT_EQ(SampleValue(up, "snowcar_servicenow_reachable"), 1) << up;
+  EXPECT_EQ(SampleValue(up, "snowcar_servicenow_credentials_refused"), 0) << up;
+  std::string down;
+  WriteInstanceMetrics(down, false, false);
+  EXPECT_EQ(SampleValue(down, "snowcar_servicenow_reachable"), 0) << down;
+  EXPECT_EQ(SampleValue(down, "snowcar_servicenow_credentials_refused"), 0) << down;
+  std::string refused;
+  WriteInstanceMetrics(refused, false, true);
+  EXPECT_EQ(SampleValue(refused, "snowcar_servicenow_reachable"), 0) << refused;
+  EXPECT_EQ(SampleValue(refused, "snowcar_servicenow_credentials_refused"), 1) << refused;
 }
 
 TEST(SidecarMetricsTest, ProducerGaugesAreOneFamilyLabelledByClient) {

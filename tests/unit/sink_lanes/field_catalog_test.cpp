@@ -108,6 +108,34 @@ TEST_F(FieldCatalogTest, UnknownTableIsARecordErrorAndNotCached) {
   EXPECT_EQ(catalog_.Cached("u_nothing"), nullptr);
 }
 
+// A user that may not read sys_db_object fails every command the same way: the command is
+// held (the lane retries it), not a PERMISSION record error that would dead-letter it.
+TEST_F(FieldCatalogTest, ForbiddenMetadataIsHeldNotARecordError) {
+  fake_.set_handler([](const InstanceRequest& r) -> servicenow::CallResult {
+    if (r.target.rfind("/api/now/table/sys_db_object?", 0) == 0) {
+      return Fail(OutcomeClass::kPermission, 403, "Insufficient rights to query records");
+    }
+    return Rows({});
+  });
+  CatalogAnswer a = Ask("incident");
+  ASSERT_TRUE(a.failure);
+  EXPECT_EQ(a.failure->klass, ErrorClass::kRetriesExhausted);
+  EXPECT_NE(a.failure->message.find("may not read sys_db_object"), std::string::npos)
+      << a.failure->message;
+  EXPECT_EQ(catalog_.Cached("incident"), nullptr);
+
+  fake_.set_handler([](const InstanceRequest& r) -> servicenow::CallResult {
+    if (r.target.rfind("/api/now/table/sys_dictionary?", 0) == 0) {
+      return Fail(OutcomeClass::kPermission, 403, "Insufficient rights to query records");
+    }
+    return Rows({boost::json::object{{"name", "incident"}}});
+  });
+  a = Ask("incident");
+  ASSERT_TRUE(a.failure);
+  EXPECT_EQ(a.failure->klass, ErrorClass::kRetriesExhausted);
+  EXPECT_NE(a.failure->message.find("may not read sys_dictionary"), std::string::npos);
+}
+
 TEST_F(FieldCatalogTest, TransientFailureIsRetriesExhaustedSoTheLaneRetries) {
   fake_.set_handler([](const InstanceRequest&) { return Fail(OutcomeClass::kRetryable, 503); });
   CatalogAnswer a = Ask("incident");
