@@ -72,8 +72,8 @@ struct TableTypes {
   std::vector<Column> columns;  // stable order: first read sorted by name, later ones appended
 
   const Column* Find(std::string_view name) const;
-  // A field rows carry that sys_dictionary does not list (a dot-walked or computed field, a
-  // column of a parent table): typed as string so it is still written. Returns it.
+  // A field rows carry that sys_dictionary does not list for any table of the chain (a
+  // dot-walked or computed field): typed as string so it is still written. Returns it.
   const Column& AddUnlisted(std::string_view name);
 
   // JSON text for the state store, and back. Decode fails on text it did not write.
