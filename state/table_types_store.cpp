@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The cached column types of typed source records (StateStore::LoadTableTypes /
-// StoreTableTypes). They live in the meta family under their own key prefix: a few small
-// values per table, rewritten only when sys_dictionary is read again, so no family of their
-// own (and no state schema change) is needed. Kept apart from state_store_impl.cpp, which
-// holds the cursor and dedup paths.
+// StoreTableTypes), with the super-class chain they were read along (incident -> task) in the
+// same value, so the chain is cached and refreshed with the types. They live in the meta family
+// under their own key prefix: a few small values per table, rewritten only when sys_dictionary is
+// read again, so no family of their own (and no state schema change) is needed. Kept apart from
+// state_store_impl.cpp, which holds the cursor and dedup paths.
 #include <rocksdb/write_batch.h>
 
 #include "state/rocks_status.h"

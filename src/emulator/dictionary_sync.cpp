@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "dictionary_sync.h"
 
+#include <map>
+
 #include "snowcar/common/log.h"
+#include "table_hierarchy.h"
 
 namespace snowcar::emulator {
 namespace {
@@ -46,6 +49,14 @@ void DictionarySync::BeforeRead(TableStore& store) {
     if (table == kDictionaryTable) continue;
     auto ts = store.Schema(table);
     if (ts == nullptr) continue;
+    if (const std::string parent(SuperClassOf(table)); !parent.empty()) {
+      add(parent,
+          {{"name", parent},
+           {"element", ""},
+           {"internal_type", "collection"},
+           {"max_length", "40"}},
+          "");
+    }
     add(table,
         {{"name", table},
          {"element", ""},
@@ -54,7 +65,9 @@ void DictionarySync::BeforeRead(TableStore& store) {
          {"max_length", "40"}},
         "");
     for (const FieldDef& f : ts->fields()) {
-      Fields row = {{"name", table},
+      // An inherited column is the parent's row, added by the first child that has it.
+      const std::string owner(DefiningTable(table, f.name));
+      Fields row = {{"name", owner},
                     {"element", f.name},
                     {"column_label", f.name},
                     {"internal_type", InternalTypeOf(f)},
@@ -62,8 +75,49 @@ void DictionarySync::BeforeRead(TableStore& store) {
                     {"read_only", f.system ? "true" : "false"}};
       if (f.kind == FieldKind::kReference) row.emplace_back("reference", f.reference_table);
       if (f.name == "sys_id") row.emplace_back("primary", "true");
-      add(table, row, f.name);
+      add(owner, row, f.name);
     }
+  }
+}
+
+void DictionarySync::BeforeObjectsRead(TableStore& store) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!objects_decided_) {
+    objects_decided_ = true;
+    objects_owned_ = !store.TableExists(kObjectsTable);
+    if (objects_owned_ && !store.CreateTable(kObjectsTable).ok()) objects_owned_ = false;
+  }
+  if (!objects_owned_) return;
+  auto schema = store.Schema(kObjectsTable);
+  auto rows = store.Snapshot(kObjectsTable);
+  if (schema == nullptr || !rows.ok()) return;
+  const auto name_at = schema->IndexOf("name");
+  if (!name_at) return;
+  std::map<std::string, std::string> sys_id_of;  // name -> sys_id of the rows listed
+  for (const RowPtr& row : *rows) {
+    sys_id_of.emplace(std::string(row->Get(*name_at)), std::string(row->sys_id()));
+  }
+  // A parent's row before its children's: their super_class holds its sys_id.
+  const auto add = [&](const std::string& table, auto& self) -> void {
+    if (sys_id_of.count(table) != 0 || objects_added_.count(table) != 0) return;
+    objects_added_.insert(table);
+    Fields row = {{"name", table}, {"label", table}};
+    if (const std::string parent(SuperClassOf(table)); !parent.empty()) {
+      self(parent, self);
+      if (auto it = sys_id_of.find(parent); it != sys_id_of.end()) {
+        row.emplace_back("super_class", it->second);
+      }
+    }
+    auto written = store.Insert(kObjectsTable, row, SystemWrite());
+    if (!written.ok()) {
+      SNOWCAR_LOG(kWarn, "emulator.table_object_failed",
+                  {{"table", table}, {"error", written.status().message()}});
+      return;
+    }
+    sys_id_of.emplace(table, std::string(written->row->sys_id()));
+  };
+  for (const std::string& table : store.TableNames()) {
+    if (table != kObjectsTable) add(table, add);
   }
 }
 

@@ -10,8 +10,10 @@
 // row a client deletes is not added again (a removed column). A test that creates
 // sys_dictionary itself before the first read owns it: the emulator then adds nothing.
 //
-// Not modelled: table inheritance. An instance lists a column inherited from task under
-// name=task; the emulator lists every column under the table that has it.
+// Table inheritance (table_hierarchy.h): a column a table inherits from task is listed under
+// name=task, once, as an instance lists it. sys_db_object is kept the same way (created at the
+// first read when no one created it, a row per table added before each read, with super_class
+// holding the parent's sys_id), so a client can walk incident -> task.
 #pragma once
 
 #include <mutex>
@@ -29,12 +31,17 @@ class DictionarySync {
  public:
   // Called before each read of sys_dictionary. Thread-safe.
   void BeforeRead(TableStore& store);
+  // Called before each read of sys_db_object. Thread-safe.
+  void BeforeObjectsRead(TableStore& store);
 
  private:
   std::mutex mu_;
   bool decided_ = false;  // whether the emulator owns sys_dictionary is settled
   bool owned_ = false;
   std::set<std::pair<std::string, std::string>> added_;  // (table, element) ever added
+  bool objects_decided_ = false;                         // the same for sys_db_object
+  bool objects_owned_ = false;
+  std::set<std::string> objects_added_;  // tables ever given a sys_db_object row
 };
 
 }  // namespace snowcar::emulator

@@ -6,6 +6,7 @@
 
 #include "emulator/pagination.h"
 #include "emulator/responses.h"
+#include "emulator/table_hierarchy.h"
 #include "emulator/url_params.h"
 #include "snowcar/emulator/row_render.h"
 
@@ -181,6 +182,7 @@ EmulatorResponse List(const ServerContext& ctx, const EmulatorRequest& req, cons
   }
 
   if (tp.table == kDictionaryTable) ctx.dictionary.BeforeRead(ctx.store);
+  if (tp.table == kObjectsTable) ctx.dictionary.BeforeObjectsRead(ctx.store);
   if (!ctx.store.TableExists(tp.table) && !ctx.options.store.auto_create_tables) {
     return InvalidTable(ctx, tp.table);
   }

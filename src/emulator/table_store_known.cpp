@@ -335,6 +335,16 @@ std::shared_ptr<const TableSchema> SysDictionary() {
                                        "column_label");
 }
 
+// sys_db_object: one row per table; super_class references the parent table's row by sys_id
+// (empty for a root table such as task).
+std::shared_ptr<const TableSchema> SysDbObject() {
+  std::vector<FieldDef> f;
+  f.push_back(Str("name"));
+  f.push_back(Str("label"));
+  f.push_back(Ref("super_class", "sys_db_object"));
+  return std::make_shared<TableSchema>("sys_db_object", "Table", std::move(f), false, "label");
+}
+
 std::shared_ptr<const TableSchema> Generic(std::string_view table) {
   std::vector<FieldDef> f;
   f.push_back(Str("number"));
@@ -361,6 +371,7 @@ std::shared_ptr<const TableSchema> KnownTableSchema(std::string_view table) {
       {"sys_audit", SysAudit()},
       {"sys_audit_delete", SysAuditDelete()},
       {"sys_dictionary", SysDictionary()},
+      {"sys_db_object", SysDbObject()},
   };
   auto it = kKnown.find(table);
   return it == kKnown.end() ? nullptr : it->second;

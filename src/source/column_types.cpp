@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// sys_dictionary rows -> TableTypes, the internal_type mapping, evolution and the state-store
-// encoding of the types.
+// sys_dictionary rows (of a table and its super-classes) -> TableTypes, the internal_type mapping,
+// evolution and the state-store encoding of the types.
 #include "snowcar/source/column_types.h"
 
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cstdlib>
-#include <set>
+#include <map>
 
 namespace snowcar::source {
 namespace {
@@ -121,26 +121,47 @@ const Column& TableTypes::AddUnlisted(std::string_view name) {
 
 Result<TableTypes> TableTypesFromDictionary(std::string table, const boost::json::array& rows,
                                             int64_t read_at_ms) {
+  return TableTypesFromDictionary(std::vector<std::string>{std::move(table)}, rows, read_at_ms);
+}
+
+Result<TableTypes> TableTypesFromDictionary(std::vector<std::string> chain,
+                                            const boost::json::array& rows, int64_t read_at_ms) {
   TableTypes out;
-  out.table = std::move(table);
+  out.table = chain.empty() ? std::string() : chain.front();
+  out.chain = std::move(chain);
   out.read_at_ms = read_at_ms;
-  std::set<std::string> seen;
+  std::map<std::string, size_t> depth_of;  // element -> depth in the chain of its column
   for (const boost::json::value& v : rows) {
     const boost::json::object* row = v.if_object();
     if (row == nullptr) return Status::InvalidArgument("a sys_dictionary row is not an object");
     std::string element = TextOf(*row, "element");
     if (element.empty()) continue;  // the row describing the table itself
     if (TextOf(*row, "active") == "false") continue;
+    const std::string name = TextOf(*row, "name");
+    const auto in_chain = std::find(out.chain.begin(), out.chain.end(), name);
+    if (!name.empty() && in_chain == out.chain.end()) continue;
+    const size_t depth = name.empty() ? 0 : static_cast<size_t>(in_chain - out.chain.begin());
     if (!IsFieldName(element)) {
       return Status::InvalidArgument("sys_dictionary lists the column '" + element + "' of " +
-                                     out.table +
+                                     (name.empty() ? out.table : name) +
                                      ", which is not a field name a typed record can carry");
     }
-    if (!seen.insert(element).second) continue;  // a column listed twice (parent and child)
+    const auto known = depth_of.find(element);
+    // A column listed twice in one table: the first row counts; by a parent and a child: the
+    // child's (an instance lets a table override an inherited column's definition).
+    if (known != depth_of.end() && known->second <= depth) continue;
     const std::string max_length = TextOf(*row, "max_length");
-    out.columns.push_back(ColumnFrom(std::move(element), TextOf(*row, "internal_type"),
-                                     std::atoll(max_length.c_str()), TextOf(*row, "reference"),
-                                     TextOf(*row, "attributes")));
+    Column c = ColumnFrom(element, TextOf(*row, "internal_type"), std::atoll(max_length.c_str()),
+                          TextOf(*row, "reference"), TextOf(*row, "attributes"));
+    if (known != depth_of.end()) {
+      // Listed once so far: exactly one column has the name.
+      auto have = std::find_if(out.columns.begin(), out.columns.end(),
+                               [&](const Column& x) { return x.name == element; });
+      *have = std::move(c);
+    } else {
+      out.columns.push_back(std::move(c));
+    }
+    depth_of[element] = depth;
   }
   std::sort(out.columns.begin(), out.columns.end(),
             [](const Column& a, const Column& b) { return a.name < b.name; });
@@ -150,6 +171,7 @@ Result<TableTypes> TableTypesFromDictionary(std::string table, const boost::json
 TableTypes EvolveTypes(const TableTypes& old, const TableTypes& fresh, bool* changed) {
   TableTypes out;
   out.table = fresh.table;
+  out.chain = fresh.chain;
   out.read_at_ms = fresh.read_at_ms;
   bool differs = false;
   for (const Column& c : old.columns) {
@@ -181,6 +203,9 @@ std::string TableTypes::Encode() const {
   o["v"] = 1;
   o["table"] = table;
   o["read_at_ms"] = read_at_ms;
+  boost::json::array names;
+  for (const std::string& t : chain) names.emplace_back(t);
+  o["chain"] = std::move(names);
   boost::json::array cols;
   for (const Column& c : columns) {
     boost::json::object j;
@@ -207,6 +232,12 @@ Result<TableTypes> TableTypes::Decode(std::string_view text) {
   try {
     out.table = std::string(o->at("table").as_string());
     out.read_at_ms = o->at("read_at_ms").as_int64();
+    if (const boost::json::value* names =
+            o->if_contains("chain")) {  // absent when stored before the chain was followed
+      for (const boost::json::value& t : names->as_array()) {
+        out.chain.emplace_back(t.as_string());
+      }
+    }
     for (const boost::json::value& cv : o->at("columns").as_array()) {
       const boost::json::object& j = cv.as_object();
       Column c;

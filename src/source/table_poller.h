@@ -206,12 +206,15 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
 
   // ---- typed records (typed_poller.cpp) ----
   // A fetched page of a typed table, the table's own (`range` empty) or a backfill range's:
-  // true when it waits for sys_dictionary (the page is kept and accepted once the types are
+  // true when it waits for its column types (the page is kept and accepted once the types are
   // read; a range stays busy meanwhile) or was dropped for a back-off (a registry that cannot
   // take the schema; the page is read again). A page that comes while the types are being
   // read waits with the one that asked for them.
   bool HoldForTypes(boost::json::array& rows, std::optional<size_t> range = std::nullopt);
-  void OnDictionary(const servicenow::CallResult& result);
+  // One read of the column types (sys_db_object for the chain, then sys_dictionary) and its
+  // answer, which sends the next read until the types are complete.
+  void SendTypesRead();
+  void OnTypesAnswer(const servicenow::CallResult& result);
   // The waiting pages were dropped (a back-off): their ranges read them again.
   void DropTypedWaits();
   // Builds the encoder and registers the schemas; false when the table backs off (or

@@ -39,18 +39,23 @@ bool TablePoller::HoldForTypes(boost::json::array& rows, std::optional<size_t> r
     typed_waits_.push_back({std::move(rows), range, backfill_runs_});
     if (range) backfill_->ranges[*range].http_busy = true;  // its page is not read again
     if (reading) return true;
-    servicenow::InstanceRequest request;
-    request.target = typed_->DictionaryTarget();
-    status_.SetLastRequestAt(now);
-    http_busy_ = true;
-    SNOWCAR_LOG(kDebug, "source.column_types_request", {{"table", deps_.table->alias}});
-    deps_.client->Send(std::move(request), strand_,
-                       [self = shared_from_this()](const servicenow::CallResult& result) {
-                         self->OnDictionary(result);
-                       });
+    SendTypesRead();
     return true;
   }
   return !TypedReady();
+}
+
+void TablePoller::SendTypesRead() {
+  servicenow::InstanceRequest request;
+  request.target = typed_->TypesTarget();
+  status_.SetLastRequestAt(SystemClock::Instance().NowMillis());
+  http_busy_ = true;
+  SNOWCAR_LOG(kDebug, "source.column_types_request",
+              {{"table", deps_.table->alias}, {"reading", typed_->TypesSource()}});
+  deps_.client->Send(std::move(request), strand_,
+                     [self = shared_from_this()](const servicenow::CallResult& result) {
+                       self->OnTypesAnswer(result);
+                     });
 }
 
 void TablePoller::DropTypedWaits() {
@@ -96,7 +101,7 @@ void TablePoller::TypedBackOff(const Status& why) {
   BackOff(Label() + ": " + why.message(), /*retry_probe=*/false);
 }
 
-void TablePoller::OnDictionary(const servicenow::CallResult& result) {
+void TablePoller::OnTypesAnswer(const servicenow::CallResult& result) {
   http_busy_ = false;
   if (stopping_) {
     typed_waits_.clear();
@@ -109,8 +114,10 @@ void TablePoller::OnDictionary(const servicenow::CallResult& result) {
     Pump();  // the pages are dropped and re-read after recovery
     return;
   }
-  const std::string what =
-      Label() + ": reading the column types of " + deps_.table->name + " from sys_dictionary";
+  const std::string source(typed_->TypesSource());
+  const std::string what = Label() + ": reading the column types of " + deps_.table->name +
+                           (source == "sys_db_object" ? " (its super-class chain)" : "") +
+                           " from " + source;
   if (!result.ok()) {
     DropTypedWaits();
     switch (servicenow::Decide(result, servicenow::CallPurpose::kGetPage)) {
@@ -122,8 +129,9 @@ void TablePoller::OnDictionary(const servicenow::CallResult& result) {
                 /*pause=*/true);
         return;
       default:
-        Fail(what + " failed (typed records need read access to sys_dictionary): " +
-             result.ToStatus().message());
+        // The same cell as a page's (a refused read stops the table), naming the right.
+        Fail(what + " failed (typed records need read access to " + source +
+             "): " + result.ToStatus().message());
         return;
     }
   }
@@ -137,9 +145,13 @@ void TablePoller::OnDictionary(const servicenow::CallResult& result) {
       }
     }
   }
-  if (Status s = typed_->OnDictionary(result.response.rows, boost::json::array{std::move(fields)},
-                                      SystemClock::Instance().NowMillis());
-      !s.ok()) {
+  auto done = typed_->OnTypesAnswer(result.response.rows, boost::json::array{std::move(fields)},
+                                    SystemClock::Instance().NowMillis());
+  if (done.ok() && !*done) {
+    SendTypesRead();  // the next table of the chain, or the dictionary: the pages keep waiting
+    return;
+  }
+  if (Status s = done.status(); !s.ok()) {
     DropTypedWaits();
     if (s.retriable() || s.code() == StatusCode::kResourceExhausted) {
       BackOff(what + ": " + s.message(), false);

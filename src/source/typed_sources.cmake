@@ -3,6 +3,7 @@
 # json_typed / json_schema / avro encoders (avro-c), and the per-table types keeper.
 set(SNOWCAR_SOURCE_TYPED_SOURCES
   column_types.cpp
+  super_class_walk.cpp
   typed_value.cpp
   typed_record.cpp
   avro_datum.cpp

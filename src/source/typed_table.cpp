@@ -74,7 +74,7 @@ Status TypedTable::Load() {
 
 bool TypedTable::NeedsDictionary(const boost::json::array& rows, int64_t now_ms) const {
   if (!typed_values_) return false;
-  if (!types_) return true;
+  if (!types_ || types_->chain.empty()) return true;  // none, or stored without the chain
   if (now_ms - types_->read_at_ms >= source_.schema_refresh_ms) return true;
   for (const boost::json::value& v : rows) {
     const boost::json::object* row = v.if_object();
@@ -86,20 +86,55 @@ bool TypedTable::NeedsDictionary(const boost::json::array& rows, int64_t now_ms)
   return false;
 }
 
-std::string TypedTable::DictionaryTarget() const {
+std::string TypedTable::TypesTarget() {
+  if (!walk_) walk_.emplace(table_.name);
+  PageRequestOptions options;
+  if (!walk_->done()) {
+    TableSettings objects;
+    objects.name = "sys_db_object";
+    objects.fields = {"name", "super_class"};
+    objects.query_domain = false;
+    options.limit = 1;
+    return PageTarget(objects, walk_->Query(), options);
+  }
   TableSettings dictionary;
   dictionary.name = "sys_dictionary";
   dictionary.fields = {"name",      "element",    "internal_type", "max_length",
                        "reference", "attributes", "active"};
   dictionary.query_domain = false;
-  PageRequestOptions options;
   options.limit = kDictionaryLimit;
-  return PageTarget(dictionary, "name=" + table_.name, options);
+  const std::vector<std::string>& chain = walk_->chain();
+  std::string query = chain.size() == 1 ? "name=" + chain.front() : "nameIN";
+  for (size_t i = 0; chain.size() > 1 && i < chain.size(); ++i) {
+    if (i > 0) query += ',';
+    query += chain[i];
+  }
+  return PageTarget(dictionary, query, options);
+}
+
+std::string_view TypedTable::TypesSource() const {
+  return walk_ && walk_->done() ? "sys_dictionary" : "sys_db_object";
+}
+
+Result<bool> TypedTable::OnTypesAnswer(const boost::json::array& answer,
+                                       const boost::json::array& rows, int64_t now_ms) {
+  if (!walk_) return Status::Internal("a column types answer without a read under way");
+  if (!walk_->done()) {
+    if (Status s = walk_->OnAnswer(answer); !s.ok()) {
+      walk_.reset();
+      return s;
+    }
+    return false;  // walked one step: the next one, or the dictionary, is read next
+  }
+  Status s = OnDictionary(answer, rows, now_ms);
+  walk_.reset();
+  if (!s.ok()) return s;
+  return true;
 }
 
 Status TypedTable::OnDictionary(const boost::json::array& answer, const boost::json::array& rows,
                                 int64_t now_ms) {
-  auto fresh = TableTypesFromDictionary(table_.name, answer, now_ms);
+  auto fresh = TableTypesFromDictionary(walk_->chain(), answer, now_ms);
   if (!fresh.ok()) return fresh.status();
   bool changed = true;
   TableTypes next = types_ ? EvolveTypes(*types_, *fresh, &changed) : std::move(fresh).value();
@@ -122,6 +157,7 @@ Status TypedTable::OnDictionary(const boost::json::array& answer, const boost::j
     SNOWCAR_LOG(kInfo, "source.column_types_read",
                 {{"table", table_.alias},
                  {"columns", static_cast<int64_t>(next.columns.size())},
+                 {"chain", static_cast<int64_t>(next.chain.size())},
                  {"changed", changed}});
     encoder_.reset();
     value_schema_id_.reset();

@@ -4,11 +4,13 @@
 // encoder of the current schema version, and the schema ids when a registry is configured.
 // Used on the table poller's strand only (typed_poller.cpp drives it).
 //
-// When the types are read again: before the first page when the state store has none, when
-// they are older than snow.source.schema.refresh.ms, and when a page carries a field they
-// lack. After a read, a field sys_dictionary still does not list (a dot-walked field, a column
-// of a parent table: see docs/source.md) is kept as a string column, so a page never waits
-// for the dictionary twice for the same field.
+// How the types are read: the super-class chain from sys_db_object (super_class_walk.h), then
+// sys_dictionary for every table of the chain, each column typed by the nearest table that
+// lists it. When: before the first page when the state store has none (or has a copy stored
+// without its chain), when they are older than snow.source.schema.refresh.ms, and when a page
+// carries a field they lack. After a read, a field sys_dictionary still does not list (a
+// dot-walked field: see docs/source.md) is kept as a string column, so a page never waits for
+// the dictionary twice for the same field.
 #pragma once
 
 #include <boost/json/array.hpp>
@@ -21,6 +23,7 @@
 #include "snowcar/source/column_types.h"
 #include "snowcar/source/row.h"
 #include "snowcar/source/source_settings.h"
+#include "snowcar/source/super_class_walk.h"
 #include "snowcar/source/typed_record.h"
 #include "snowcar/state/state_store.h"
 
@@ -50,12 +53,19 @@ class TypedTable {
 
   // True when `rows` must wait for a read of sys_dictionary (see above).
   bool NeedsDictionary(const boost::json::array& rows, int64_t now_ms) const;
-  // "/api/now/table/sys_dictionary?..." for the table's columns.
-  std::string DictionaryTarget() const;
-  // A sys_dictionary answer: the types evolve (column_types.h), fields of `rows` it still
-  // lacks are kept as strings, and the types are written to the state store.
-  Status OnDictionary(const boost::json::array& answer, const boost::json::array& rows,
-                      int64_t now_ms);
+  // The next read the types wait for: "/api/now/table/sys_db_object?..." while the chain is
+  // walked, then "/api/now/table/sys_dictionary?..." for the columns of every table in it. A
+  // read that failed is asked again by the next call (the walk resumes where it stopped).
+  std::string TypesTarget();
+  // The table the last TypesTarget reads: "sys_db_object" or "sys_dictionary".
+  std::string_view TypesSource() const;
+  // The answer to TypesTarget. false: another read is needed (ask TypesTarget again). true:
+  // the sys_dictionary answer was applied: the types evolve (column_types.h), fields of
+  // `rows` they still lack are kept as strings, and the types and chain are written to the
+  // state store. An error (a chain that is broken, loops or is too deep: super_class_walk.h)
+  // restarts the walk at the next read.
+  Result<bool> OnTypesAnswer(const boost::json::array& answer, const boost::json::array& rows,
+                             int64_t now_ms);
 
   // Builds the encoder for the current types. An error here is not about a row: the caller
   // backs off and reads the page again.
@@ -78,11 +88,15 @@ class TypedTable {
              SchemaRegistrar registrar);
 
   const SourceSettings& source_;
+  Status OnDictionary(const boost::json::array& answer, const boost::json::array& rows,
+                      int64_t now_ms);
+
   const TableSettings& table_;
   state::StateStore* store_;
   SchemaRegistrar registrar_;
   bool typed_values_ = false;
   std::optional<TableTypes> types_;
+  std::optional<SuperClassWalk> walk_;     // the read under way, if any
   std::unique_ptr<TypedEncoder> encoder_;  // null until Ready after a change of types
   std::optional<int32_t> value_schema_id_;
   std::optional<int32_t> key_schema_id_;

@@ -65,12 +65,15 @@ struct Column {
 
 struct TableTypes {
   std::string table;
+  // The table, then its super-classes up to the root (sys_db_object.super_class), as read
+  // with the types. Empty in a copy stored before the chain was followed: read again.
+  std::vector<std::string> chain;
   int64_t read_at_ms = 0;       // when sys_dictionary was last read
   std::vector<Column> columns;  // stable order: first read sorted by name, later ones appended
 
   const Column* Find(std::string_view name) const;
-  // A field rows carry that sys_dictionary does not list (a dot-walked or computed field, a
-  // column of a parent table): typed as string so it is still written. Returns it.
+  // A field rows carry that sys_dictionary does not list for any table of the chain (a
+  // dot-walked or computed field): typed as string so it is still written. Returns it.
   const Column& AddUnlisted(std::string_view name);
 
   // JSON text for the state store, and back. Decode fails on text it did not write.
@@ -85,6 +88,13 @@ struct TableTypes {
 // element is not a usable field name ([A-Za-z_][A-Za-z0-9_]*) is InvalidArgument naming it.
 Result<TableTypes> TableTypesFromDictionary(std::string table, const boost::json::array& rows,
                                             int64_t read_at_ms);
+
+// The same over a super-class chain (`chain` = the table first, then its parents): the rows
+// of every table in it, each column typed by the nearest table that lists it (a child's
+// definition wins over its parent's, whatever the order of the rows). A row whose `name` is
+// not in the chain is left out; a row without `name` counts as the table's own.
+Result<TableTypes> TableTypesFromDictionary(std::vector<std::string> chain,
+                                            const boost::json::array& rows, int64_t read_at_ms);
 
 // The types after a fresh read: `old`'s columns keep their place (their type taken from
 // `fresh` when still listed, marked removed when not), `fresh`'s new columns are appended in

@@ -276,6 +276,129 @@ TEST_F(SourceTyped, SchemaEvolvesAcrossRestartsAndARefusedChangePausesTheTable) 
   registry.Stop();
 }
 
+// incident takes most of its columns from task. The emulator lists them under name=task in
+// sys_dictionary and gives incident's sys_db_object row task as its super_class, as an
+// instance does; every inherited column must still come out as its type.
+struct InheritedRow {
+  std::string id;
+  int n = 0;
+};
+
+emulator::Fields IncidentWithTaskColumns(const InheritedRow& r, int64_t base) {
+  return {{"sys_id", r.id},
+          {"sys_updated_on", FormatSnowTimestamp(base + r.n)},
+          {"sys_created_on", FormatSnowTimestamp(base)},
+          {"opened_at", FormatSnowTimestamp(base - 3600)},
+          {"closed_at", ""},
+          {"short_description", "inherited " + std::to_string(r.n)},
+          {"priority", std::to_string(1 + r.n % 5)},
+          {"impact", "2"},
+          {"urgency", "3"},
+          {"state", "2"},
+          {"active", r.n % 2 == 0 ? "true" : "false"},
+          {"made_sla", "false"},
+          {"reassignment_count", std::to_string(r.n)},
+          {"escalation", "1"},
+          {"severity", "3"}};  // incident's own column (a numeric choice) for comparison
+}
+
+// Both readers print a timestamp as ISO-8601 UTC with milliseconds.
+void ExpectInheritedColumnsTyped(const boost::json::object& v, int n, int64_t base) {
+  EXPECT_EQ(v.at("priority").as_int64(), 1 + n % 5) << "priority is task's integer choice";
+  EXPECT_EQ(v.at("impact").as_int64(), 2);
+  EXPECT_EQ(v.at("urgency").as_int64(), 3);
+  EXPECT_EQ(v.at("state").as_int64(), 2);
+  EXPECT_EQ(v.at("active").as_bool(), n % 2 == 0);
+  EXPECT_EQ(v.at("made_sla").as_bool(), false);
+  EXPECT_EQ(v.at("reassignment_count").as_int64(), n);
+  EXPECT_EQ(v.at("escalation").as_int64(), 1);
+  EXPECT_EQ(v.at("sys_mod_count").as_int64(), 0);
+  EXPECT_EQ(v.at("opened_at").as_string(), FormatIso8601Millis((base - 3600) * 1000));
+  EXPECT_EQ(v.at("sys_updated_on").as_string(), FormatIso8601Millis((base + n) * 1000));
+  EXPECT_EQ(v.at("sys_created_on").as_string(), FormatIso8601Millis(base * 1000));
+  EXPECT_TRUE(v.at("closed_at").is_null());
+  EXPECT_EQ(v.at("short_description").as_string(), "inherited " + std::to_string(n));
+  EXPECT_EQ(v.at("severity").as_int64(), 3) << "incident's own column";
+}
+
+TEST_F(SourceTyped, JsonTypedWritesIncidentsColumnsInheritedFromTaskAsTheirTypes) {
+  ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
+  const int64_t base = NowS() - 600;
+  std::vector<emulator::Fields> rows;
+  for (int n = 0; n < 4; ++n) {
+    char id[33];
+    std::snprintf(id, sizeof(id), "%032x", 0xc000 + n);
+    rows.push_back(IncidentWithTaskColumns({id, n}, base));
+  }
+  ASSERT_TRUE(emu_->store().Load("incident", rows).ok());
+  props_["value.format"] = "json_typed";
+  Start();
+  auto records = WaitForRecords(topic_, rows.size());
+  ASSERT_EQ(records.size(), rows.size());
+  for (size_t n = 0; n < records.size(); ++n) {
+    SCOPED_TRACE(records[n].key);
+    ExpectInheritedColumnsTyped(records[n].value, static_cast<int>(n), base);
+  }
+  StopGracefully();
+  // The chain was walked (incident by name, task by the sys_id incident names) and the
+  // dictionary read for both tables at once.
+  std::string journal;
+  for (const emulator::JournalEntry& e : emu_->journal().All()) journal += e.target + "\n";
+  EXPECT_THAT(journal, HasSubstr("/api/now/table/sys_db_object?sysparm_query=name%3Dincident"));
+  EXPECT_THAT(journal, HasSubstr("/api/now/table/sys_db_object?sysparm_query=sys_id%3D"));
+  EXPECT_THAT(journal, HasSubstr("sysparm_query=nameINincident%2Ctask"));
+}
+
+TEST_F(SourceTyped, AvroWritesIncidentsColumnsInheritedFromTaskAsTheirTypes) {
+  registry::RegistryServer registry(registry::RegistryServerOptions{});
+  ASSERT_TRUE(registry.Start().ok());
+  ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
+  const int64_t base = NowS() - 600;
+  std::vector<emulator::Fields> rows;
+  std::vector<InheritedRow> ids;
+  for (int n = 0; n < 4; ++n) {
+    char id[33];
+    std::snprintf(id, sizeof(id), "%032x", 0xd000 + n);
+    ids.push_back({id, n});
+    rows.push_back(IncidentWithTaskColumns(ids.back(), base));
+  }
+  ASSERT_TRUE(emu_->store().Load("incident", rows).ok());
+  props_["value.format"] = "avro";
+  props_["schema.registry.url"] = registry.base_url();
+  Start();
+  auto got = ReadWithPython({"--format", "avro", "--registry", registry.base_url()}, ids.size());
+  ASSERT_EQ(got.size(), ids.size());
+  for (const InheritedRow& r : ids) {
+    SCOPED_TRACE(r.id);
+    ExpectInheritedColumnsTyped(got.at(r.id).at("value").as_object(), r.n, base);
+  }
+  StopGracefully();
+  registry.Stop();
+}
+
+// The integration user may not read sys_db_object: the table stops naming the table it could
+// not read, as a refused read of sys_dictionary does, and writes nothing as strings.
+TEST_F(SourceTyped, ARefusedReadOfSysDbObjectStopsTheTableNamingIt) {
+  ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
+  emu_->faults().AddRule({.kind = emulator::FaultKind::kForbidden,
+                          .scope = {.method = "GET", .path_prefix = "/api/now/table/sys_db_object"},
+                          .share = 1.0});
+  ASSERT_TRUE(
+      emu_->store()
+          .Load("incident", {IncidentWithTaskColumns({std::string(32, 'e'), 0}, NowS() - 600)})
+          .ok());
+  props_["value.format"] = "json_typed";
+  Start(/*wait_ready=*/false);
+  ASSERT_TRUE(testsupport::WaitFor([&] { return TableState() == "failed"; }, 30s))
+      << boost::json::serialize(Table());
+  const std::string error(Table().at("last_error").as_string());
+  EXPECT_THAT(error, HasSubstr("sys_db_object"));
+  EXPECT_THAT(error, HasSubstr("403"));
+  EXPECT_THAT(error, HasSubstr("typed records need read access to sys_db_object"));
+  EXPECT_EQ(Counter("rows_emitted"), 0) << "nothing was written as strings";
+  StopGracefully();
+}
+
 // A typed format with a delete mode is refused by `config check` and by `run`, before anything
 // starts, naming both keys (their DELETE records would be untyped JSON in a typed topic).
 TEST_F(SourceTyped, ADeleteModeWithATypedFormatIsRefusedByCheckAndRun) {

@@ -26,8 +26,16 @@ class Dictionary : public EmulatorTest {
 };
 
 TEST_F(Dictionary, ListsEveryColumnOfATableWithItsInternalType) {
-  auto cols = Columns("incident");
-  const std::map<std::string, std::string> expected = {
+  // incident extends task: the columns every task has are listed under name=task, once, and
+  // incident's own under name=incident, as an instance lists them.
+  auto own = Columns("incident");
+  auto task = Columns("task");
+  const std::map<std::string, std::string> expected_own = {
+      {"", "collection"},
+      {"category", "string"},  // a choice of words
+      {"caller_id", "reference"},
+      {"severity", "integer"}};
+  const std::map<std::string, std::string> expected_task = {
       {"", "collection"},
       {"sys_id", "GUID"},
       {"sys_updated_on", "glide_date_time"},
@@ -35,19 +43,46 @@ TEST_F(Dictionary, ListsEveryColumnOfATableWithItsInternalType) {
       {"sys_class_name", "sys_class_name"},
       {"short_description", "string"},
       {"priority", "integer"},  // a choice whose values are numbers
-      {"category", "string"},   // a choice of words
       {"active", "boolean"},
       {"opened_at", "glide_date_time"},
-      {"caller_id", "reference"},
       {"sys_domain", "domain_id"}};
-  for (const auto& [element, type] : expected) {
-    ASSERT_TRUE(cols.count(element)) << element;
-    EXPECT_EQ(cols[element].at("internal_type").as_string(), type) << element;
+  for (const auto& [element, type] : expected_own) {
+    ASSERT_TRUE(own.count(element)) << element;
+    EXPECT_EQ(own[element].at("internal_type").as_string(), type) << element;
   }
-  EXPECT_EQ(cols["caller_id"].at("reference").as_string(), "sys_user");
-  EXPECT_EQ(cols["sys_id"].at("max_length").as_string(), "32");
-  EXPECT_EQ(cols["sys_id"].at("primary").as_string(), "true");
-  EXPECT_EQ(cols["short_description"].at("active").as_string(), "true");
+  for (const auto& [element, type] : expected_task) {
+    ASSERT_TRUE(task.count(element)) << element;
+    EXPECT_EQ(task[element].at("internal_type").as_string(), type) << element;
+    if (!element.empty()) EXPECT_EQ(own.count(element), 0u) << element << " is task's";
+  }
+  EXPECT_EQ(own["caller_id"].at("reference").as_string(), "sys_user");
+  EXPECT_EQ(task["sys_id"].at("max_length").as_string(), "32");
+  EXPECT_EQ(task["sys_id"].at("primary").as_string(), "true");
+  EXPECT_EQ(task["short_description"].at("active").as_string(), "true");
+  // A table that extends nothing lists all its columns itself.
+  EXPECT_EQ(Columns("sys_user")["active"].at("internal_type").as_string(), "boolean");
+}
+
+TEST_F(Dictionary, SysDbObjectNamesEachTablesSuperClassBySysId) {
+  // name -> the row, with super_class as a plain sys_id.
+  std::map<std::string, boost::json::object> tables;
+  auto r = Get(Url("/api/now/table/sys_db_object?sysparm_exclude_reference_link=true"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  const boost::json::value all = Json(r.body);
+  for (const auto& row : all.at("result").as_array()) {
+    tables[std::string(row.at("name").as_string())] = row.as_object();
+  }
+  ASSERT_TRUE(tables.count("incident") && tables.count("task") && tables.count("sys_user"));
+  EXPECT_EQ(tables["incident"].at("super_class").as_string(),
+            tables["task"].at("sys_id").as_string());
+  EXPECT_EQ(tables["task"].at("super_class").as_string(), "");
+  EXPECT_EQ(tables["sys_user"].at("super_class").as_string(), "");
+  // With links, super_class is a reference like any other.
+  r = Get(Url("/api/now/table/sys_db_object?sysparm_query=name%3Dincident"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  const boost::json::value one = Json(r.body);
+  const auto& row = one.at("result").as_array().at(0);
+  EXPECT_EQ(row.at("super_class").at("value").as_string(), tables["task"].at("sys_id").as_string());
 }
 
 TEST_F(Dictionary, NewColumnsAppearAndDeletedRowsStayDeleted) {
