@@ -107,6 +107,73 @@ TEST_F(SinkIntegrationTest, ASecondSidecarJoiningKeepsOrderAndLosesNothing) {
   }
 }
 
+// A write waiting out a long Retry-After when a rebalance takes its partition away is
+// withdrawn, never sent: the next owner applies v1 and v2, and nothing of the old owner's
+// reaches the instance afterwards (it would set the row back to v1).
+TEST_F(SinkIntegrationTest, AWriteWaitingOutARetryAfterIsNeverSentAfterARevoke) {
+  constexpr int kPartitions = 2;
+  constexpr auto kRetryAfter = 15s;
+  const std::string topic = NewTopic(kPartitions);
+  const std::string group = NewGroup();
+  for (int p = 0; p < kPartitions; ++p) Seed(SysId(p), {{"short_description", "start"}});
+  emulator().faults().AddRule({.kind = emulator::FaultKind::kRateLimit,
+                               .scope = {.method = "PATCH", .path_prefix = ""},
+                               .next_n = kPartitions,
+                               .retry_after_seconds = kRetryAfter.count()});
+  auto first = StartSink(topic, group, {}, "first");
+  WaitAssigned(first, kPartitions);
+  std::vector<testsupport::OutMessage> v1;
+  std::vector<testsupport::OutMessage> v2;
+  for (int p = 0; p < kPartitions; ++p) {
+    v1.push_back(Command(SysId(p), Desc("v1"), p));
+    v2.push_back(Command(SysId(p), Desc("v2"), p));
+  }
+  Produce(topic, v1);
+  // Both v1 PATCHes were answered 429: the client now waits out the Retry-After.
+  auto throttled = [&] {
+    int n = 0;
+    for (const auto& e : Journal()) n += e.method == "PATCH" && e.status == 429;
+    return n;
+  };
+  ASSERT_TRUE(WaitFor([&] { return throttled() == kPartitions; }, 30s, 20ms)) << JournalText();
+  const auto late_call_due = std::chrono::steady_clock::now() + kRetryAfter;
+  Produce(topic, v2);
+
+  // A second member joins: the eager rebalance takes both partitions from the first one.
+  auto second = StartSink(topic, group, {}, "second");
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto c = Committed(group, topic, kPartitions);
+        return std::all_of(c.begin(), c.end(), [](int64_t o) { return o == 2; });
+      },
+      60s, 100ms))
+      << JournalText() << "\n"
+      << Tail(first);
+  uint64_t mark = 0;
+  for (const auto& e : Journal()) mark = std::max(mark, e.seq);
+  for (int p = 0; p < kPartitions; ++p) {
+    EXPECT_EQ(Row(SysId(p))->at("short_description"), "v2") << "row " << p;
+  }
+  // Until well past the moment the withdrawn calls would have been sent again, nothing more
+  // writes those rows.
+  auto late_write = [&] {
+    for (const auto& e : Journal()) {
+      if (e.seq > mark && e.method == "PATCH") return true;
+    }
+    return false;
+  };
+  const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
+      late_call_due + 3s - std::chrono::steady_clock::now());
+  EXPECT_FALSE(WaitFor(late_write, std::max(wait, std::chrono::milliseconds(1)), 100ms))
+      << "a write of a revoked partition reached the instance after the handover:\n"
+      << JournalText();
+  for (int p = 0; p < kPartitions; ++p) {
+    EXPECT_EQ(Row(SysId(p))->at("short_description"), "v2") << "row " << p;
+  }
+  StopSink(second);
+  StopSink(first);
+}
+
 // A lane that pauses its partition (backing off under partition ordering, holding
 // snow.sink.ordering.max.held.records under key ordering) and then loses it to a rebalance
 // that hands it back to the same member: the new lane must get its records. librdkafka keeps
