@@ -33,7 +33,8 @@ std::shared_ptr<PartitionLane> SinkDirection::MakeLane(const kafka::TopicPartiti
     // Twice max.in.flight keys at work keep the in-flight limit busy while the rest wait in
     // offset order; more would only queue for permits ahead of the commit's record.
     const KeyedLane::Options o{.max_held = static_cast<size_t>(settings_.max_held_records),
-                               .max_active = 2 * static_cast<size_t>(settings_.max_in_flight)};
+                               .max_active = 2 * static_cast<size_t>(settings_.max_in_flight),
+                               .decoder = decoder_.get()};
     return std::make_shared<KeyedLane>(
         tp, &settings_, std::move(events), o, context_.io->get_executor(),
         [this, tp](LaneEvents key_events) { return MakeKeyLane(tp, std::move(key_events)); });
