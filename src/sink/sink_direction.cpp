@@ -21,7 +21,14 @@ SinkDirection::SinkDirection(const direction::DirectionContext& context, SinkSet
       client_(*context.client, limit_),
       catalog_(client_),
       writer_(client_, context.store, settings_),
-      origins_(context.store, options_.origin, settings_) {}
+      origins_(context.store, options_.origin, settings_) {
+  // The source of this process asks the store whether the sink wrote a version: one it wrote
+  // longer ago than snow.sink.origin.window.seconds is forgotten at once, not only when the
+  // sink next records a version and prunes.
+  if (context.store != nullptr) {
+    context.store->SetOriginWindow(options_.origin.policy.window_seconds, nullptr);
+  }
+}
 
 SinkDirection::~SinkDirection() { Stop(std::chrono::steady_clock::now()); }
 
