@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // (f) A second sidecar joining the group mid-stream: per-partition order holds and nothing is
 // lost (every command applied; each row ends at its last value). A partition paused when a
-// rebalance takes it away is fetched again when it comes back.
+// rebalance takes it away is fetched again when it comes back. A write (or a CREATE under
+// correlation_lookup) waiting out a Retry-After when its partition is revoked is never sent.
 #include <algorithm>
 #include <sstream>
 
@@ -170,6 +171,79 @@ TEST_F(SinkIntegrationTest, AWriteWaitingOutARetryAfterIsNeverSentAfterARevoke) 
   for (int p = 0; p < kPartitions; ++p) {
     EXPECT_EQ(Row(SysId(p))->at("short_description"), "v2") << "row " << p;
   }
+  StopSink(second);
+  StopSink(first);
+}
+
+// The same for a CREATE under correlation_lookup: the old owner's POST waits out a 429's
+// Retry-After when the partition is taken away, the next owner looks the correlation value
+// up, finds nothing and creates the row. Were the old POST sent after that, it would make a
+// second row for one command. The revoke wait is kept shorter than the Retry-After so that
+// only the withdrawal of the waiting call, not the wait for it, can keep it off the instance.
+TEST_F(SinkIntegrationTest, ACreateWaitingOutARetryAfterMakesNoSecondRowAfterARevoke) {
+  constexpr int kPartitions = 2;
+  constexpr auto kRetryAfter = 15s;
+  const std::string topic = NewTopic(kPartitions);
+  const std::string group = NewGroup();
+  const std::vector<std::string> sets = {"snow.sink.create.ambiguous.behavior=correlation_lookup",
+                                         "snow.sink.correlation.field=correlation_id",
+                                         "snow.sink.revoke.timeout.ms=2000"};
+  emulator().faults().AddRule({.kind = emulator::FaultKind::kRateLimit,
+                               .scope = {.method = "POST", .path_prefix = ""},
+                               .next_n = kPartitions,
+                               .retry_after_seconds = kRetryAfter.count()});
+  auto correlation = [](int p) { return "order-" + std::to_string(p); };
+  auto first = StartSink(topic, group, sets, "first");
+  WaitAssigned(first, kPartitions);
+  std::vector<testsupport::OutMessage> creates;
+  for (int p = 0; p < kPartitions; ++p) {
+    creates.push_back(Command(
+        std::nullopt,
+        boost::json::object{{"correlation_id", correlation(p)}, {"short_description", "created"}},
+        p));
+  }
+  Produce(topic, creates);
+  // Both POSTs were answered 429: the client now waits out the Retry-After.
+  auto throttled = [&] {
+    int n = 0;
+    for (const auto& e : Journal()) n += e.method == "POST" && e.status == 429;
+    return n;
+  };
+  ASSERT_TRUE(WaitFor([&] { return throttled() == kPartitions; }, 30s, 20ms)) << JournalText();
+  const auto late_call_due = std::chrono::steady_clock::now() + kRetryAfter;
+
+  // A second member joins: the eager rebalance takes both partitions from the first one.
+  auto second = StartSink(topic, group, sets, "second");
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto c = Committed(group, topic, kPartitions);
+        return std::all_of(c.begin(), c.end(), [](int64_t o) { return o == 1; });
+      },
+      60s, 100ms))
+      << JournalText() << "\n"
+      << Tail(first);
+  auto rows_of = [&](int p) {
+    const auto rows = Rows();
+    return std::count_if(rows.begin(), rows.end(), [&](const auto& r) {
+      auto it = r.find("correlation_id");
+      return it != r.end() && it->second == correlation(p);
+    });
+  };
+  for (int p = 0; p < kPartitions; ++p) EXPECT_EQ(rows_of(p), 1) << "partition " << p;
+  // Until well past the moment the withdrawn POSTs would have been sent again, no second row
+  // appears.
+  auto duplicated = [&] {
+    for (int p = 0; p < kPartitions; ++p) {
+      if (rows_of(p) > 1) return true;
+    }
+    return false;
+  };
+  const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
+      late_call_due + 3s - std::chrono::steady_clock::now());
+  EXPECT_FALSE(WaitFor(duplicated, std::max(wait, std::chrono::milliseconds(1)), 100ms))
+      << "a create of a revoked partition reached the instance after the handover:\n"
+      << JournalText();
+  for (int p = 0; p < kPartitions; ++p) EXPECT_EQ(rows_of(p), 1) << "partition " << p;
   StopSink(second);
   StopSink(first);
 }
