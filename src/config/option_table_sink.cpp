@@ -217,7 +217,8 @@ std::vector<OptionSpec> DeliveryOptions() {
               "permit) are withdrawn at once and never sent; the next owner applies their "
               "records. Past the timeout the partitions are given up anyway, and a write still "
               "unanswered may reach the instance after the next owner's writes: keep this at "
-              "or above `snow.http.request.timeout.ms`, which ends every attempt sooner. The "
+              "or above `snow.http.request.timeout.ms`, which ends every attempt sooner (`config "
+              "check` and `run` warn when it is below). The "
               "group's rebalance waits meanwhile (it allows `kafka.max.poll.interval.ms`); at "
               "shutdown `shutdown.timeout.ms` bounds the wait too."},
       {.name = "snow.sink.create.ambiguous.behavior",
