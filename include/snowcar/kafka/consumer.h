@@ -45,7 +45,9 @@ struct ConsumerOptions {
   std::map<std::string, std::string> properties;
   std::vector<std::string> topics;
   // Forced: enable.auto.offset.store=false. Defaulted unless set:
-  // partition.assignment.strategy=cooperative-sticky, auto.offset.reset=earliest.
+  // partition.assignment.strategy=range,roundrobin (eager, librdkafka's own default; its
+  // cooperative-sticky can abort the process before 2.3.0, src/kafka/consumer_conf.cpp) and
+  // auto.offset.reset=earliest.
   std::string client_id = "snowcar-sink";
   RebalanceListener listener;
   // How long a synchronous commit (CommitSync, the commit on revoke, hence also Close) waits
