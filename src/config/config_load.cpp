@@ -391,7 +391,7 @@ Config ConfigLoader::Build(std::string& problems) {
   Config config;
   CheckValues(config);
   FillDefaults(config);
-  RunCrossChecks(CrossCheckInput{config.values_, rejected_}, errors_, notes_);
+  RunCrossChecks(CrossCheckInput{config.values_, rejected_}, errors_, notes_, warnings_);
   if (!errors_.empty()) {
     problems = "invalid configuration (" + std::to_string(errors_.size()) +
                (errors_.size() == 1 ? " problem):" : " problems):");

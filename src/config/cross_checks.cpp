@@ -129,10 +129,27 @@ void CheckRegistry(const View& v, std::vector<std::string>& errors,
   }
 }
 
+// Rules whose verdict is a warning: the configuration works, but not as well as it could.
+using WarnRule = void (*)(const View&, std::vector<std::string>& warnings);
+
+// A revoke that stops waiting before a call on the wire must have ended gives the partition
+// up while that call may still land, after the next owner's writes (docs/sink.md).
+void CheckRevokeWait(const View& v, std::vector<std::string>& warnings) {
+  if (!v.True("sink.enabled")) return;
+  if (v.Int("snow.sink.revoke.timeout.ms") < v.Int("snow.http.request.timeout.ms")) {
+    warnings.push_back(
+        "snow.sink.revoke.timeout.ms (" + v.Get("snow.sink.revoke.timeout.ms") +
+        ") is below snow.http.request.timeout.ms (" + v.Get("snow.http.request.timeout.ms") +
+        "): a rebalance may give a partition up while one of its writes is still on the wire, "
+        "and that write may reach the instance after the next owner's; raise the former or "
+        "lower the latter");
+  }
+}
+
 }  // namespace
 
 void RunCrossChecks(const CrossCheckInput& in, std::vector<std::string>& errors,
-                    std::vector<std::string>& notes) {
+                    std::vector<std::string>& notes, std::vector<std::string>& warnings) {
   static constexpr Rule kRules[] = {CheckInstance, CheckBackoff, CheckTls, CheckProxy,
                                     CheckRegistry};
   for (Rule rule : kRules) {
@@ -143,6 +160,14 @@ void RunCrossChecks(const CrossCheckInput& in, std::vector<std::string>& errors,
     if (view.tainted()) continue;
     errors.insert(errors.end(), rule_errors.begin(), rule_errors.end());
     notes.insert(notes.end(), rule_notes.begin(), rule_notes.end());
+  }
+  static constexpr WarnRule kWarnRules[] = {CheckRevokeWait};
+  for (WarnRule rule : kWarnRules) {
+    const View view(in);
+    std::vector<std::string> rule_warnings;
+    rule(view, rule_warnings);
+    if (view.tainted()) continue;
+    warnings.insert(warnings.end(), rule_warnings.begin(), rule_warnings.end());
   }
 }
 

@@ -18,9 +18,10 @@ struct CrossCheckInput {
   const std::set<std::string, std::less<>>& rejected;
 };
 
-// Appends one line per broken rule to `errors`, naming the keys involved, and anything
-// worth a start-up log line to `notes`.
+// Appends one line per broken rule to `errors`, naming the keys involved, anything worth a
+// start-up log line to `notes`, and to `warnings` combinations that work but risk something
+// (`config check` prints them, `run` logs them at warn level).
 void RunCrossChecks(const CrossCheckInput& in, std::vector<std::string>& errors,
-                    std::vector<std::string>& notes);
+                    std::vector<std::string>& notes, std::vector<std::string>& warnings);
 
 }  // namespace snowcar::config

@@ -5,13 +5,13 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <limits>
 #include <mutex>
 #include <thread>
 
 #include "client_config.h"
 #include "consumer_conf.h"
+#include "consumer_rebalance.h"
 #include "record_convert.h"
 #include "snowcar/common/log.h"
 
@@ -22,15 +22,6 @@ using SteadyClock = std::chrono::steady_clock;
 
 // Pause between commits refused with REBALANCE_IN_PROGRESS during a cooperative revoke.
 constexpr std::chrono::milliseconds kRebalanceRetry{100};
-
-std::string Names(const std::vector<TopicPartition>& partitions) {
-  std::string out;
-  for (const auto& tp : partitions) {
-    if (!out.empty()) out += ",";
-    out += tp.ToString();
-  }
-  return out;
-}
 
 // Turns a per-partition error of a partition-list call into a Status naming the partition.
 Status PartitionStatus(const rd_kafka_topic_partition_list_t* list, std::string_view what) {
@@ -127,68 +118,19 @@ struct KafkaConsumer::Impl {
                                rd_kafka_err2str(err));
   }
 
-  void Assign(rd_kafka_topic_partition_list_t* partitions, bool cooperative) {
-    if (cooperative) {
-      if (rd_kafka_error_t* e = rd_kafka_incremental_assign(rk, partitions)) {
-        SNOWCAR_LOG(kError, "kafka.consumer.assign_failed", {{"error", rd_kafka_error_string(e)}});
-        rd_kafka_error_destroy(e);
-      }
-    } else if (rd_kafka_resp_err_t err = rd_kafka_assign(rk, partitions)) {
-      SNOWCAR_LOG(kError, "kafka.consumer.assign_failed", {{"error", rd_kafka_err2str(err)}});
-    }
-  }
-
-  void Unassign(rd_kafka_topic_partition_list_t* partitions, bool cooperative) {
-    if (cooperative) {
-      if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk, partitions)) {
-        SNOWCAR_LOG(kError, "kafka.consumer.unassign_failed",
-                    {{"error", rd_kafka_error_string(e)}});
-        rd_kafka_error_destroy(e);
-      }
-    } else if (rd_kafka_resp_err_t err = rd_kafka_assign(rk, nullptr)) {
-      SNOWCAR_LOG(kError, "kafka.consumer.unassign_failed", {{"error", rd_kafka_err2str(err)}});
-    }
-  }
-
   // rebalance_cb: runs on the consumer thread inside Poll() (or Close()).
   static void OnRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                           rd_kafka_topic_partition_list_t* partitions, void* opaque) {
     auto* self = static_cast<Impl*>(opaque);
-    const bool cooperative = std::strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0;
-    const std::vector<TopicPartition> tps = internal::FromPartitionList(partitions);
-    if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
-      self->Assign(partitions, cooperative);
-      // Cooperative rebalances often end with an empty increment: nothing to tell anyone.
-      if (tps.empty()) return;
-      ++self->assigned;
-      SNOWCAR_LOG(kInfo, "kafka.consumer.assigned",
-                  {{"partitions", Names(tps)}, {"cooperative", cooperative}});
-      if (self->listener.on_assigned) self->listener.on_assigned(tps);
-      return;
-    }
-    if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
-      if (tps.empty()) {
-        self->Unassign(partitions, cooperative);
-        return;
-      }
-      if (rd_kafka_assignment_lost(rk)) {
-        // The group moved on without us: these offsets belong to someone else now.
-        ++self->lost;
-        SNOWCAR_LOG(kWarn, "kafka.consumer.lost", {{"partitions", Names(tps)}});
-        if (self->listener.on_lost) self->listener.on_lost(tps);
-      } else {
-        ++self->revoked;
-        SNOWCAR_LOG(kInfo, "kafka.consumer.revoked", {{"partitions", Names(tps)}});
-        // The listener first: the sink finishes (or abandons) in-flight work and stores the
-        // offsets of what completed; then those are committed before the partitions go.
-        if (self->listener.on_revoked) self->listener.on_revoked(tps);
-        (void)self->Commit("revoke", /*retry_while_rebalancing=*/cooperative);
-      }
-      self->Unassign(partitions, cooperative);
-      return;
-    }
-    SNOWCAR_LOG(kError, "kafka.consumer.rebalance_error", {{"error", rd_kafka_err2str(err)}});
-    self->Unassign(partitions, cooperative);
+    internal::HandleRebalance(rk, err, partitions,
+                              {.listener = self->listener,
+                               .assigned = self->assigned,
+                               .revoked = self->revoked,
+                               .lost = self->lost,
+                               .commit_on_revoke = [self](bool cooperative) {
+                                 (void)self->Commit("revoke",
+                                                    /*retry_while_rebalancing=*/cooperative);
+                               }});
   }
 
   // error_cb: runs on the consumer thread inside Poll().

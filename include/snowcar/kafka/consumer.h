@@ -45,7 +45,9 @@ struct ConsumerOptions {
   std::map<std::string, std::string> properties;
   std::vector<std::string> topics;
   // Forced: enable.auto.offset.store=false. Defaulted unless set:
-  // partition.assignment.strategy=cooperative-sticky, auto.offset.reset=earliest.
+  // partition.assignment.strategy=range,roundrobin (eager, librdkafka's own default; its
+  // cooperative-sticky can abort the process before 2.3.0, src/kafka/consumer_conf.cpp) and
+  // auto.offset.reset=earliest.
   std::string client_id = "snowcar-sink";
   RebalanceListener listener;
   // How long a synchronous commit (CommitSync, the commit on revoke, hence also Close) waits
@@ -82,6 +84,8 @@ class KafkaConsumer {
 
   // Pause drops what librdkafka fetched ahead for the partitions; Resume fetches again from
   // the record after the last one Poll returned, at once (it seeks there to wake the fetcher).
+  // A pause ends with the assignment: a partition this member is handed (again) always
+  // starts unpaused, whatever was asked for it before it was revoked.
   Status Pause(const std::vector<TopicPartition>& partitions);
   Status Resume(const std::vector<TopicPartition>& partitions);
 

@@ -276,6 +276,20 @@ TEST_F(CmdConfigTest, CheckWarnsAboutUnknownEnvironmentVariablesAndPasses) {
                                "configuration key ('bin'), so it is ignored"));
 }
 
+TEST_F(CmdConfigTest, CheckWarnsWhenTheRevokeWaitIsShorterThanARequestAndPasses) {
+  const std::string path =
+      dir_.Write("sink.properties",
+                 "source.enabled=false\nsnow.url=https://acme.service-now.com\n"
+                 "snow.auth.username=svc\nsnow.auth.password=pw-123456\n"
+                 "snow.sink.topics=cmds\nsnow.sink.table=incident\n"
+                 "kafka.bootstrap.servers=127.0.0.1:9\n"
+                 "kafka.group.id=g\nsnow.sink.revoke.timeout.ms=1000\n");
+  const Outcome o = RunConfig({"check", path});
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("warning: snow.sink.revoke.timeout.ms (1000) is below "
+                               "snow.http.request.timeout.ms (60000)"));
+}
+
 TEST_F(CmdConfigTest, PrintRedactsSecretsAndReparses) {
   const std::string path = dir_.Write("p.properties",
                                       "snow.url=https://acme.service-now.com/\n"

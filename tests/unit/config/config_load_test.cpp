@@ -14,6 +14,7 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::Contains;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::Pair;
@@ -66,6 +67,43 @@ TEST_F(ConfigLoadTest, FullConnectorConfig) {
   EXPECT_FALSE(cfg->IsSet("snow.oauth.token.url"));
   EXPECT_EQ(cfg->GetList("snow.sink.topics"), (std::vector<std::string>{"cmds", "more"}));
   EXPECT_EQ(cfg->GetString("kafka.bootstrap.servers"), "localhost:9092");
+}
+
+// A revoke that stops waiting before a call on the wire must have ended lets that call land
+// after the next owner's writes: allowed (the operator may accept it), but a warning naming
+// both keys, and only when the sink runs.
+TEST_F(ConfigLoadTest, RevokeWaitBelowTheRequestTimeoutIsAWarningNotAnError) {
+  const std::map<std::string, std::string> sink{{"source.enabled", "false"},
+                                                {"snow.url", "https://acme.service-now.com"},
+                                                {"snow.auth.username", "svc"},
+                                                {"snow.auth.password", "pw-123456"}};
+  auto with = [&](std::map<std::string, std::string> extra) {
+    extra.insert(sink.begin(), sink.end());
+    return Config::FromMap(extra);
+  };
+  auto below =
+      with({{"snow.sink.revoke.timeout.ms", "5000"}, {"snow.http.request.timeout.ms", "30000"}});
+  ASSERT_TRUE(below.ok()) << below.status().message();
+  EXPECT_THAT(below->warnings(),
+              ElementsAre(AllOf(HasSubstr("snow.sink.revoke.timeout.ms (5000)"),
+                                HasSubstr("below snow.http.request.timeout.ms (30000)"))));
+  // Defaults, equal values and a longer revoke wait say nothing.
+  for (const auto& extra : std::vector<std::map<std::string, std::string>>{
+           {},
+           {{"snow.sink.revoke.timeout.ms", "30000"}, {"snow.http.request.timeout.ms", "30000"}},
+           {{"snow.sink.revoke.timeout.ms", "90000"}}}) {
+    auto cfg = with(extra);
+    ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+    EXPECT_TRUE(cfg->warnings().empty()) << cfg->warnings().front();
+  }
+  // Without the sink there is no revoke to wait for.
+  auto shell = Config::FromMap(Shell({{"snow.sink.revoke.timeout.ms", "0"}}));
+  ASSERT_TRUE(shell.ok()) << shell.status().message();
+  EXPECT_TRUE(shell->warnings().empty());
+  // A rejected value is reported once, as an error, not also compared.
+  EXPECT_THAT(ErrorOf(with({{"snow.sink.revoke.timeout.ms", "soon"}})),
+              AllOf(HasSubstr("snow.sink.revoke.timeout.ms: 'soon'"),
+                    Not(HasSubstr("is below snow.http.request.timeout.ms"))));
 }
 
 TEST_F(ConfigLoadTest, UrlRequiredOnlyWhenSourceOrSinkRuns) {
