@@ -196,6 +196,11 @@ TEST_F(SecuredSidecarTest, AWrongPasswordDegradesHealthNamesTheCauseAndDoesNotCr
   EXPECT_TRUE(testsupport::WaitFor([&] { return !ComponentOk("w", "kafka"); }, 30s))
       << Get("w", "/v1/health");
   EXPECT_NE(Get("w", "/v1/health").find("\"degraded\""), std::string::npos);
+  // The sink's component says why: the broker refused the credentials.
+  EXPECT_TRUE(testsupport::WaitFor(
+      [&] { return ComponentDetail("w", "sink").find("SASL authentication") != std::string::npos; },
+      30s))
+      << Get("w", "/v1/health");
   EXPECT_EQ(Get("w", "/v1/ready"), "");
   EXPECT_FALSE(child->Wait(3s).ok()) << "the sidecar exited: " << child->Stderr();
   // Nothing was produced, nothing applied, and the wrong password is not in the log.
@@ -242,10 +247,19 @@ TEST_F(SecuredSidecarTest, WithoutReadOnTheGroupTheSinkAppliesNothingUntilGrante
       [&] { return child->Stderr().find("GROUP_AUTHORIZATION_FAILED") != std::string::npos; }, 60s))
       << child->Stderr();
   EXPECT_EQ(IncidentRows(), kRows);
-  RecordProperty("sink_health_without_group_read", ComponentDetail("g", "sink"));
+  // Health names the refusal (the sink would otherwise look healthy while applying nothing).
+  EXPECT_TRUE(testsupport::WaitFor(
+      [&] {
+        return !ComponentOk("g", "sink") &&
+               ComponentDetail("g", "sink").find("GROUP_AUTHORIZATION_FAILED") != std::string::npos;
+      },
+      30s))
+      << Get("g", "/v1/health");
   ASSERT_TRUE(testsupport::CreateAcls(kafka_.Admin(), {read}).ok());
   EXPECT_TRUE(testsupport::WaitFor([&] { return IncidentRows() == kRows + 1; }, 90s))
       << child->Stderr();
+  EXPECT_TRUE(testsupport::WaitFor([&] { return ComponentOk("g", "sink"); }, 30s))
+      << Get("g", "/v1/health");
   Stop(*child);
 }
 
@@ -259,7 +273,10 @@ TEST_F(SecuredSidecarTest, WithoutWriteOnTheDlqTheFailedCommandIsHeldNotLost) {
   ASSERT_TRUE(testsupport::WaitFor(
       [&] { return child->Stderr().find("TOPIC_AUTHORIZATION_FAILED") != std::string::npos; }, 60s))
       << child->Stderr();
-  RecordProperty("sink_health_without_dlq_write", ComponentDetail("d", "sink"));
+  // The record waits in its lane (backing off, class PRODUCE); the sink's health does not
+  // name the refusal: the lane's state on /v1/sink/partitions and the log do.
+  EXPECT_NE(Get("d", "/v1/sink/partitions").find("PRODUCE"), std::string::npos)
+      << Get("d", "/v1/sink/partitions");
   EXPECT_FALSE(TopicReaches(dlq_, 1, 2s));
   ASSERT_TRUE(testsupport::CreateAcls(kafka_.Admin(), {write}).ok());
   EXPECT_TRUE(TopicReaches(dlq_, 1, 60s)) << child->Stderr();
