@@ -29,28 +29,6 @@ using namespace std::chrono_literals;
 
 constexpr size_t kRows = 8;
 
-// key -> values of every record of `topic` in offset order (a tombstone as "NULL"), read
-// with kcat from the start to the end of the log.
-std::map<std::string, std::vector<std::string>> ReadLog(const std::string& bootstrap,
-                                                        const std::string& topic) {
-  testsupport::ChildOptions opts;
-  opts.args = {"-b",        bootstrap, "-C", "-t", topic, "-o",
-               "beginning", "-e",      "-q", "-Z", "-f",  "%k\t%S\n"};
-  opts.capture_stderr = true;
-  std::map<std::string, std::vector<std::string>> out;
-  auto r = testsupport::RunToCompletion("kcat", opts, 30s);
-  if (!r.ok()) return out;
-  std::istringstream lines(r->out);
-  std::string line;
-  while (std::getline(lines, line)) {
-    const auto tab = line.find('\t');
-    if (tab == std::string::npos) continue;
-    // %S is the value's size: -1 for a tombstone.
-    out[line.substr(0, tab)].push_back(line.substr(tab + 1) == "-1" ? "NULL" : "value");
-  }
-  return out;
-}
-
 class CompactionRealKafkaTest : public RealKafkaTest {};
 
 TEST_F(CompactionRealKafkaTest, DeletedRowsVanishFromACompactedTopicAndTheRestRemain) {

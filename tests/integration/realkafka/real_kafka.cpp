@@ -51,6 +51,26 @@ Result<RealKafka> LoadRealKafka() {
   return k;
 }
 
+std::map<std::string, std::vector<std::string>> ReadLog(const std::string& bootstrap,
+                                                        const std::string& topic) {
+  testsupport::ChildOptions opts;
+  opts.args = {"-b",        bootstrap, "-C", "-t", topic, "-o",
+               "beginning", "-e",      "-q", "-Z", "-f",  "%k\t%S\n"};
+  opts.capture_stderr = true;
+  std::map<std::string, std::vector<std::string>> out;
+  auto r = testsupport::RunToCompletion("kcat", opts, std::chrono::seconds(30));
+  if (!r.ok()) return out;
+  std::istringstream lines(r->out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    // %S is the value's size: -1 for a tombstone.
+    out[line.substr(0, tab)].push_back(line.substr(tab + 1) == "-1" ? "NULL" : "value");
+  }
+  return out;
+}
+
 double MetricSum(const std::string& text, const std::string& name) {
   if (text.find("# TYPE") == std::string::npos) return -1;
   std::istringstream lines(text);

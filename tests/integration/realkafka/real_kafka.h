@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +42,11 @@ struct RealKafka {
 // Reads the fixture's file. Without it (the test binary run outside ctest) the error says
 // how to start a broker by hand.
 Result<RealKafka> LoadRealKafka();
+
+// key -> one entry per record of `topic` in offset order, "NULL" for a tombstone and "value"
+// otherwise; read with kcat over `bootstrap` from the start to the end of the log.
+std::map<std::string, std::vector<std::string>> ReadLog(const std::string& bootstrap,
+                                                        const std::string& topic);
 
 // Sum of every sample of `name` in a /metrics text; -1 when `text` is not one.
 double MetricSum(const std::string& text, const std::string& name);
