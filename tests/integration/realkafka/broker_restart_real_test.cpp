@@ -35,8 +35,7 @@ class BrokerRestartRealKafkaTest : public RealKafkaTest {
     testsupport::ChildOptions options;
     options.args = {"--addresses-file", dir_.File("own-broker")};
     options.capture_stderr = true;
-    auto child = testsupport::ChildProcess::Spawn(
-        std::string(SNOWCAR_SOURCE_DIR) + "/scripts/kafka-server", options);
+    auto child = testsupport::ChildProcess::Spawn(KafkaServerScript(), options);
     ASSERT_TRUE(child.ok()) << child.status().message();
     broker_ = std::move(child).value();
     ASSERT_TRUE(testsupport::WaitFor(

@@ -71,6 +71,10 @@ std::map<std::string, std::vector<std::string>> ReadLog(const std::string& boots
   return out;
 }
 
+std::string KafkaServerScript() {
+  return std::string(SNOWCAR_SOURCE_DIR) + "/scripts/kafka-server";
+}
+
 double MetricSum(const std::string& text, const std::string& name) {
   if (text.find("# TYPE") == std::string::npos) return -1;
   std::istringstream lines(text);
@@ -129,7 +133,7 @@ std::string RealKafkaTest::Get(const std::string& name, const std::string& path)
 }
 
 std::string RealKafkaTest::SecretFile(const std::string& file, const std::string& secret) const {
-  const std::string path = dir_.File(file);
+  std::string path = dir_.File(file);
   std::ofstream(path) << secret;
   return path;
 }

@@ -48,6 +48,9 @@ Result<RealKafka> LoadRealKafka();
 std::map<std::string, std::vector<std::string>> ReadLog(const std::string& bootstrap,
                                                         const std::string& topic);
 
+// scripts/kafka-server of this source tree, for a test that runs a broker of its own.
+std::string KafkaServerScript();
+
 // Sum of every sample of `name` in a /metrics text; -1 when `text` is not one.
 double MetricSum(const std::string& text, const std::string& name);
 
