@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace snowcar::testsupport {
 namespace {
@@ -105,6 +106,45 @@ Status CreateTopic(const KafkaConfig& client, const std::string& name, int parti
       });
   rd_kafka_NewTopic_destroy(nt);
   return s;
+}
+
+Result<std::string> TopicConfig(const KafkaConfig& client, const std::string& topic,
+                                const std::string& name, std::chrono::milliseconds timeout) {
+  rd_kafka_ConfigResource_t* resource =
+      rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str());
+  std::optional<std::string> value;
+  Status s = Call(
+      client, timeout,
+      [&](rd_kafka_t* rk, rd_kafka_AdminOptions_t* options, rd_kafka_queue_t* q) {
+        rd_kafka_DescribeConfigs(rk, &resource, 1, options, q);
+      },
+      [&](rd_kafka_event_t* event) {
+        const auto* r = rd_kafka_event_DescribeConfigs_result(event);
+        if (r == nullptr) return Status::Internal("not a DescribeConfigs answer");
+        size_t n = 0;
+        const rd_kafka_ConfigResource_t** resources =
+            rd_kafka_DescribeConfigs_result_resources(r, &n);
+        for (size_t i = 0; i < n; ++i) {
+          if (rd_kafka_ConfigResource_error(resources[i]) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            return Status::Unavailable("describe topic '" + topic +
+                                       "': " + rd_kafka_ConfigResource_error_string(resources[i]));
+          }
+          size_t m = 0;
+          const rd_kafka_ConfigEntry_t** entries =
+              rd_kafka_ConfigResource_configs(resources[i], &m);
+          for (size_t j = 0; j < m; ++j) {
+            if (name == rd_kafka_ConfigEntry_name(entries[j])) {
+              const char* v = rd_kafka_ConfigEntry_value(entries[j]);
+              value = v != nullptr ? v : "";
+            }
+          }
+        }
+        return Status::Ok();
+      });
+  rd_kafka_ConfigResource_destroy(resource);
+  SNOWCAR_RETURN_IF_ERROR(s);
+  if (!value) return Status::NotFound("topic '" + topic + "' has no config '" + name + "'");
+  return *value;
 }
 
 Status CreateAcls(const KafkaConfig& client, const std::vector<Acl>& acls,

@@ -23,6 +23,11 @@ Status CreateTopic(const KafkaConfig& client, const std::string& name, int parti
                    const std::map<std::string, std::string>& configs = {},
                    std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+// The value of topic config `name` (e.g. "cleanup.policy") as the broker reports it.
+Result<std::string> TopicConfig(const KafkaConfig& client, const std::string& topic,
+                                const std::string& name,
+                                std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
 // One ACL: Allow `operation` on a literal resource to `principal` from any host.
 struct Acl {
   rd_kafka_ResourceType_t resource = RD_KAFKA_RESOURCE_TOPIC;
