@@ -84,6 +84,7 @@ bool IsBrokerRefusal(int err) {
   switch (err) {
     case RD_KAFKA_RESP_ERR__AUTHENTICATION:
     case RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED:
+    case RD_KAFKA_RESP_ERR__SSL:  // the broker's certificate does not verify against the CA
     case RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED:
     case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
     case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:

@@ -162,6 +162,13 @@ constexpr KafkaRefusal kKafkaRefusals[] = {
      .shows = "`/v1/health` degraded: `kafka` not ok, `sink` names the SASL error; `/v1/ready` "
               "503; log `kafka.client_error`",
      .test = "`SecuredSidecarTest.AWrongPasswordDegradesHealthNamesTheCauseAndDoesNotCrashLoop`"},
+    {.name = "broker certificate not signed by the CA",
+     .seen_as = "`_SSL` (\"SSL handshake failed: ... certificate verify failed\")",
+     .outcome = "as refused credentials: every client retries, nothing moves, the process "
+                "stays up",
+     .shows = "`/v1/health` degraded: `kafka` not ok, `sink` names the certificate error; "
+              "`/v1/ready` 503; log `kafka.client_error`",
+     .test = "`SecuredSidecarTest.AnUnknownCaDegradesHealthNamesTheCauseAndDoesNotCrashLoop`"},
     {.name = "no Write on a table topic",
      .seen_as = "`TOPIC_AUTHORIZATION_FAILED` on produce",
      .outcome = "**hold**: the table backs off and produces the same rows again; none is lost "

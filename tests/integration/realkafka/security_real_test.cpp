@@ -209,6 +209,33 @@ TEST_F(SecuredSidecarTest, AWrongPasswordDegradesHealthNamesTheCauseAndDoesNotCr
   Stop(*child);
 }
 
+TEST_F(SecuredSidecarTest, AnUnknownCaDegradesHealthNamesTheCauseAndDoesNotCrashLoop) {
+  GrantAllBut(kafka_.scram_user);
+  auto lines = Config("u", kafka_.scram_user, kafka_.scram_password);
+  // Debian's public CAs, which do not include the test CA that signed the broker's certificate.
+  for (auto& line : lines) {
+    if (line.rfind("kafka.ssl.ca.location=", 0) == 0) {
+      line = "kafka.ssl.ca.location=/etc/ssl/certs/ca-certificates.crt";
+    }
+  }
+  lines.push_back("shutdown.timeout.ms=3000");
+  auto child = StartSidecar("u", lines);
+  ASSERT_NE(child, nullptr);
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] { return child->Stderr().find("certificate verify failed") != std::string::npos; }, 60s))
+      << child->Stderr();
+  ASSERT_TRUE(testsupport::WaitFor([&] { return !Get("u", "/v1/health").empty(); }, 30s));
+  EXPECT_TRUE(testsupport::WaitFor([&] { return !ComponentOk("u", "kafka"); }, 30s))
+      << Get("u", "/v1/health");
+  EXPECT_TRUE(testsupport::WaitFor(
+      [&] { return ComponentDetail("u", "sink").find("certificate") != std::string::npos; }, 30s))
+      << Get("u", "/v1/health");
+  EXPECT_EQ(Get("u", "/v1/ready"), "");
+  EXPECT_FALSE(child->Wait(3s).ok()) << "the sidecar exited: " << child->Stderr();
+  EXPECT_EQ(IncidentRows(), kRows);
+  Stop(*child);
+}
+
 TEST_F(SecuredSidecarTest, WithoutWriteOnTheTableTopicTheSourceHoldsAndLosesNothing) {
   const Acl write{RD_KAFKA_RESOURCE_TOPIC, table_topic_, "User:" + kafka_.scram_user,
                   RD_KAFKA_ACL_OPERATION_WRITE};
