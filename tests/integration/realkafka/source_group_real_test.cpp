@@ -48,9 +48,10 @@ class SourceGroupRealKafkaTest : public RealKafkaTest {
     auto lines = BaseConfig(name);
     std::string aliases;
     for (const auto& t : tables_) {
-      aliases += (aliases.empty() ? "" : ",") + t;
-      lines.push_back("snow.table." + t + ".name=" + t);
-      lines.push_back("snow.table." + t + ".topic=" + Topic(t));
+      if (!aliases.empty()) aliases += ",";
+      aliases += t;
+      lines.push_back(std::string("snow.table.").append(t).append(".name=").append(t));
+      lines.push_back(std::string("snow.table.").append(t).append(".topic=").append(Topic(t)));
     }
     lines.insert(lines.end(), {"kafka.bootstrap.servers=" + kafka_.plaintext, "sink.enabled=false",
                                "source.enabled=true", "snow.tables=" + aliases,
