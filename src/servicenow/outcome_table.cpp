@@ -169,6 +169,15 @@ constexpr KafkaRefusal kKafkaRefusals[] = {
      .shows = "`/v1/health` degraded: `kafka` not ok, `sink` names the certificate error; "
               "`/v1/ready` 503; log `kafka.client_error`",
      .test = "`SecuredSidecarTest.AnUnknownCaDegradesHealthNamesTheCauseAndDoesNotCrashLoop`"},
+    {.name = "broker certificate expired",
+     .seen_as = "`_SSL`, the same text as an unknown CA: librdkafka 2.0.2 does not say the "
+                "certificate expired (check its dates with `openssl s_client`)",
+     .outcome = "as refused credentials: every client retries, nothing moves, the process "
+                "stays up; rows and commands wait and go through once the broker's "
+                "certificate is valid",
+     .shows = "`/v1/health` degraded: `kafka` not ok, `sink` names the certificate error; "
+              "`/v1/ready` 503; log `kafka.client_error`",
+     .test = "`ExpiredCertSidecarTest.AnExpiredBrokerCertificateDegradesHealthAndLosesNothing`"},
     {.name = "no Write on a table topic",
      .seen_as = "`TOPIC_AUTHORIZATION_FAILED` on produce",
      .outcome = "**hold**: the table backs off and produces the same rows again; none is lost "

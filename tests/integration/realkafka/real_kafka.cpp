@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "snowcar/api/client.h"
+#include "support/wait.h"
 
 namespace snowcar::realkafka {
 
@@ -20,14 +21,19 @@ testsupport::KafkaConfig RealKafka::Sasl(const std::string& user, const std::str
 
 Result<RealKafka> LoadRealKafka() {
   const std::string path = SNOWCAR_KAFKA_ADDRESSES;
-  std::ifstream in(path);
-  if (!in) {
+  if (!std::ifstream(path)) {
     return Status::FailedPrecondition(
         "no Apache Kafka broker: " + path +
         " is missing. ctest starts one (the kafka_broker fixture); by hand: "
         "scripts/kafka-fixture start " +
         path);
   }
+  return LoadRealKafka(path);
+}
+
+Result<RealKafka> LoadRealKafka(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::FailedPrecondition("no addresses file " + path);
   std::map<std::string, std::string> v;
   std::string line;
   while (std::getline(in, line)) {
@@ -97,7 +103,34 @@ void RealKafkaTest::SetUp() {
   ASSERT_TRUE(emu_.Start().ok());
 }
 
-void RealKafkaTest::TearDown() { emu_.Stop(); }
+void RealKafkaTest::TearDown() {
+  emu_.Stop();
+  if (own_broker_ != nullptr) {
+    (void)own_broker_->Signal(SIGTERM);
+    (void)own_broker_->Wait(std::chrono::seconds(60));
+  }
+}
+
+void RealKafkaTest::UseOwnBroker(const std::vector<std::string>& args) {
+  const std::string addresses = dir_.File("own-broker");
+  testsupport::ChildOptions options;
+  options.args = args;
+  options.args.insert(options.args.end(), {"--addresses-file", addresses});
+  options.capture_stderr = true;
+  auto child = testsupport::ChildProcess::Spawn(KafkaServerScript(), options);
+  ASSERT_TRUE(child.ok()) << child.status().message();
+  own_broker_ = std::move(child).value();
+  // The script writes the file atomically once the broker serves.
+  Result<RealKafka> k = Status::FailedPrecondition("not started");
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        k = LoadRealKafka(addresses);
+        return k.ok();
+      },
+      std::chrono::seconds(120)))
+      << own_broker_->Stderr();
+  kafka_ = *k;
+}
 
 std::vector<std::string> RealKafkaTest::BaseConfig(const std::string& name) const {
   return {"snow.url=" + emu_.base_url(),

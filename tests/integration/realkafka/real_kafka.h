@@ -42,6 +42,8 @@ struct RealKafka {
 // Reads the fixture's file. Without it (the test binary run outside ctest) the error says
 // how to start a broker by hand.
 Result<RealKafka> LoadRealKafka();
+// Reads the addresses file of scripts/kafka-server at `path`.
+Result<RealKafka> LoadRealKafka(const std::string& path);
 
 // key -> one entry per record of `topic` in offset order, "NULL" for a tombstone and "value"
 // otherwise; read with kcat over `bootstrap` from the start to the end of the log.
@@ -74,8 +76,12 @@ class RealKafkaTest : public ::testing::Test {
   std::string SecretFile(const std::string& file, const std::string& secret) const;
   // Rows of the emulator's `incident` table.
   size_t IncidentRows();
+  // Starts scripts/kafka-server `args` as a broker of this test's own (for what would disturb
+  // the shared one) and points kafka_ at it once it serves; TearDown stops it.
+  void UseOwnBroker(const std::vector<std::string>& args);
 
   RealKafka kafka_;
+  std::unique_ptr<testsupport::ChildProcess> own_broker_;
   emulator::EmulatorServer emu_;
   testsupport::TempDir dir_{"snowcar-realkafka"};
 };

@@ -6,6 +6,7 @@
 // private CA, refuses a wrong password, and its StandardAuthorizer lets the principal do
 // exactly what the documented ACLs grant and refuses the rest (TOPIC_AUTHORIZATION_FAILED,
 // GROUP_AUTHORIZATION_FAILED) until the missing ACL is added.
+// A certificate that expired fails the TLS handshake like one no trusted CA signed.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -32,6 +33,8 @@ class SecuredSidecarTest : public RealKafkaTest {
   void SetUp() override {
     RealKafkaTest::SetUp();
     if (HasFatalFailure()) return;
+    StartBroker();
+    if (HasFatalFailure()) return;
     ASSERT_TRUE(emulator::Populate(emu_.store(), "incident", {.rows = kRows}).ok());
     const std::string id = testsupport::UniqueName("sec");
     table_topic_ = id + ".incident";
@@ -43,6 +46,10 @@ class SecuredSidecarTest : public RealKafkaTest {
       ASSERT_TRUE(testsupport::CreateTopic(kafka_.Admin(), topic, partitions).ok()) << topic;
     }
   }
+
+  // The run's shared broker by default; a fixture that needs a broker set up differently
+  // starts one of its own here.
+  virtual void StartBroker() {}
 
   // docs/production.md, "The clients and the ACLs each needs", for a sidecar with the source
   // (no source group) and the sink with a DLQ. IdempotentWrite is not listed: Kafka 3.0 and
@@ -234,6 +241,57 @@ TEST_F(SecuredSidecarTest, AnUnknownCaDegradesHealthNamesTheCauseAndDoesNotCrash
   EXPECT_FALSE(child->Wait(3s).ok()) << "the sidecar exited: " << child->Stderr();
   EXPECT_EQ(IncidentRows(), kRows);
   Stop(*child);
+}
+
+// A broker of its own whose certificate, signed by the test CA the client trusts, expired in
+// 2020 (scripts/kafka-server --expired-cert): the chain is right, the dates are not.
+class ExpiredCertSidecarTest : public SecuredSidecarTest {
+ protected:
+  void StartBroker() override { UseOwnBroker({"--expired-cert"}); }
+};
+
+TEST_F(ExpiredCertSidecarTest, AnExpiredBrokerCertificateDegradesHealthAndLosesNothing) {
+  GrantAllBut(kafka_.scram_user);
+  auto lines = Config("x", kafka_.scram_user, kafka_.scram_password);
+  lines.push_back("shutdown.timeout.ms=3000");
+  auto child = StartSidecar("x", lines);
+  ASSERT_NE(child, nullptr);
+  // librdkafka fails the TLS handshake: the certificate does not verify.
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] { return child->Stderr().find("certificate verify failed") != std::string::npos; }, 60s))
+      << child->Stderr();
+  ASSERT_TRUE(testsupport::WaitFor([&] { return !Get("x", "/v1/health").empty(); }, 30s));
+  EXPECT_TRUE(testsupport::WaitFor([&] { return !ComponentOk("x", "kafka"); }, 30s))
+      << Get("x", "/v1/health");
+  EXPECT_TRUE(testsupport::WaitFor(
+      [&] { return ComponentDetail("x", "sink").find("certificate") != std::string::npos; }, 30s))
+      << Get("x", "/v1/health");
+  EXPECT_EQ(Get("x", "/v1/ready"), "");
+  // A command waits in its topic meanwhile; the process stays up.
+  ProduceCommand(R"({"short_description":"after the certificate"})");
+  EXPECT_FALSE(child->Wait(3s).ok()) << "the sidecar exited: " << child->Stderr();
+  EXPECT_EQ(IncidentRows(), kRows);
+  EXPECT_FALSE(TopicReaches(table_topic_, 1, 1s));
+  Stop(*child);
+  // Nothing was lost: the same sidecar (same state, same group) on the PLAINTEXT listener
+  // produces every row and applies the waiting command.
+  std::vector<std::string> plain;
+  for (const auto& line : lines) {
+    if (line.rfind("kafka.sasl.", 0) == 0 || line.rfind("kafka.ssl.", 0) == 0) continue;
+    if (line.rfind("kafka.bootstrap.servers=", 0) == 0) {
+      plain.push_back("kafka.bootstrap.servers=" + kafka_.plaintext);
+    } else if (line.rfind("kafka.security.protocol=", 0) == 0) {
+      plain.emplace_back("kafka.security.protocol=PLAINTEXT");
+    } else {
+      plain.push_back(line);
+    }
+  }
+  auto again = StartSidecar("x", plain);
+  ASSERT_NE(again, nullptr);
+  EXPECT_TRUE(TopicReaches(table_topic_, kRows, 60s)) << again->Stderr();
+  EXPECT_TRUE(testsupport::WaitFor([&] { return IncidentRows() == kRows + 1; }, 60s))
+      << again->Stderr();
+  Stop(*again);
 }
 
 TEST_F(SecuredSidecarTest, WithoutWriteOnTheTableTopicTheSourceHoldsAndLosesNothing) {
