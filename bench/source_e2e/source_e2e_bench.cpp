@@ -378,11 +378,11 @@ int main(int argc, char** argv) {
   const std::string prefix =
       external.empty() ? "bench." : "bench-" + std::to_string(::getpid()) + ".";
   if (external.empty()) {
-    broker = StartSnowcar(
-        {"broker", "--brokers", "1", "--direct", "--topics",
-         "bench.floor:4,bench.sidecar:4,bench.backfill:4,bench.baseline:4,"
-         "bench.backfill-baseline:4,bench.parallel.1:32,bench.parallel.2:32,bench.parallel.4:32,"
-         "bench.parallel.8:32,bench.parallel.16:32,bench.sweep:4"});
+    const std::string topics =
+        "bench.floor:4,bench.sidecar:4,bench.backfill:4,bench.baseline:4,"
+        "bench.backfill-baseline:4,bench.parallel.1:32,bench.parallel.2:32,bench.parallel.4:32,"
+        "bench.parallel.8:32,bench.parallel.16:32,bench.sweep:4";
+    broker = StartSnowcar({"broker", "--brokers", "1", "--direct", "--topics", topics});
     bootstrap = broker.first_line;
   } else {
     for (const char* name : {"floor", "sidecar", "backfill", "baseline", "backfill-baseline"}) {
