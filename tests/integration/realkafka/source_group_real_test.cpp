@@ -156,7 +156,8 @@ TEST_F(SourceGroupRealKafkaTest, ASigtermedReplicaHandsItsTablesOverWithoutDupli
   ASSERT_TRUE(exit.ok());
   EXPECT_TRUE(exit->ok()) << exit->ToString() << "\n" << a->Stderr();
   InsertRows("after the handoff", 2);
-  // Every row reaches its topic through b, with no session timeout to wait for (6 s here).
+  // Every row reaches its topic through b. The time is printed, not asserted: a clean leave
+  // needs no session timeout (6 s here), but a loaded machine stretches the polls.
   ASSERT_TRUE(testsupport::WaitFor([&] { return EveryRowInItsTopic(); }, 90s)) << b->Stderr();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
