@@ -15,9 +15,14 @@
 // The rate is taken between the first and the last applied command, so the consumer group's
 // join (seconds on the embedded broker) is not counted.
 //
+// With --bootstrap the runs go to that Kafka cluster instead of the embedded broker (e.g.
+// Apache Kafka from scripts/kafka-server, its PLAINTEXT address); the four command topics are
+// created there through the Admin API, named after this process's id.
+//
 //   sink_e2e_bench [--commands 16000] [--latency-ms 20] [--in-flight 64] [--keys 1000]
-//                  [--max-held 1000] [--key-only]
+//                  [--max-held 1000] [--key-only] [--bootstrap HOST:PORT]
 #include <curl/curl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/json.hpp>
@@ -35,6 +40,7 @@
 #include <vector>
 
 #include "e2e_processes.h"
+#include "support/kafka_admin.h"
 #include "support/kafka_client.h"
 #include "support/temp_dir.h"
 
@@ -237,6 +243,7 @@ int main(int argc, char** argv) {
   int in_flight = 64;
   int keys = 1000;
   bool key_only = false;
+  std::string external;  // --bootstrap: a cluster of the caller's instead of the embedded one
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--commands" && i + 1 < argc)
@@ -251,10 +258,33 @@ int main(int argc, char** argv) {
       key_only = true;
     else if (arg == "--keys" && i + 1 < argc)
       keys = std::clamp(std::atoi(argv[++i]), 10, 2000);  // the table has 2 000 rows
+    else if (arg == "--bootstrap" && i + 1 < argc)
+      external = argv[++i];
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
-  auto broker = StartSnowcar({"broker", "--brokers", "1", "--direct", "--topics",
-                              "bench.cmds64:64,bench.cmds1:1,bench.cmdsk1:1,bench.cmdsk1s:1"});
+  snowcar::bench::Started broker;
+  std::string bootstrap = external;
+  const std::string prefix =
+      external.empty() ? "bench." : "bench-" + std::to_string(::getpid()) + ".";
+  const std::vector<std::pair<std::string, int>> topics = {{prefix + "cmds64", 64},
+                                                           {prefix + "cmds1", 1},
+                                                           {prefix + "cmdsk1", 1},
+                                                           {prefix + "cmdsk1s", 1}};
+  if (external.empty()) {
+    broker = StartSnowcar({"broker", "--brokers", "1", "--direct", "--topics",
+                           "bench.cmds64:64,bench.cmds1:1,bench.cmdsk1:1,bench.cmdsk1s:1"});
+    bootstrap = broker.first_line;
+  } else {
+    for (const auto& [topic, partitions] : topics) {
+      const auto s =
+          snowcar::testsupport::CreateTopic({{"bootstrap.servers", external}}, topic, partitions);
+      if (!s.ok()) {
+        std::fprintf(stderr, "creating %s on %s: %s\n", topic.c_str(), external.c_str(),
+                     s.message().c_str());
+        return 1;
+      }
+    }
+  }
   auto emulator =
       StartSnowcar({"emulate", "--port", "0", "--threads", "2", "--tables", "incident:2000"});
   snowcar::bench::EmulatorHttp("POST", emulator.first_line + "/_emulator/latency",
@@ -263,29 +293,30 @@ int main(int argc, char** argv) {
 
   const double ceiling = in_flight * 1000.0 / latency_ms;
   std::printf(
-      "sink end to end: emulator latency %d ms, threads=2, max.in.flight=%d, "
+      "sink end to end (%s): emulator latency %d ms, threads=2, max.in.flight=%d, "
       "ceiling %.0f writes/s\n\n",
-      latency_ms, in_flight, ceiling);
+      external.empty() ? "embedded broker" : ("Kafka at " + external).c_str(), latency_ms,
+      in_flight, ceiling);
   uint64_t seq = 0;
   const Workload wide_load{.name = "64 partitions",
-                           .topic = "bench.cmds64",
+                           .topic = prefix + "cmds64",
                            .partitions = 64,
                            .commands = commands,
                            .row_of = [](int i) { return static_cast<size_t>(i); }};
   std::vector<Measured> results;
   if (!key_only) {
     results.push_back(
-        Run(emulator.first_line, broker.first_line, wide_load, ids, in_flight, latency_ms, &seq));
+        Run(emulator.first_line, bootstrap, wide_load, ids, in_flight, latency_ms, &seq));
   }
   const int lane_commands = std::max(100, commands / 50);
   const Workload lane_load{.name = "1 partition",
-                           .topic = "bench.cmds1",
+                           .topic = prefix + "cmds1",
                            .partitions = 1,
                            .commands = lane_commands,
                            .row_of = [](int i) { return static_cast<size_t>(i); }};
   if (!key_only) {
     results.push_back(
-        Run(emulator.first_line, broker.first_line, lane_load, ids, in_flight, latency_ms, &seq));
+        Run(emulator.first_line, bootstrap, lane_load, ids, in_flight, latency_ms, &seq));
   }
   // Key ordering over one partition: uniform keys, then 10 % of them carrying 90 %.
   std::mt19937 rng(20261203);
@@ -299,22 +330,22 @@ int main(int argc, char** argv) {
                             : std::uniform_int_distribution<size_t>(hot, keys - 1)(rng);
   }
   const Workload keyed_load{.name = "key, uniform",
-                            .topic = "bench.cmdsk1",
+                            .topic = prefix + "cmdsk1",
                             .partitions = 1,
                             .commands = commands,
                             .ordering = "key",
                             .row_of = [&](int i) { return uniform_rows[i]; }};
   results.push_back(
-      Run(emulator.first_line, broker.first_line, keyed_load, ids, in_flight, latency_ms, &seq));
+      Run(emulator.first_line, bootstrap, keyed_load, ids, in_flight, latency_ms, &seq));
   const Measured keyed = results.back();
   const Workload skewed_load{.name = "key, skewed",
-                             .topic = "bench.cmdsk1s",
+                             .topic = prefix + "cmdsk1s",
                              .partitions = 1,
                              .commands = commands,
                              .ordering = "key",
                              .row_of = [&](int i) { return skewed_rows[i]; }};
   results.push_back(
-      Run(emulator.first_line, broker.first_line, skewed_load, ids, in_flight, latency_ms, &seq));
+      Run(emulator.first_line, bootstrap, skewed_load, ids, in_flight, latency_ms, &seq));
   std::printf("| %-15s | %10s | %9s | %5s | %8s | %8s | %10s | %12s | %13s | %-11s |\n", "case",
               "partitions", "ordering", "keys", "commands", "seconds", "writes/s", "% of ceiling",
               "max in flight", "key order");
@@ -342,7 +373,9 @@ int main(int argc, char** argv) {
               keyed.rate / ceiling * 100, keyed.rate >= 0.9 * ceiling ? "met" : "NOT met");
   (void)emulator.process->Signal(SIGTERM);
   (void)emulator.process->Wait(std::chrono::seconds(30));
-  (void)broker.process->Signal(SIGTERM);
-  (void)broker.process->Wait(std::chrono::seconds(30));
+  if (broker.process) {
+    (void)broker.process->Signal(SIGTERM);
+    (void)broker.process->Wait(std::chrono::seconds(30));
+  }
   return 0;
 }

@@ -18,8 +18,15 @@
 // and the range, since on the mock the wait depends on where the restart falls between its
 // once-a-second session checks.
 //
-//   sink_restart_bench [--session-timeout-ms N] [--runs N]
-//                      (defaults: librdkafka's own session timeout, 45000; 1 run)
+// With --bootstrap the same runs go to that Kafka cluster instead (e.g. Apache Kafka from
+// scripts/kafka-server, its PLAINTEXT address): the two command topics are created there
+// through the Admin API, with this process's id in their names so runs never share one.
+//
+//   sink_restart_bench [--session-timeout-ms N] [--runs N] [--bootstrap HOST:PORT]
+//                      (defaults: librdkafka's own session timeout, 45000; 1 run; the
+//                      embedded broker)
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -32,6 +39,7 @@
 #include <vector>
 
 #include "e2e_processes.h"
+#include "support/kafka_admin.h"
 #include "support/kafka_client.h"
 #include "support/temp_dir.h"
 
@@ -165,18 +173,34 @@ Measured Run(const std::string& mode, int run, const std::string& base,
 int main(int argc, char** argv) {
   int session_timeout_ms = 0;  // librdkafka's default
   int runs = 1;
+  std::string external;  // --bootstrap: a cluster of the caller's instead of the embedded one
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--session-timeout-ms" && i + 1 < argc) session_timeout_ms = std::atoi(argv[++i]);
     if (arg == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+    if (arg == "--bootstrap" && i + 1 < argc) external = argv[++i];
   }
-  const std::string topics = "restart.dynamic:" + std::to_string(kPartitions) +
-                             ",restart.static:" + std::to_string(kPartitions);
-  auto broker = StartSnowcar({"broker", "--brokers", "1", "--topics", topics});
+  std::string bootstrap = external;
+  std::string prefix = "restart.";
+  snowcar::bench::Started broker;
+  if (external.empty()) {
+    const std::string topics = "restart.dynamic:" + std::to_string(kPartitions) +
+                               ",restart.static:" + std::to_string(kPartitions);
+    broker = StartSnowcar({"broker", "--brokers", "1", "--topics", topics});
+    bootstrap = broker.first_line;
+  } else {
+    prefix = "restart-" + std::to_string(::getpid()) + ".";
+    for (const char* mode : {"dynamic", "static"}) {
+      const auto s = snowcar::testsupport::CreateTopic({{"bootstrap.servers", external}},
+                                                       prefix + mode, kPartitions);
+      if (!s.ok()) Fail("creating the command topic on " + external + ": " + s.message());
+    }
+  }
   auto emulator =
       StartSnowcar({"emulate", "--port", "0", "--threads", "2", "--tables", "incident:10"});
 
-  std::printf("sink restart after kill -9, embedded broker, session.timeout.ms=%s, %d run(s)\n\n",
+  std::printf("sink restart after kill -9, %s, session.timeout.ms=%s, %d run(s)\n\n",
+              external.empty() ? "embedded broker" : ("Kafka at " + external).c_str(),
               session_timeout_ms > 0 ? std::to_string(session_timeout_ms).c_str()
                                      : "45000 (librdkafka default)",
               runs);
@@ -187,8 +211,8 @@ int main(int argc, char** argv) {
     std::vector<double> assigned;
     std::vector<double> written;
     for (int run = 0; run < runs; ++run) {
-      const Measured m = Run(mode, run, emulator.first_line, broker.first_line, "restart." + mode,
-                             session_timeout_ms);
+      const Measured m =
+          Run(mode, run, emulator.first_line, bootstrap, prefix + mode, session_timeout_ms);
       assigned.push_back(m.to_assigned);
       written.push_back(m.to_first_write);
     }
@@ -198,7 +222,9 @@ int main(int argc, char** argv) {
   }
   (void)emulator.process->Signal(SIGTERM);
   (void)emulator.process->Wait(std::chrono::seconds(30));
-  (void)broker.process->Signal(SIGTERM);
-  (void)broker.process->Wait(std::chrono::seconds(30));
+  if (broker.process) {
+    (void)broker.process->Signal(SIGTERM);
+    (void)broker.process->Wait(std::chrono::seconds(30));
+  }
   return 0;
 }

@@ -12,6 +12,7 @@
 // with the sidecar's peak RSS. Targets: CPU/row <= 1.5x the floor's, rows/s >= 70 %.
 //
 //   source_e2e_bench [--rows 200000] [--page 5000] [--backfill-rows 1000000] [--baseline PATH]
+//                    [--bootstrap HOST:PORT]
 //                    [--parallel-rows N [--latency-ms 300] [--parallelism 1,2,4,8]
 //                    [--only-parallel]]
 //                    [--sweep-rows N [--sweep-batch 10000] [--sweep-latency-ms 0]
@@ -20,6 +21,12 @@
 // backfill per parallelism against an emulator answering each request after --latency-ms.
 // --sweep-rows adds the reconciliation section (reconcile_sweep.h): what sweeping a table of
 // that many rows costs in requests, seconds and CPU, and its id set on disk.
+//
+// --bootstrap HOST:PORT: the floor, the sidecar, the baseline and the backfill produce to that
+// Kafka cluster instead of the embedded broker (e.g. Apache Kafka from scripts/kafka-server,
+// its PLAINTEXT address); their topics (4 partitions each) are created there through the Admin
+// API, named after this process's id. The broker's CPU is then not reported (it is not a
+// child of this bench). The parallel and sweep sections run on the embedded broker only.
 //
 // --baseline PATH: another snowcar binary (an earlier build) whose sidecar runs right after
 // this build's, on the same broker and emulator, so a change is measured before and after in
@@ -47,6 +54,7 @@
 #include "e2e_processes.h"
 #include "parallel_backfill.h"
 #include "reconcile_sweep.h"
+#include "support/kafka_admin.h"
 #include "support/temp_dir.h"
 
 namespace {
@@ -306,6 +314,7 @@ int main(int argc, char** argv) {
   sweep.rows = 0;
   bool only_sweep = false;
   std::string baseline;  // an earlier snowcar binary, measured in the same run
+  std::string external;  // --bootstrap: a cluster of the caller's instead of the embedded one
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--parallel-rows" && i + 1 < argc) {
@@ -349,57 +358,86 @@ int main(int argc, char** argv) {
       backfill_rows = std::atoi(argv[++i]);
     else if (arg == "--baseline" && i + 1 < argc)
       baseline = argv[++i];
+    else if (arg == "--bootstrap" && i + 1 < argc)
+      external = argv[++i];
     else if (arg == "--sidecar-property" && i + 1 < argc)
       SidecarProperties().emplace_back(argv[++i]);
     // Other flags (e.g. --benchmark_counters_tabular from scripts/run-benchmarks) are ignored.
+  }
+  if (!external.empty() && (sweep.rows > 0 || parallel.rows > 0)) {
+    std::fprintf(stderr, "--parallel-rows and --sweep-rows run on the embedded broker only\n");
+    return 2;
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
 
   // The parallel backfill's topics have 32 partitions: the embedded broker keeps the last
   // 5 MiB of each partition, and the check reads every key while the sidecar writes; at 4
   // partitions (20 MiB) the reader fell behind that tail in a 1 000 000-row run.
-  auto broker = StartSnowcar(
-      {"broker", "--brokers", "1", "--direct", "--topics",
-       "bench.floor:4,bench.sidecar:4,bench.backfill:4,bench.baseline:4,bench.backfill-baseline:4,"
-       "bench.parallel.1:32,bench.parallel.2:32,bench.parallel.4:32,bench.parallel.8:32,"
-       "bench.parallel.16:32,bench.sweep:4"});
+  snowcar::bench::Started broker;
+  std::string bootstrap = external;
+  const std::string prefix =
+      external.empty() ? "bench." : "bench-" + std::to_string(::getpid()) + ".";
+  if (external.empty()) {
+    const std::string topics =
+        "bench.floor:4,bench.sidecar:4,bench.backfill:4,bench.baseline:4,"
+        "bench.backfill-baseline:4,bench.parallel.1:32,bench.parallel.2:32,bench.parallel.4:32,"
+        "bench.parallel.8:32,bench.parallel.16:32,bench.sweep:4";
+    broker = StartSnowcar({"broker", "--brokers", "1", "--direct", "--topics", topics});
+    bootstrap = broker.first_line;
+  } else {
+    for (const char* name : {"floor", "sidecar", "backfill", "baseline", "backfill-baseline"}) {
+      const std::string topic = prefix + name;
+      const auto s = snowcar::testsupport::CreateTopic({{"bootstrap.servers", external}}, topic, 4);
+      if (!s.ok()) {
+        std::fprintf(stderr, "creating %s on %s: %s\n", topic.c_str(), external.c_str(),
+                     s.message().c_str());
+        return 1;
+      }
+    }
+  }
+  // An external broker is not this bench's child: its CPU is not read (printed as 0).
+  const auto broker_cpu = [&] {
+    return broker.process != nullptr ? ProcessCpuSeconds(broker.process->pid()) : 0.0;
+  };
+  const auto stop_broker = [&] {
+    if (broker.process == nullptr) return;
+    (void)broker.process->Signal(SIGTERM);
+    (void)broker.process->Wait(std::chrono::seconds(30));
+  };
   if (sweep.rows > 0) {
-    snowcar::bench::RunReconcileSweep(broker.first_line, sweep);
+    snowcar::bench::RunReconcileSweep(bootstrap, sweep);
     if (only_sweep) {
-      (void)broker.process->Signal(SIGTERM);
-      (void)broker.process->Wait(std::chrono::seconds(30));
+      stop_broker();
       return 0;
     }
   }
   if (parallel.rows > 0) {
     parallel.page = page;
-    snowcar::bench::RunParallelBackfill(broker.first_line, parallel);
+    snowcar::bench::RunParallelBackfill(bootstrap, parallel);
     if (only_parallel) {
-      (void)broker.process->Signal(SIGTERM);
-      (void)broker.process->Wait(std::chrono::seconds(30));
+      stop_broker();
       return 0;
     }
   }
   auto emulator =
       StartSnowcar({"emulate", "--port", "0", "--tables", "incident:" + std::to_string(rows)});
-  std::printf("source end to end: %d rows of `incident`, page %d, broker %s\n", rows, page,
-              broker.first_line.c_str());
+  std::printf("source end to end: %d rows of `incident`, page %d, %s %s\n", rows, page,
+              external.empty() ? "embedded broker" : "Kafka at", bootstrap.c_str());
   const auto pages = FetchPages(emulator.first_line, rows, page);
   // The broker and the emulator share the 2 cores: their CPU during each run is part of the
   // picture (the floor's run leaves the emulator idle, the sidecar's run makes it serve HTTP).
-  const double broker_cpu0 = ProcessCpuSeconds(broker.process->pid());
+  const double broker_cpu0 = broker_cpu();
   const double emulator_cpu0 = ProcessCpuSeconds(emulator.process->pid());
-  const Measured floor = RunFloor(pages, broker.first_line, "bench.floor");
-  const double broker_cpu1 = ProcessCpuSeconds(broker.process->pid());
+  const Measured floor = RunFloor(pages, bootstrap, prefix + "floor");
+  const double broker_cpu1 = broker_cpu();
   const double emulator_cpu1 = ProcessCpuSeconds(emulator.process->pid());
-  const Measured sidecar = RunSidecar(SNOWCAR_BINARY, emulator.first_line, broker.first_line,
-                                      "bench.sidecar", rows, page);
-  const double broker_cpu2 = ProcessCpuSeconds(broker.process->pid());
+  const Measured sidecar =
+      RunSidecar(SNOWCAR_BINARY, emulator.first_line, bootstrap, prefix + "sidecar", rows, page);
+  const double broker_cpu2 = broker_cpu();
   const double emulator_cpu2 = ProcessCpuSeconds(emulator.process->pid());
   Measured before;
   if (!baseline.empty()) {
-    before =
-        RunSidecar(baseline, emulator.first_line, broker.first_line, "bench.baseline", rows, page);
+    before = RunSidecar(baseline, emulator.first_line, bootstrap, prefix + "baseline", rows, page);
   }
 
   std::printf("\n| %-28s | %9s | %8s | %10s | %8s | %8s |\n", "run", "rows", "wall s", "rows/s",
@@ -421,6 +459,7 @@ int main(int argc, char** argv) {
       "%.2f; sidecar run: broker %.2f, emulator %.2f\n",
       broker_cpu1 - broker_cpu0, emulator_cpu1 - emulator_cpu0, broker_cpu2 - broker_cpu1,
       emulator_cpu2 - emulator_cpu1);
+  if (!external.empty()) std::printf("(the broker at %s is not measured: 0)\n", bootstrap.c_str());
   std::printf("\nsidecar CPU/row = %.2fx the floor's (target <= 1.5x): %s\n", cpu_ratio,
               cpu_ratio <= 1.5 ? "met" : "NOT met");
   std::printf("sidecar rows/s  = %.0f%% of the floor's (target >= 70%%): %s\n", rate_ratio * 100,
@@ -438,14 +477,14 @@ int main(int argc, char** argv) {
   if (backfill_rows > 0) {
     auto big = StartSnowcar(
         {"emulate", "--port", "0", "--tables", "incident:" + std::to_string(backfill_rows)});
-    const Measured backfill = RunSidecar(SNOWCAR_BINARY, big.first_line, broker.first_line,
-                                         "bench.backfill", backfill_rows, page);
+    const Measured backfill = RunSidecar(SNOWCAR_BINARY, big.first_line, bootstrap,
+                                         prefix + "backfill", backfill_rows, page);
     std::printf("\nbackfill: %lld rows in %.1f s (%.0f rows/s), sidecar peak RSS %.1f MiB\n",
                 static_cast<long long>(backfill.rows), backfill.wall_s,
                 static_cast<double>(backfill.rows) / backfill.wall_s, backfill.peak_rss_mib);
     if (!baseline.empty()) {
-      const Measured old = RunSidecar(baseline, big.first_line, broker.first_line,
-                                      "bench.backfill-baseline", backfill_rows, page);
+      const Measured old = RunSidecar(baseline, big.first_line, bootstrap,
+                                      prefix + "backfill-baseline", backfill_rows, page);
       std::printf("baseline backfill: %lld rows in %.1f s (%.0f rows/s), peak RSS %.1f MiB\n",
                   static_cast<long long>(old.rows), old.wall_s,
                   static_cast<double>(old.rows) / old.wall_s, old.peak_rss_mib);
@@ -453,7 +492,6 @@ int main(int argc, char** argv) {
     (void)big.process->Signal(SIGTERM);
     (void)big.process->Wait(std::chrono::seconds(60));
   }
-  (void)broker.process->Signal(SIGTERM);
-  (void)broker.process->Wait(std::chrono::seconds(30));
+  stop_broker();
   return 0;
 }

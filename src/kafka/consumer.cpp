@@ -12,6 +12,7 @@
 #include "client_config.h"
 #include "consumer_conf.h"
 #include "consumer_rebalance.h"
+#include "delivery_error.h"
 #include "record_convert.h"
 #include "snowcar/common/log.h"
 
@@ -138,6 +139,10 @@ struct KafkaConsumer::Impl {
     auto* self = static_cast<Impl*>(opaque);
     if (err != RD_KAFKA_RESP_ERR__FATAL) ++self->errors;
     internal::LogClientError(rk, err, reason);
+    if (internal::IsBrokerRefusal(err) && self->listener.on_refused) {
+      self->listener.on_refused(rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err)),
+                                internal::Clean(reason != nullptr ? reason : ""));
+    }
   }
 
   Status FatalStatus() const {
@@ -231,11 +236,14 @@ Result<std::optional<InRecord>> KafkaConsumer::Poll(std::chrono::milliseconds ti
     }
     if (err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
       ++s.errors;
+      const std::string reason = internal::Clean(rd_kafka_message_errstr(m));
       SNOWCAR_LOG(kWarn, "kafka.consumer.error",
                   {{"error", rd_kafka_err2name(err)},
                    {"topic", m->rkt != nullptr ? rd_kafka_topic_name(m->rkt) : ""},
                    {"partition", m->partition},
-                   {"reason", internal::Clean(rd_kafka_message_errstr(m))}});
+                   {"reason", reason}});
+      if (internal::IsBrokerRefusal(err) && s.listener.on_refused)
+        s.listener.on_refused(rd_kafka_err2name(err), reason);
     }
     rd_kafka_message_destroy(m);
     if (Status fatal = s.FatalStatus(); !fatal.ok()) return fatal;

@@ -80,4 +80,18 @@ Status DeliveryStatus(rd_kafka_resp_err_t err, std::string_view topic, int32_t p
   return {code, std::move(message)};
 }
 
+bool IsBrokerRefusal(int err) {
+  switch (err) {
+    case RD_KAFKA_RESP_ERR__AUTHENTICATION:
+    case RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED:
+    case RD_KAFKA_RESP_ERR__SSL:  // the broker's certificate does not verify against the CA
+    case RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace snowcar::kafka::internal

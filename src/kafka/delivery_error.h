@@ -20,4 +20,10 @@ StatusCode CodeForDeliveryError(rd_kafka_resp_err_t err);
 // CodeForDeliveryError. `partition` -1 prints as "any partition".
 Status DeliveryStatus(rd_kafka_resp_err_t err, std::string_view topic, int32_t partition);
 
+// The broker said no to the client: refused SASL credentials, a certificate that does not
+// verify, or a missing ACL. Retrying cannot
+// help until someone changes the credentials or the ACLs, so the owner is told
+// (RebalanceListener::on_refused).
+bool IsBrokerRefusal(int err);
+
 }  // namespace snowcar::kafka::internal

@@ -184,6 +184,21 @@ std::string RenderOutcomesMarkdown(std::span<const RegistryMatrixRow> registry_f
   }
   out +=
       "\n"
+      "## When Kafka refuses a client\n"
+      "\n"
+      "Refused credentials and missing ACLs are the broker's answer to a client, not to one\n"
+      "call, so they are not cells of the matrix. Each row is what its test saw on Apache Kafka\n"
+      "3.9.2 with the ACLs of [production.md](production.md) less the one named\n"
+      "([testbed.md](testbed.md), `scripts/kafka-server`):\n"
+      "\n";
+  AppendRow(out, {"refusal", "seen as", "what snowcar does", "where it shows", "test"});
+  AppendRow(out, std::vector<std::string>(5, "---"));
+  for (const KafkaRefusal& r : KafkaRefusalCatalogue()) {
+    AppendRow(out, {std::string(r.name), std::string(r.seen_as), std::string(r.outcome),
+                    std::string(r.shows), std::string(r.test)});
+  }
+  out +=
+      "\n"
       "## What each outcome means\n"
       "\n";
   for (Action a : {Action::kSuccess, Action::kHold, Action::kPauseInstance, Action::kRecordError,

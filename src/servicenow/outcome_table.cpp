@@ -148,6 +148,56 @@ constexpr FailureCase kCatalogue[] = {
     {.name = "Kafka produce failure",
      .what = "a source row, or a sink DLQ / reporter record, is not acknowledged by Kafka",
      .kafka_produce = true},
+    {.name = "Kafka ACL refuses a produce",
+     .what = "TOPIC_AUTHORIZATION_FAILED: the principal has no Write on the table topic, the "
+             "DLQ or a reporter topic; produced again until an ACL allows it",
+     .kafka_produce = true},
+};
+
+constexpr KafkaRefusal kKafkaRefusals[] = {
+    {.name = "SASL credentials refused",
+     .seen_as = "`_AUTHENTICATION` (\"SASL authentication error: ... invalid credentials\")",
+     .outcome = "every client retries on its own; nothing is produced or applied, no cursor or "
+                "offset moves; the process stays up (no crash loop)",
+     .shows = "`/v1/health` degraded: `kafka` not ok, `sink` names the SASL error; `/v1/ready` "
+              "503; log `kafka.client_error`",
+     .test = "`SecuredSidecarTest.AWrongPasswordDegradesHealthNamesTheCauseAndDoesNotCrashLoop`"},
+    {.name = "broker certificate not signed by the CA",
+     .seen_as = "`_SSL` (\"SSL handshake failed: ... certificate verify failed\")",
+     .outcome = "as refused credentials: every client retries, nothing moves, the process "
+                "stays up",
+     .shows = "`/v1/health` degraded: `kafka` not ok, `sink` names the certificate error; "
+              "`/v1/ready` 503; log `kafka.client_error`",
+     .test = "`SecuredSidecarTest.AnUnknownCaDegradesHealthNamesTheCauseAndDoesNotCrashLoop`"},
+    {.name = "broker certificate expired",
+     .seen_as = "`_SSL`, the same text as an unknown CA: librdkafka 2.0.2 does not say the "
+                "certificate expired (check its dates with `openssl s_client`)",
+     .outcome = "as refused credentials: every client retries, nothing moves, the process "
+                "stays up; rows and commands wait and go through once the broker's "
+                "certificate is valid",
+     .shows = "`/v1/health` degraded: `kafka` not ok, `sink` names the certificate error; "
+              "`/v1/ready` 503; log `kafka.client_error`",
+     .test = "`ExpiredCertSidecarTest.AnExpiredBrokerCertificateDegradesHealthAndLosesNothing`"},
+    {.name = "no Write on a table topic",
+     .seen_as = "`TOPIC_AUTHORIZATION_FAILED` on produce",
+     .outcome = "**hold**: the table backs off and produces the same rows again; none is lost "
+                "once the ACL exists; other tables and the sink go on",
+     .shows = "`source.<alias>` not ok naming the error; log `source.produce_failed`",
+     .test = "`SecuredSidecarTest.WithoutWriteOnTheTableTopicTheSourceHoldsAndLosesNothing`"},
+    {.name = "no Write on the DLQ topic",
+     .seen_as = "`TOPIC_AUTHORIZATION_FAILED` on the DLQ record's produce",
+     .outcome = "**hold**: the failed command waits in its lane (no offset moves) and its DLQ "
+                "record is produced once the ACL exists",
+     .shows = "the lane `backing_off` with class `PRODUCE` on `/v1/sink/partitions`; the `sink` "
+              "health component stays ok",
+     .test = "`SecuredSidecarTest.WithoutWriteOnTheDlqTheFailedCommandIsHeldNotLost`"},
+    {.name = "no Read on the sink's group",
+     .seen_as = "`GROUP_AUTHORIZATION_FAILED` (JoinGroup)",
+     .outcome = "no partition is assigned, nothing is applied; the consumer keeps joining and "
+                "starts at the committed offsets once the ACL exists",
+     .shows = "`sink` not ok naming the error (ok again at the first assignment); log "
+              "`kafka.consumer.error`",
+     .test = "`SecuredSidecarTest.WithoutReadOnTheGroupTheSinkAppliesNothingUntilGranted`"},
 };
 
 size_t Index(CallPurpose p) { return static_cast<size_t>(p); }
@@ -241,6 +291,8 @@ Action Decide(const CallResult& result, CallPurpose purpose) {
 }
 
 std::span<const FailureCase> FailureCatalogue() { return kCatalogue; }
+
+std::span<const KafkaRefusal> KafkaRefusalCatalogue() { return kKafkaRefusals; }
 
 Method MethodOf(CallPurpose purpose) {
   switch (purpose) {

@@ -76,6 +76,13 @@ void ConsumerLoop::Run(std::promise<Status>* started) {
   o.listener.on_assigned = [this](const auto& tps) { OnAssigned(tps); };
   o.listener.on_revoked = [this](const auto& tps) { OnRevoked(tps); };
   o.listener.on_lost = [this](const auto& tps) { OnLost(tps); };
+  // A refusal (a missing ACL, refused credentials) would otherwise show only in the log
+  // while the sink looks healthy and applies nothing; the next assignment reports it well.
+  o.listener.on_refused = [this](const std::string& error, const std::string& reason) {
+    if (health_ != nullptr) {
+      health_->Report("sink", false, "Kafka refused the sink's consumer: " + error + ": " + reason);
+    }
+  };
   auto created = kafka::KafkaConsumer::Create(std::move(o));
   if (!created.ok()) {
     started->set_value(created.status().WithContext("sink consumer"));

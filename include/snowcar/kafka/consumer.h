@@ -37,6 +37,12 @@ struct RebalanceListener {
   // The member lost its partitions without a clean revoke (session timeout): offsets can no
   // longer be committed for them. Abandon their work.
   std::function<void(const std::vector<TopicPartition>&)> on_lost;
+  // The broker refused this client: SASL authentication failed, its certificate did not
+  // verify (_SSL), or an ACL is missing
+  // (GROUP_AUTHORIZATION_FAILED, TOPIC_AUTHORIZATION_FAILED). `error` is librdkafka's error
+  // name, `reason` its text. Called from Poll() for each such consumer error; the consumer
+  // keeps retrying, so this reports, it does not stop anything.
+  std::function<void(const std::string& error, const std::string& reason)> on_refused;
 };
 
 struct ConsumerOptions {

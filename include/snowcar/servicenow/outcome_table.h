@@ -137,6 +137,19 @@ struct FailureCase {
 };
 std::span<const FailureCase> FailureCatalogue();
 
+// What snowcar does when the Kafka cluster refuses one of its clients: refused SASL
+// credentials, a missing ACL. Not a cell of the matrix (the refusal is the broker's, for a
+// client, not an answer to one call), and each row is what the named test saw on Apache
+// Kafka (tests/integration/realkafka/); docs/outcomes.md renders them.
+struct KafkaRefusal {
+  std::string_view name;     // "no Write on a table topic"
+  std::string_view seen_as;  // the broker's error as librdkafka names it
+  std::string_view outcome;  // what snowcar does, in the outcome words of the matrix
+  std::string_view shows;    // where an operator sees it: health, socket, log
+  std::string_view test;     // the test that shows it
+};
+std::span<const KafkaRefusal> KafkaRefusalCatalogue();
+
 // The facts of one attempt of `purpose` meeting `failure` (parsed answer kept in `storage`).
 AttemptFacts FactsFor(const FailureCase& failure, CallPurpose purpose, TableResponse& storage);
 Method MethodOf(CallPurpose purpose);

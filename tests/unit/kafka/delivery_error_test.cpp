@@ -33,5 +33,20 @@ TEST(DeliveryError, MessageNamesTopicPartitionAndTheLibrdkafkaError) {
   EXPECT_EQ(DeliveryStatus(RD_KAFKA_RESP_ERR__PURGE_QUEUE, "t", 1).code(), StatusCode::kCancelled);
 }
 
+// Refused credentials, an unverified certificate and missing ACLs are refusals the sink's health
+// reports; a broker that is down, or a record that is wrong, is not one.
+TEST(DeliveryError, BrokerRefusalsAreCredentialsCertificatesAndAcls) {
+  for (auto err : {RD_KAFKA_RESP_ERR__AUTHENTICATION, RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED,
+                   RD_KAFKA_RESP_ERR__SSL, RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED,
+                   RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED,
+                   RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED}) {
+    EXPECT_TRUE(IsBrokerRefusal(err)) << rd_kafka_err2name(err);
+  }
+  for (auto err : {RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN, RD_KAFKA_RESP_ERR__TRANSPORT,
+                   RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE, RD_KAFKA_RESP_ERR__PARTITION_EOF}) {
+    EXPECT_FALSE(IsBrokerRefusal(err)) << rd_kafka_err2name(err);
+  }
+}
+
 }  // namespace
 }  // namespace snowcar::kafka::internal

@@ -97,6 +97,20 @@ TEST(OutcomeTable, KafkaProduceFailuresAreHeldInEveryColumn) {
   }
   for (CallPurpose p : kTableApiPurposes) {
     EXPECT_EQ(OutcomeOf(Case("Kafka produce failure"), p).action, Action::kHold);
+    // A missing Write ACL is a produce failure like any other: held, never dropped
+    // (SecuredSidecarTest shows it on Apache Kafka).
+    EXPECT_EQ(OutcomeOf(Case("Kafka ACL refuses a produce"), p).action, Action::kHold);
+  }
+}
+
+// The Kafka refusals are rendered, each naming the test that shows it on Apache Kafka.
+TEST(OutcomeTable, KafkaRefusalsAreRenderedWithTheirTests) {
+  const std::string md = RenderOutcomesMarkdown({});
+  EXPECT_THAT(md, HasSubstr("## When Kafka refuses a client"));
+  ASSERT_FALSE(KafkaRefusalCatalogue().empty());
+  for (const KafkaRefusal& r : KafkaRefusalCatalogue()) {
+    EXPECT_THAT(md, HasSubstr("| " + std::string(r.name) + " |"));
+    EXPECT_THAT(std::string(r.test), HasSubstr("SecuredSidecarTest."));
   }
 }
 
