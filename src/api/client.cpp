@@ -9,17 +9,14 @@
 #include <boost/beast/core/basic_stream.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/read.hpp>
-#include <boost/beast/http/string_body.hpp>
-#include <boost/beast/http/write.hpp>
 
+#include "client_exchange.h"
 #include "socket_file.h"
 
 namespace snowcar::api {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
-namespace http = beast::http;
 using local = net::local::stream_protocol;
 
 namespace {
@@ -74,61 +71,6 @@ Result<HttpResult> Client::Post(const std::string& socket_path, std::string_view
   return Send(socket_path, "POST", target, body);
 }
 
-namespace {
-
-// Writes one request on a connected stream and reads the whole answer. `peer` names the other
-// end in messages ("the snowcar socket '/run/x.sock'", "http://127.0.0.1:8080").
-template <typename Stream>
-Result<HttpResult> Exchange(net::io_context& io, Stream& stream, const ClientOptions& options,
-                            const std::string& peer, std::string_view method,
-                            std::string_view target, std::string_view body) {
-  http::request<http::string_body> req;
-  req.method_string(method);
-  req.target(target);
-  req.version(11);
-  req.set(http::field::host, "localhost");
-  req.set(http::field::user_agent, "snowcar-cli");
-  if (!body.empty() || method == "POST") {
-    req.set(http::field::content_type, "application/json");
-    req.body() = std::string(body);
-  }
-  req.keep_alive(false);
-  req.prepare_payload();
-
-  beast::flat_buffer buffer;
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(uint64_t{64} * 1024 * 1024);
-  beast::error_code ec = net::error::would_block;
-  stream.expires_after(options.request_timeout);
-  http::async_write(stream, req, [&](beast::error_code e, size_t) {
-    if (e) {
-      ec = e;
-      return;
-    }
-    http::async_read(stream, buffer, parser, [&](beast::error_code e2, size_t) { ec = e2; });
-  });
-  io.restart();
-  io.run();
-  if (ec == beast::error::timeout) {
-    return Status::DeadlineExceeded("no answer from " + peer + " within " +
-                                    std::to_string(options.request_timeout.count()) + " ms");
-  }
-  if (ec) return Status::Unavailable("request to " + peer + " failed: " + ec.message());
-  const auto& res = parser.get();
-  HttpResult out;
-  out.status = static_cast<int>(res.result_int());
-  out.content_type = std::string(res[http::field::content_type]);
-  out.body = res.body();
-  for (const auto& field : res) {
-    out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
-  }
-  beast::error_code ignored;
-  stream.socket().shutdown(Stream::protocol_type::socket::shutdown_both, ignored);
-  return out;
-}
-
-}  // namespace
-
 Result<HttpResult> Client::Send(const std::string& socket_path, std::string_view method,
                                 std::string_view target, std::string_view body) const {
   if (socket_path.empty()) return Status::InvalidArgument("socket path is empty");
@@ -144,8 +86,8 @@ Result<HttpResult> Client::Send(const std::string& socket_path, std::string_view
   stream.async_connect(local::endpoint(socket_path), [&](beast::error_code e) { ec = e; });
   io.run();
   if (ec) return ExplainConnectFailure(socket_path, ec);
-  return Exchange(io, stream, options_, "the snowcar socket '" + socket_path + "'", method, target,
-                  body);
+  return internal::Exchange(io, internal::GenericStream(stream.release_socket()), options_,
+                            "the snowcar socket '" + socket_path + "'", method, target, body);
 }
 
 Result<HttpResult> Client::SendTcp(const std::string& host, uint16_t port, std::string_view method,
@@ -175,7 +117,8 @@ Result<HttpResult> Client::SendTcp(const std::string& host, uint16_t port, std::
     return Status::DeadlineExceeded("connecting to " + peer + " timed out");
   }
   if (ec) return Status::Unavailable("cannot connect to " + peer + ": " + ec.message());
-  return Exchange(io, stream, options_, peer, method, target, body);
+  return internal::Exchange(io, internal::GenericStream(stream.release_socket()), options_, peer,
+                            method, target, body);
 }
 
 }  // namespace snowcar::api

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The state socket's HTTP handling: raw bytes from a client, parsed the way the servers'
-// sessions parse them (src/api/http_server_core.h: Beast's request_parser with the default
+// sessions parse them (src/api/http_session_read.cpp: Beast's request_parser with the default
 // header and body limits, several requests per connection, ErrorForReadFailure's answers), answered
 // by an ApiRouter holding the real core and state routes over a real (temporary) RocksDB state
 // store, and serialized as the server writes answers.
@@ -21,11 +21,12 @@
 #include <sstream>
 #include <string>
 
-#include "api/http_server_core.h"
+#include "api/connection_rules.h"
 #include "fuzz_check.h"
 #include "snowcar/api/api_router.h"
 #include "snowcar/api/readiness.h"
 #include "snowcar/api/routes.h"
+#include "snowcar/common/text.h"
 #include "snowcar/state/state_store.h"
 
 namespace {
