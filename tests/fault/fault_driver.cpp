@@ -34,6 +34,7 @@ const std::vector<Scenario>& Scenarios() {
   using namespace snowcar::fault;
   static const std::vector<Scenario> all = {
       {"source-kill9", "Source: kill -9", SourceKillNine},
+      {"source-backlog", "Source: kill -9 while a backlog builds", SourceBacklog},
       {"source-sigterm", "Source: SIGTERM", SourceSigterm},
       {"sink-kill9", "Sink: kill -9", SinkKillNine},
       {"sink-sigterm", "Sink: SIGTERM", SinkSigterm},

@@ -16,6 +16,7 @@ struct RunOptions {
 };
 
 std::vector<Row> SourceKillNine(const RunOptions& options);
+std::vector<Row> SourceBacklog(const RunOptions& options);
 std::vector<Row> SourceSigterm(const RunOptions& options);
 std::vector<Row> EvictionCheck(const RunOptions& options);
 std::vector<Row> SinkKillNine(const RunOptions& options);

@@ -106,6 +106,18 @@ std::vector<Row> SourceKillNine(const RunOptions& options) {
   return {KillRounds(plan, options.seed)};
 }
 
+std::vector<Row> SourceBacklog(const RunOptions& options) {
+  KillPlan plan;
+  plan.rows_per_second = 60;
+  plan.rounds = options.long_run ? 80 : 20;
+  plan.down_min_ms = 500;
+  plan.down_span_ms = 2000;
+  plan.partitions = options.long_run ? 16 : 8;
+  plan.scenario = "source kill -9 while a backlog builds (down 0.5-2.5 s per round), writer at " +
+                  std::to_string(plan.rows_per_second) + " rows/s";
+  return {KillRounds(plan, options.seed + 2)};
+}
+
 std::vector<Row> SourceSigterm(const RunOptions& options) {
   Row row;
   row.scenario = "source SIGTERM at random points, writer at 60 rows/s";
