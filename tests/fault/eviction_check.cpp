@@ -34,7 +34,7 @@ std::vector<Row> EvictionCheck(const RunOptions& /*options*/) {
     return {row};
   }
   std::vector<testsupport::OutMessage> filler(60);
-  for (auto& m : filler) m.value = std::string(100 * 1024, 'x');
+  for (auto& m : filler) m.value = std::string(size_t{100} * 1024, 'x');
   if (auto reports = (*producer)->ProduceAll(rig.topic(), filler, 60s); !reports.ok()) {
     row.Fail("filler: " + reports.status().ToString());
     return {row};

@@ -169,7 +169,7 @@ void Fill(const std::string& bootstrap, const std::string& topic, int partition,
   ASSERT_TRUE(producer.ok()) << producer.status().ToString();
   std::vector<testsupport::OutMessage> messages(count);
   for (auto& m : messages) {
-    m.value = std::string(100 * 1024, 'x');
+    m.value = std::string(size_t{100} * 1024, 'x');
     m.partition = partition;
   }
   auto reports = (*producer)->ProduceAll(topic, messages, 60s);

@@ -24,7 +24,7 @@ using testsupport::OutMessage;
 using testsupport::TestConsumer;
 using testsupport::TestProducer;
 
-constexpr size_t kValueBytes = 100 * 1024;
+constexpr size_t kValueBytes = size_t{100} * 1024;
 
 // `count` messages of 100 KiB to one partition, each in a batch of its own, so the cap falls
 // between two known batches.

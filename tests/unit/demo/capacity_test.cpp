@@ -54,7 +54,7 @@ TEST_F(DemoCensus, ResumesPastRecordsTheBrokerDropped) {
       bootstrap(), {{"linger.ms", "0"}, {"batch.num.messages", "1"}});
   ASSERT_TRUE(producer.ok()) << producer.status().ToString();
   std::vector<testsupport::OutMessage> messages(60);
-  for (auto& m : messages) m.value = std::string(100 * 1024, 'x');
+  for (auto& m : messages) m.value = std::string(size_t{100} * 1024, 'x');
   ASSERT_TRUE((*producer)->ProduceAll("snow.incident", messages, 60s).ok());
 
   auto reader = broker::LogStartReader::Create(bootstrap());
