@@ -29,7 +29,7 @@
 namespace snowcar::broker {
 
 // The mock's per-partition cap (rdkafka_mock.c in 2.0.2; docs/embedded-broker.md). Past either
-// figure the oldest batches go; the newest batch always stays, however large.
+// figure the oldest batches go, whole, until the partition is back under both.
 inline constexpr size_t kMockPartitionCapBytes = size_t{5} * 1024 * 1024;
 inline constexpr size_t kMockPartitionCapBatches = 100000;
 
