@@ -206,7 +206,10 @@ TEST_F(BrokerCli, WarnsOncePerPartitionWhenTheMockDropsRecords) {
 
 TEST_F(BrokerCli, NoEvictionWatchTurnsTheWatchOff) {
   ASSERT_NO_FATAL_FAILURE(StartBroker({"--topics", "big:1", "--no-eviction-watch"}));
-  EXPECT_NE(broker_->Stderr().find("\"eviction_watch_ms\":0"), std::string::npos)
+  // stderr is drained by a thread of its own: the start line may follow the address a moment
+  // later.
+  EXPECT_TRUE(testsupport::WaitFor(
+      [&] { return broker_->Stderr().find("\"eviction_watch_ms\":0") != std::string::npos; }, 10s))
       << broker_->Stderr();
   ASSERT_TRUE(broker_->Signal(SIGTERM).ok());
   ASSERT_TRUE(broker_->Wait(30s).ok());
