@@ -74,10 +74,12 @@ fuzz-quick: fuzz-build
 	FUZZ_SEED=1 bash scripts/run-fuzzers $(FUZZ_BUILD) 10
 
 # The fault suite's long run: hundreds of kill -9 rounds and every scripted fault
-# (docs/reliability.md). The quick run is part of `make test`.
+# (docs/reliability.md). The quick run is part of `make test`. FAULT_ARGS="--seed N" repeats
+# the crash points of an earlier run (each run prints its seed).
+FAULT_ARGS ?=
 test-faults: build
 	cmake --build $(BUILD) -j $(JOBS) --target fault_driver
-	$(BUILD)/tests/fault/fault_driver --long
+	$(BUILD)/tests/fault/fault_driver --long $(FAULT_ARGS)
 
 # ASan + UBSan build running the unit and integration tests: the integration tests start the
 # sanitized sidecar, emulator and broker binaries, so a report in any of them fails its test.

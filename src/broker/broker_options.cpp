@@ -53,6 +53,11 @@ Status Validate(const BrokerOptions& options) {
     return Status::InvalidArgument("broker count " + std::to_string(options.brokers) +
                                    " is out of range 1.." + std::to_string(kMaxBrokers));
   }
+  if (options.eviction_watch_ms < 0) {
+    return Status::InvalidArgument("eviction watch interval " +
+                                   std::to_string(options.eviction_watch_ms) +
+                                   " ms is negative (0 turns the watch off)");
+  }
   for (const TopicSpec& t : options.topics) {
     SNOWCAR_RETURN_IF_ERROR(ValidateTopicName(t.name));
     if (t.partitions < 1 || t.partitions > kMaxPartitions) {

@@ -94,6 +94,12 @@ Result<std::unique_ptr<EmbeddedBroker>> EmbeddedBroker::Start(const BrokerOption
   for (const TopicSpec& t : options.topics) {
     SNOWCAR_RETURN_IF_ERROR(broker->CreateTopic(t.name, t.partitions, t.replication_factor));
   }
+  if (options.eviction_watch_ms > 0) {
+    // Straight to the mock: the relay's clients need not see the watch's requests.
+    SNOWCAR_ASSIGN_OR_RETURN(
+        broker->watch_, EvictionWatch::Start(broker->bootstrap_,
+                                             std::chrono::milliseconds(options.eviction_watch_ms)));
+  }
   if (options.create_topics_on_request) {
     EmbeddedBroker* raw = broker.get();
     SNOWCAR_ASSIGN_OR_RETURN(broker->front_,
@@ -107,11 +113,13 @@ Result<std::unique_ptr<EmbeddedBroker>> EmbeddedBroker::Start(const BrokerOption
               {{"brokers", options.brokers},
                {"bootstrap_servers", broker->bootstrap_},
                {"topics", options.topics.size()},
-               {"create_topics_on_request", options.create_topics_on_request}});
+               {"create_topics_on_request", options.create_topics_on_request},
+               {"eviction_watch_ms", options.eviction_watch_ms}});
   return broker;
 }
 
 EmbeddedBroker::~EmbeddedBroker() {
+  watch_.reset();  // its client talks to the cluster
   front_.reset();  // the relay first: it may be creating a topic in the cluster
   // Takes from a few ms up to ~1 s: in librdkafka 2.0.2 an internal thread of the host handle
   // notices the stop only on its next one-second tick, and nothing public can wake it.

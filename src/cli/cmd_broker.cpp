@@ -39,7 +39,13 @@ constexpr const char* kBrokerFooter =
     "--control-stdin reads one command a line, each answered on stdout with 'ok ...' or\n"
     "'error: ...': down <id|all>, up <id|all>, rtt <id|all> <ms>,\n"
     "errors <Api> <ERROR> [count], clear <Api>.\n"
-    "A mock for tests and demos, not a production broker: data lives in memory only.";
+    "A mock for tests and demos, not a production broker: data lives in memory only, at most\n"
+    "5 MiB per partition; past that the oldest records are dropped, and a warning\n"
+    "(broker.records_evicted) is logged once per partition.";
+
+// How often `snowcar broker` reads the partitions' first offsets: cheap (one Metadata and two
+// ListOffsets requests per partition), and a second is soon enough for a log line.
+constexpr int kBrokerEvictionWatchMs = 1000;
 
 }  // namespace
 
@@ -47,6 +53,8 @@ std::optional<int> ParseBrokerArgs(const std::vector<std::string>& argv, BrokerA
                                    std::ostream& out, std::ostream& err) {
   // A user's path (a source group creating its topics) must work as against Apache Kafka.
   args.options.create_topics_on_request = true;
+  // The mock drops a partition's oldest records past its cap without a word; say so.
+  args.options.eviction_watch_ms = kBrokerEvictionWatchMs;
   std::string topics;
   int default_partitions = 1;
   bool direct = false;
@@ -70,8 +78,14 @@ std::optional<int> ParseBrokerArgs(const std::vector<std::string>& argv, BrokerA
                 "read fault commands from stdin (below), answering each on stdout");
   app->add_flag("--direct", direct,
                 "clients reach the mock brokers without the CreateTopics relay (benchmarks)");
+  bool no_watch = false;
+  app->add_flag("--no-eviction-watch", no_watch,
+                "do not read each partition's first offset every second to report dropped "
+                "records (its Metadata and ListOffsets requests would take errors pushed for "
+                "those kinds)");
   if (auto exit = ParseCommandLine(*app, argv, out, err)) return exit;
   if (direct) args.options.create_topics_on_request = false;
+  if (no_watch) args.options.eviction_watch_ms = 0;
   auto specs = broker::ParseTopicSpecs(topics, default_partitions);
   if (!specs.ok()) return UsageError(*app, specs.status().message(), err);
   args.options.topics = std::move(specs).value();

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "demo/capacity.h"
 #include "demo/config.h"
 #include "demo/emulator.h"
 #include "demo/kafka.h"
@@ -124,7 +125,7 @@ Status Demo::StartTestbed() {
                 " rows/s created or updated across the tables");
 
   std::string topics;
-  for (const auto& t : Topics()) topics += t + ":3,";
+  for (const auto& t : Topics()) topics += t + ":" + std::to_string(kSourcePartitions) + ",";
   topics += std::string(kCommandTopic) + ":2," + kDeadLetterTopic + ":1";
   screen_.Event("== 2. Embedded Kafka broker: snowcar broker --topics " + topics);
   SNOWCAR_ASSIGN_OR_RETURN(broker_, group_.Spawn({"broker",
@@ -135,6 +136,7 @@ Status Demo::StartTestbed() {
       bootstrap_,
       WaitFirstLine(group_, broker_, "broker", work_ + "/broker.out", work_ + "/broker.log", 60s));
   screen_.Event("   bootstrap " + bootstrap_ + " (pid " + std::to_string(broker_) + ")");
+  screen_.Event("   " + CapNotice(o_));
 
   SidecarSetup setup{url_, bootstrap_, o_.tables, work_ + "/state", socket_};
   SNOWCAR_RETURN_IF_ERROR(WriteFile(config_, SidecarProperties(setup)));
@@ -314,7 +316,7 @@ Status Demo::Restart() {
     per_topic += (per_topic.empty() ? "" : ", ") + topic + " " + std::to_string(n);
   }
   screen_.Event("   Kafka now holds " + std::to_string(census->records) + " source records (" +
-                per_topic + ")");
+                per_topic + ")" + DroppedNote(census->dropped));
   census_before_ = std::move(*census);
   SNOWCAR_RETURN_IF_ERROR(StartSidecar());
   screen_.Event("   it resumes from its cursors and re-reads each table's overlap window;");
@@ -375,6 +377,7 @@ void Demo::Finish() {
         line += " (" + std::to_string(earlier) + " before the restart, " + std::to_string(later) +
                 " after)";
       }
+      line += DroppedNote(after->dropped_per_topic[topic]);
       screen_.Event(line);
     }
   }

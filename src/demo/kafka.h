@@ -43,6 +43,10 @@ struct Census {
   // Every row version read, as "topic|sys_id|sys_mod_count", with how often it was seen.
   std::map<std::string, int64_t> versions;
   int64_t records = 0;
+  // Per topic: records the broker had dropped by then (its 5 MiB per partition cap,
+  // demo/capacity.h), which no census can count.
+  std::map<std::string, int64_t> dropped_per_topic;
+  int64_t dropped = 0;
 };
 
 // Reads `topics` from `from` (the start of each partition when absent) up to their current

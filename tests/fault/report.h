@@ -17,18 +17,29 @@ struct Row {
   int64_t lost = 0;  // what had to arrive and did not
   int64_t duplicated = 0;
   int64_t bound = 0;  // the most duplicates allowed (-1: not applicable)
+  // Offsets the broker dropped from the scenario's topic (the embedded broker's per-partition
+  // cap): records the checker could not read, so `lost` says nothing and the row is VOID.
+  int64_t evicted = 0;
   std::string extra;  // what else was checked, or why it was skipped/failed
   bool skipped = false;
   bool failed_check = false;  // a check other than loss and the bound failed
 
-  // PASS when nothing was lost, the bound held and every other check passed.
+  // PASS when nothing was lost, nothing was evicted, the bound held and every other check
+  // passed.
   bool pass() const {
-    return skipped || (!failed_check && lost == 0 && (bound < 0 || duplicated <= bound));
+    return skipped ||
+           (!failed_check && evicted == 0 && lost == 0 && (bound < 0 || duplicated <= bound));
   }
-  std::string verdict() const { return skipped ? "SKIPPED" : pass() ? "PASS" : "FAIL"; }
+  // VOID: the broker evicted records, so loss could not be checked (a failure of the
+  // scenario's sizing, not a finding about snowcar).
+  std::string verdict() const {
+    return skipped ? "SKIPPED" : evicted > 0 ? "VOID" : pass() ? "PASS" : "FAIL";
+  }
   // Records a failed check with its reason (several add up).
   void Fail(const std::string& why);
   void Note(const std::string& what);
+  // Records that the broker dropped `offsets` of the topic (where: which partitions).
+  void Evicted(int64_t offsets, const std::string& where);
 };
 
 // Prints one scenario's table (a Markdown table, so docs can paste it as is).

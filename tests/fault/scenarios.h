@@ -16,7 +16,9 @@ struct RunOptions {
 };
 
 std::vector<Row> SourceKillNine(const RunOptions& options);
+std::vector<Row> SourceBacklog(const RunOptions& options);
 std::vector<Row> SourceSigterm(const RunOptions& options);
+std::vector<Row> EvictionCheck(const RunOptions& options);
 std::vector<Row> SinkKillNine(const RunOptions& options);
 std::vector<Row> SinkSigterm(const RunOptions& options);
 std::vector<Row> BrokerFaults(const RunOptions& options);

@@ -29,6 +29,10 @@ struct BrokerOptions {
   // through a thin relay in front of each mock broker (docs/embedded-broker.md). Off by
   // default: in-process tests create their topics up front and talk to the mock directly.
   bool create_topics_on_request = false;
+  // Every this many ms, read each partition's first offset and log once per partition when the
+  // mock has dropped its oldest records (its per-partition cap, log_start.h). 0: no watch. Off
+  // by default: the watch is a client of its own, and in-process tests count requests.
+  int eviction_watch_ms = 0;
 };
 
 // Accepts names the way Kafka does: 1..249 chars of [A-Za-z0-9._-], not "." or "..".

@@ -21,6 +21,7 @@
 
 #include "snowcar/broker/api_key.h"
 #include "snowcar/broker/broker_options.h"
+#include "snowcar/broker/log_start.h"
 #include "snowcar/common/status.h"
 
 typedef struct rd_kafka_mock_cluster_s rd_kafka_mock_cluster_t;
@@ -99,6 +100,8 @@ class EmbeddedBroker {
 
   // With create_topics_on_request: the relay clients connect to (bootstrap_ names it).
   std::unique_ptr<internal::AdminFront> front_;
+  // With eviction_watch_ms: reports partitions whose oldest records the mock dropped.
+  std::unique_ptr<EvictionWatch> watch_;
   rd_kafka_t* host_ = nullptr;  // the handle the mock cluster lives in; sends nothing
   rd_kafka_mock_cluster_t* cluster_ = nullptr;
   std::string bootstrap_;

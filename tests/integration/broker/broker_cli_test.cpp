@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "support/child_process.h"
+#include "support/kafka_client.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
 
@@ -145,6 +146,70 @@ TEST_F(BrokerCli, DirectSkipsTheRelay) {
   // kcat -L prints each broker as "<id> at <host:port>": the mock's own port.
   EXPECT_NE(meta.find(" at " + bootstrap_), std::string::npos) << meta;
   EXPECT_NE(broker_->Stderr().find("\"create_topics_on_request\":false"), std::string::npos)
+      << broker_->Stderr();
+  ASSERT_TRUE(broker_->Signal(SIGTERM).ok());
+  ASSERT_TRUE(broker_->Wait(30s).ok());
+}
+
+// Counts the lines of `text` that hold every one of `parts`.
+size_t CountLines(const std::string& text, const std::vector<std::string>& parts) {
+  size_t n = 0;
+  for (const std::string& line : Lines(text)) {
+    bool all = true;
+    for (const std::string& p : parts) all = all && line.find(p) != std::string::npos;
+    n += all ? 1 : 0;
+  }
+  return n;
+}
+
+// 100 KiB records, each a batch of its own, to one partition.
+void Fill(const std::string& bootstrap, const std::string& topic, int partition, int count) {
+  auto producer = testsupport::TestProducer::Create(
+      bootstrap, {{"linger.ms", "0"}, {"batch.num.messages", "1"}});
+  ASSERT_TRUE(producer.ok()) << producer.status().ToString();
+  std::vector<testsupport::OutMessage> messages(count);
+  for (auto& m : messages) {
+    m.value = std::string(size_t{100} * 1024, 'x');
+    m.partition = partition;
+  }
+  auto reports = (*producer)->ProduceAll(topic, messages, 60s);
+  ASSERT_TRUE(reports.ok()) << reports.status().ToString();
+}
+
+TEST_F(BrokerCli, WarnsOncePerPartitionWhenTheMockDropsRecords) {
+  ASSERT_NO_FATAL_FAILURE(StartBroker({"--topics", "big:2"}));
+  const std::string event = "\"broker.records_evicted\"";
+  // 6 000 KiB into partition 0: past the mock's 5 MiB, so its oldest records go.
+  ASSERT_NO_FATAL_FAILURE(Fill(bootstrap_, "big", 0, 60));
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        return CountLines(broker_->Stderr(), {event, "\"partition\":0"}) == 1;
+      },
+      30s))
+      << broker_->Stderr();
+  // More dropped from partition 0, then partition 1's first drop: one new line, for 1 only.
+  ASSERT_NO_FATAL_FAILURE(Fill(bootstrap_, "big", 0, 20));
+  ASSERT_NO_FATAL_FAILURE(Fill(bootstrap_, "big", 1, 60));
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        return CountLines(broker_->Stderr(), {event, "\"partition\":1"}) == 1;
+      },
+      30s))
+      << broker_->Stderr();
+  ASSERT_TRUE(broker_->Signal(SIGTERM).ok());
+  ASSERT_TRUE(broker_->Wait(30s).ok());
+  broker_->WaitStreamsDrained(5s);
+  const std::string err = broker_->Stderr();
+  EXPECT_EQ(CountLines(err, {event}), 2u) << err;
+  EXPECT_EQ(CountLines(err, {event, "\"topic\":\"big\"", "\"level\":\"warn\""}), 2u) << err;
+}
+
+TEST_F(BrokerCli, NoEvictionWatchTurnsTheWatchOff) {
+  ASSERT_NO_FATAL_FAILURE(StartBroker({"--topics", "big:1", "--no-eviction-watch"}));
+  // stderr is drained by a thread of its own: the start line may follow the address a moment
+  // later.
+  EXPECT_TRUE(testsupport::WaitFor(
+      [&] { return broker_->Stderr().find("\"eviction_watch_ms\":0") != std::string::npos; }, 10s))
       << broker_->Stderr();
   ASSERT_TRUE(broker_->Signal(SIGTERM).ok());
   ASSERT_TRUE(broker_->Wait(30s).ok());

@@ -206,6 +206,7 @@ TEST(CommandsTest, BrokerFlagsParseToTheSameSettings) {
   EXPECT_EQ(defaults.options.brokers, broker::BrokerOptions{}.brokers);
   EXPECT_TRUE(defaults.options.topics.empty());
   EXPECT_TRUE(defaults.options.create_topics_on_request);
+  EXPECT_EQ(defaults.options.eviction_watch_ms, 1000);
   EXPECT_FALSE(defaults.control_stdin);
   EXPECT_TRUE(defaults.port_file.empty());
 
@@ -227,11 +228,13 @@ TEST(CommandsTest, BrokerFlagsParseToTheSameSettings) {
   EXPECT_TRUE(a.control_stdin);
 
   BrokerArgs b;
-  ASSERT_EQ(
-      ParseBrokerArgs({"--direct", "--partitions=4", "--topics=t,u:2", "--brokers=2"}, b, out, err),
-      std::nullopt)
+  ASSERT_EQ(ParseBrokerArgs({"--direct", "--partitions=4", "--topics=t,u:2", "--brokers=2",
+                             "--no-eviction-watch"},
+                            b, out, err),
+            std::nullopt)
       << err.str();
   EXPECT_FALSE(b.options.create_topics_on_request);
+  EXPECT_EQ(b.options.eviction_watch_ms, 0);
   EXPECT_EQ(b.options.brokers, 2);
   ASSERT_EQ(b.options.topics.size(), 2u);
   EXPECT_EQ(b.options.topics[0].partitions, 4);
