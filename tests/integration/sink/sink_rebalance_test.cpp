@@ -116,12 +116,15 @@ TEST_F(SinkIntegrationTest, AWriteWaitingOutARetryAfterIsNeverSentAfterARevoke) 
   constexpr auto kRetryAfter = 15s;
   const std::string topic = NewTopic(kPartitions);
   const std::string group = NewGroup();
+  // Shorter than the Retry-After: only withdrawing the waiting call, not waiting for it to
+  // be sent and answered, can keep it off the instance.
+  const std::vector<std::string> sets = {"snow.sink.revoke.timeout.ms=2000"};
   for (int p = 0; p < kPartitions; ++p) Seed(SysId(p), {{"short_description", "start"}});
   emulator().faults().AddRule({.kind = emulator::FaultKind::kRateLimit,
                                .scope = {.method = "PATCH", .path_prefix = ""},
                                .next_n = kPartitions,
                                .retry_after_seconds = kRetryAfter.count()});
-  auto first = StartSink(topic, group, {}, "first");
+  auto first = StartSink(topic, group, sets, "first");
   WaitAssigned(first, kPartitions);
   std::vector<testsupport::OutMessage> v1;
   std::vector<testsupport::OutMessage> v2;
@@ -141,7 +144,7 @@ TEST_F(SinkIntegrationTest, AWriteWaitingOutARetryAfterIsNeverSentAfterARevoke) 
   Produce(topic, v2);
 
   // A second member joins: the eager rebalance takes both partitions from the first one.
-  auto second = StartSink(topic, group, {}, "second");
+  auto second = StartSink(topic, group, sets, "second");
   ASSERT_TRUE(WaitFor(
       [&] {
         auto c = Committed(group, topic, kPartitions);
