@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// The covering set covers every pair; schedules are a function of their seed.
+#include "pairwise.h"
+
+#include <gtest/gtest.h>
+
+#include "schedule.h"
+
+namespace snowcar::contract {
+namespace {
+
+TEST(Pairwise, EveryPairOfFeatureValuesIsInSomeCombination) {
+  const auto& dims = FeatureDimensions();
+  const auto set = AllPairs(dims);
+  EXPECT_TRUE(UncoveredPairs(dims, set).empty());
+  // 4 x 4 values need at least 16 rows; the greedy set stays close to that.
+  EXPECT_GE(set.size(), 16u);
+  EXPECT_LE(set.size(), 24u);
+}
+
+TEST(Pairwise, TheCheckOfTheCheckNoticesAMissingPair) {
+  const auto& dims = FeatureDimensions();
+  auto set = AllPairs(dims);
+  set.pop_back();
+  EXPECT_FALSE(UncoveredPairs(dims, set).empty());
+}
+
+TEST(Pairwise, CoversSmallHandMadeDimensionsToo) {
+  const std::vector<Dimension> dims = {
+      {"a", {"0", "1", "2"}}, {"b", {"x", "y"}}, {"c", {"p", "q", "r"}}, {"d", {"u", "v"}}};
+  const auto set = AllPairs(dims);
+  EXPECT_TRUE(UncoveredPairs(dims, set).empty());
+  EXPECT_GE(set.size(), 9u);
+}
+
+TEST(Schedule, TheSameSeedGivesTheSameSchedule) {
+  EXPECT_EQ(MakeSchedule(42, 4, 8000, 2).ToString(), MakeSchedule(42, 4, 8000, 2).ToString());
+  EXPECT_NE(MakeSchedule(42, 4, 8000, 2).ToString(), MakeSchedule(43, 4, 8000, 2).ToString());
+  const auto s = MakeSchedule(7, 6, 8000, 1);
+  ASSERT_EQ(s.events.size(), 6u);
+  for (size_t i = 0; i < s.events.size(); ++i) {
+    EXPECT_NE(s.events[i].kind, FaultKind::kReplicaCycle);  // one replica: nothing to cycle
+    EXPECT_GE(s.events[i].at_ms, 500);
+    if (i > 0) {
+      EXPECT_LE(s.events[i - 1].at_ms, s.events[i].at_ms);
+    }
+  }
+}
+
+TEST(Schedule, ReadsTheRegressionSeedsFile) {
+  EXPECT_EQ(ParseSeeds("# kept seeds\n12 # stale final after a rebalance\n\n  7\n"),
+            (std::vector<uint64_t>{12, 7}));
+}
+
+}  // namespace
+}  // namespace snowcar::contract
