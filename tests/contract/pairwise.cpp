@@ -9,13 +9,13 @@ namespace {
 
 using Pair = std::tuple<int, int, int, int>;  // (dim a, value a, dim b, value b), a < b
 
-std::set<Pair> AllPairsOf(const std::vector<Dimension>& dims) {
+std::set<Pair> AllPairsOf(const std::vector<Dimension>& dims, const PairFilter& allowed) {
   std::set<Pair> out;
   for (int a = 0; a < static_cast<int>(dims.size()); ++a) {
     for (int b = a + 1; b < static_cast<int>(dims.size()); ++b) {
       for (int va = 0; va < static_cast<int>(dims[a].values.size()); ++va) {
         for (int vb = 0; vb < static_cast<int>(dims[b].values.size()); ++vb) {
-          out.insert({a, va, b, vb});
+          if (!allowed || allowed(a, va, b, vb)) out.insert({a, va, b, vb});
         }
       }
     }
@@ -39,8 +39,8 @@ const std::vector<Dimension>& FeatureDimensions() {
   return dims;
 }
 
-std::vector<Combination> AllPairs(const std::vector<Dimension>& dims) {
-  std::set<Pair> open = AllPairsOf(dims);
+std::vector<Combination> AllPairs(const std::vector<Dimension>& dims, const PairFilter& allowed) {
+  std::set<Pair> open = AllPairsOf(dims, allowed);
   std::vector<Combination> out;
   const int n = static_cast<int>(dims.size());
   while (!open.empty()) {
@@ -57,6 +57,12 @@ std::vector<Combination> AllPairs(const std::vector<Dimension>& dims) {
       int best = 0;
       int best_gain = -1;
       for (int v = 0; v < static_cast<int>(dims[d].values.size()); ++v) {
+        bool fits = true;
+        for (int e = 0; e < n && allowed; ++e) {
+          if (e == d || !fixed[e]) continue;
+          fits = fits && (d < e ? allowed(d, v, e, c[e]) : allowed(e, c[e], d, v));
+        }
+        if (!fits) continue;
         int gain = 0;
         for (int e = 0; e < n; ++e) {
           if (e == d || !fixed[e]) continue;
@@ -79,8 +85,9 @@ std::vector<Combination> AllPairs(const std::vector<Dimension>& dims) {
 }
 
 std::vector<std::string> UncoveredPairs(const std::vector<Dimension>& dims,
-                                        const std::vector<Combination>& set) {
-  std::set<Pair> open = AllPairsOf(dims);
+                                        const std::vector<Combination>& set,
+                                        const PairFilter& allowed) {
+  std::set<Pair> open = AllPairsOf(dims, allowed);
   for (const auto& c : set) {
     for (int a = 0; a < static_cast<int>(c.size()); ++a) {
       for (int b = a + 1; b < static_cast<int>(c.size()); ++b) open.erase({a, c[a], b, c[b]});
@@ -90,6 +97,23 @@ std::vector<std::string> UncoveredPairs(const std::vector<Dimension>& dims,
   for (const auto& [a, va, b, vb] : open) {
     out.push_back(dims[a].name + "=" + dims[a].values[va] + " with " + dims[b].name + "=" +
                   dims[b].values[vb]);
+  }
+  return out;
+}
+
+std::vector<std::string> RefusedPairsUsed(const std::vector<Dimension>& dims,
+                                          const std::vector<Combination>& set,
+                                          const PairFilter& allowed) {
+  std::vector<std::string> out;
+  for (const auto& c : set) {
+    for (int a = 0; a < static_cast<int>(c.size()); ++a) {
+      for (int b = a + 1; b < static_cast<int>(c.size()); ++b) {
+        if (!allowed(a, c[a], b, c[b])) {
+          out.push_back(dims[a].name + "=" + dims[a].values[c[a]] + " with " + dims[b].name + "=" +
+                        dims[b].values[c[b]]);
+        }
+      }
+    }
   }
   return out;
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "exclusions.h"
 #include "schedule.h"
 
 namespace snowcar::contract {
@@ -31,6 +32,17 @@ TEST(Pairwise, CoversSmallHandMadeDimensionsToo) {
   const auto set = AllPairs(dims);
   EXPECT_TRUE(UncoveredPairs(dims, set).empty());
   EXPECT_GE(set.size(), 9u);
+}
+
+TEST(Pairwise, TheFixedSetCoversEveryPairButTheKnownBreaksAndHoldsNone) {
+  const auto& dims = FeatureDimensions();
+  const auto filter = WithoutKnownBreaks(dims);
+  const auto set = AllPairs(dims, filter);
+  EXPECT_TRUE(UncoveredPairs(dims, set, filter).empty());
+  EXPECT_TRUE(RefusedPairsUsed(dims, set, filter).empty());
+  for (const auto& c : set) EXPECT_EQ(BreakReason(dims, c), "");
+  // Without the filter the known breaks would be required: the filter is what drops them.
+  EXPECT_FALSE(UncoveredPairs(dims, set).empty());
 }
 
 TEST(Schedule, TheSameSeedGivesTheSameSchedule) {

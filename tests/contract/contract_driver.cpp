@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+// contract_driver: runs feature combinations of snowcar under fault schedules and checks each
+// run with the contract checker (docs/reliability.md, The contract checker).
+//
+//   contract_driver --list               the fixed set: one case per all-pairs combination
+//   contract_driver --only NAME          one case of the fixed set (what ctest runs)
+//   contract_driver --random N [--seed S] N random schedules; seed S+k picks run k's
+//                                        combination and schedule, and is printed
+//   contract_driver --seed S             the run of seed S alone (a failing seed, again)
+//   ... --all                            draw from every combination, known breaks included
+//   contract_driver --regression         every seed of tests/contract/regression_seeds.txt
+//   contract_driver --excluded           pairs left out of the fixed set (known breaks), and why
+//
+// Exits 1 when a run broke an invariant or could not run; a combination that
+// `snowcar config check` refuses is reported as REFUSED, not as a failure.
+#include <curl/curl.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "contract_run.h"
+#include "exclusions.h"
+#include "pairwise.h"
+#include "schedule.h"
+
+namespace {
+
+using namespace snowcar::contract;
+
+struct Case {
+  std::string name;
+  Combination combo;
+};
+
+// The all-pairs set without the known breaks (the fixed set, and random runs by default), or
+// with them (`--all`).
+std::vector<Case> AllCases(bool all = false) {
+  const auto& dims = FeatureDimensions();
+  std::vector<Case> out;
+  const auto set = all ? AllPairs(dims) : AllPairs(dims, WithoutKnownBreaks(dims));
+  for (size_t i = 0; i < set.size(); ++i) {
+    char prefix[24];
+    std::snprintf(prefix, sizeof prefix, "%02zu", i);
+    out.push_back({std::string(prefix) + "." + ComboName(dims, set[i]), set[i]});
+  }
+  return out;
+}
+
+Features FeaturesOf(const Combination& c) { return Describe(FeatureDimensions(), c); }
+
+// The fixed set's schedule of case `index`: two faults in a 4 s window.
+Schedule FixedSchedule(size_t index, const Features& f) {
+  return MakeSchedule(1000 + index, 2, 4000, Replicas(f));
+}
+
+bool Report(const std::string& name, const Schedule& s, const RunResult& r) {
+  std::printf("%-9s %s (%.0f s) %s\n", OutcomeName(r.outcome), name.c_str(), r.seconds,
+              s.ToString().c_str());
+  if (!r.facts.empty()) std::printf("          %s\n", r.facts.c_str());
+  if (r.outcome != Outcome::kPass && !r.detail.empty()) {
+    std::printf("%s\n", r.detail.c_str());
+  }
+  return r.outcome == Outcome::kPass || r.outcome == Outcome::kRefused ||
+         r.outcome == Outcome::kVoid;
+}
+
+// Seed -> (combination, schedule): a seed alone names a whole run.
+bool RunSeed(uint64_t seed, bool all) {
+  const auto cases = AllCases(all);
+  const Case& c = cases[seed % cases.size()];
+  const Features f = FeaturesOf(c.combo);
+  std::mt19937_64 rng(seed);
+  const int faults = 1 + static_cast<int>(rng() % 4);
+  const Schedule s = MakeSchedule(seed, faults, 6000, Replicas(f));
+  RunLimits limits;
+  limits.span_ms = 6000;
+  std::printf("seed %llu%s: %s\n", static_cast<unsigned long long>(seed), all ? " (--all)" : "",
+              c.name.c_str());
+  if (const std::string why = BreakReason(FeatureDimensions(), c.combo); !why.empty()) {
+    std::printf("          a known break: %s\n", why.c_str());
+  }
+  return Report(c.name, s, RunCombination(f, s, limits));
+}
+
+int Usage() {
+  std::fprintf(stderr,
+               "usage: contract_driver --list | --excluded | --only NAME | --seed S |"
+               " --random N [--seed S] [--all] | --regression\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  signal(SIGPIPE, SIG_IGN);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  std::string only;
+  long random_runs = -1;
+  bool seed_given = false;
+  bool all = false;
+  bool regression = false;
+  uint64_t seed = std::random_device{}();
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--list") {
+      const auto cases = AllCases();
+      for (size_t k = 0; k < cases.size(); ++k) {
+        std::printf("%s\t%s\n", cases[k].name.c_str(),
+                    FixedSchedule(k, FeaturesOf(cases[k].combo)).ToString().c_str());
+      }
+      return 0;
+    } else if (a == "--excluded") {
+      for (const auto& k : KnownBreaks()) {
+        std::string va;
+        std::string vb;
+        for (const auto& v : k.values_a) va += (va.empty() ? "" : "|") + v;
+        for (const auto& v : k.values_b) vb += (vb.empty() ? "" : "|") + v;
+        std::printf("%s=%s with %s=%s\t%s\n", k.dim_a.c_str(), va.c_str(), k.dim_b.c_str(),
+                    vb.c_str(), k.reason.c_str());
+      }
+      return 0;
+    } else if (a == "--only" && i + 1 < argc) {
+      only = argv[++i];
+    } else if (a == "--random" && i + 1 < argc) {
+      random_runs = std::strtol(argv[++i], nullptr, 10);
+    } else if (a == "--seed" && i + 1 < argc) {
+      seed = std::strtoull(argv[++i], nullptr, 10);
+      seed_given = true;
+    } else if (a == "--all") {
+      all = true;
+    } else if (a == "--regression") {
+      regression = true;
+    } else {
+      return Usage();
+    }
+  }
+  int failed = 0;
+  if (!only.empty()) {
+    const auto cases = AllCases();
+    for (size_t k = 0; k < cases.size(); ++k) {
+      if (cases[k].name != only) continue;
+      const Features f = FeaturesOf(cases[k].combo);
+      const Schedule s = FixedSchedule(k, f);
+      return Report(only, s, RunCombination(f, s, RunLimits{})) ? 0 : 1;
+    }
+    std::fprintf(stderr, "contract_driver: unknown case '%s' (see --list)\n", only.c_str());
+    return 2;
+  }
+  if (regression) {
+    std::ifstream in(CONTRACT_SEEDS_FILE);
+    std::stringstream text;
+    text << in.rdbuf();
+    for (uint64_t s : ParseSeeds(text.str())) failed += RunSeed(s, false) ? 0 : 1;
+  } else if (random_runs >= 0) {
+    std::printf("contract_driver --random %ld, base seed %llu\n", random_runs,
+                static_cast<unsigned long long>(seed));
+    for (long k = 0; k < random_runs; ++k) {
+      failed += RunSeed(seed + static_cast<uint64_t>(k), all) ? 0 : 1;
+    }
+  } else if (seed_given) {
+    failed += RunSeed(seed, all) ? 0 : 1;
+  } else {
+    return Usage();
+  }
+  std::printf("\n%s: %d failed run(s)\n", failed ? "FAIL" : "PASS", failed);
+  return failed ? 1 : 0;
+}
