@@ -9,13 +9,14 @@
 //   contract_driver --seed S             the run of seed S alone (a failing seed, again)
 //   ... --all                            draw from every combination, known breaks included
 //   contract_driver --regression         every seed of tests/contract/regression_seeds.txt
-//   contract_driver --excluded           pairs left out of the fixed set (known breaks), and why
+//   contract_driver --excluded           pairs the runs leave out (known breaks, refusals), and why
 //
 // Exits 1 when a run broke an invariant or could not run; a combination that
 // `snowcar config check` refuses is reported as REFUSED, not as a failure.
 #include <curl/curl.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -38,12 +39,17 @@ struct Case {
   Combination combo;
 };
 
-// The all-pairs set without the known breaks (the fixed set, and random runs by default), or
-// with them (`--all`).
-std::vector<Case> AllCases(bool all = false) {
+// kFixed: the all-pairs combinations without the known breaks and refusals, then one case per
+// pair config check refuses (the ctest set). kRunnable: without the refusal cases (random
+// runs). kAll: the plain all-pairs set, known breaks included (random runs with --all).
+enum class Set { kFixed, kRunnable, kAll };
+std::vector<Case> AllCases(Set which = Set::kFixed) {
   const auto& dims = FeatureDimensions();
   std::vector<Case> out;
-  const auto set = all ? AllPairs(dims) : AllPairs(dims, WithoutKnownBreaks(dims));
+  auto set = which == Set::kAll ? AllPairs(dims) : AllPairs(dims, Runnable(dims));
+  if (which == Set::kFixed) {
+    for (const auto& c : RefusalCases(dims)) set.push_back(c);
+  }
   for (size_t i = 0; i < set.size(); ++i) {
     char prefix[24];
     std::snprintf(prefix, sizeof prefix, "%02zu", i);
@@ -54,15 +60,23 @@ std::vector<Case> AllCases(bool all = false) {
 
 Features FeaturesOf(const Combination& c) { return Describe(FeatureDimensions(), c); }
 
-// The fixed set's schedule of case `index`: two faults in a 4 s window.
+// The fixed set's schedule of case `index`: two faults in the first 2.5 s of a 3 s window
+// (short, so the whole set stays within about three minutes of ctest time).
 Schedule FixedSchedule(size_t index, const Features& f) {
-  return MakeSchedule(1000 + index, 2, 4000, Replicas(f));
+  return MakeSchedule(1000 + index, 2, 2500, Replicas(f));
+}
+
+RunLimits FixedLimits() {
+  RunLimits limits;
+  limits.span_ms = 3000;
+  return limits;
 }
 
 bool Report(const std::string& name, const Schedule& s, const RunResult& r) {
   std::printf("%-9s %s (%.0f s) %s\n", OutcomeName(r.outcome), name.c_str(), r.seconds,
               s.ToString().c_str());
   if (!r.facts.empty()) std::printf("          %s\n", r.facts.c_str());
+  if (!r.phases.empty()) std::printf("          %s\n", r.phases.c_str());
   if (r.outcome != Outcome::kPass && !r.detail.empty()) {
     std::printf("%s\n", r.detail.c_str());
   }
@@ -72,7 +86,7 @@ bool Report(const std::string& name, const Schedule& s, const RunResult& r) {
 
 // Seed -> (combination, schedule): a seed alone names a whole run.
 bool RunSeed(uint64_t seed, bool all) {
-  const auto cases = AllCases(all);
+  const auto cases = AllCases(all ? Set::kAll : Set::kRunnable);
   const Case& c = cases[seed % cases.size()];
   const Features f = FeaturesOf(c.combo);
   std::mt19937_64 rng(seed);
@@ -86,6 +100,45 @@ bool RunSeed(uint64_t seed, bool all) {
     std::printf("          a known break: %s\n", why.c_str());
   }
   return Report(c.name, s, RunCombination(f, s, limits));
+}
+
+// A kept case that names its combination: the fixed set's shape (two faults, short window)
+// with the seed's schedule, whatever the combination's place in today's sets.
+bool RunNamed(uint64_t seed, const std::string& combination) {
+  // The combination from its name, one part per dimension.
+  const auto& dims = FeatureDimensions();
+  Combination combo(dims.size(), -1);
+  std::vector<std::string> parts;
+  for (size_t at = 0; at <= combination.size();) {
+    size_t dot = combination.find('.', at);
+    if (dot == std::string::npos) dot = combination.size();
+    parts.push_back(combination.substr(at, dot - at));
+    at = dot + 1;
+  }
+  for (size_t d = 0; d < dims.size() && parts.size() == dims.size(); ++d) {
+    for (size_t v = 0; v < dims[d].values.size(); ++v) {
+      Combination probe(dims.size(), 0);
+      probe[d] = static_cast<int>(v);
+      const std::string name = ComboName(dims, probe);
+      std::vector<std::string> probe_parts;
+      for (size_t at = 0; at <= name.size();) {
+        size_t dot = name.find('.', at);
+        if (dot == std::string::npos) dot = name.size();
+        probe_parts.push_back(name.substr(at, dot - at));
+        at = dot + 1;
+      }
+      if (probe_parts[d] == parts[d]) combo[d] = static_cast<int>(v);
+    }
+  }
+  if (std::find(combo.begin(), combo.end(), -1) != combo.end()) {
+    std::printf("ERROR     regression case names an unknown combination '%s'\n",
+                combination.c_str());
+    return false;
+  }
+  const Features f = FeaturesOf(combo);
+  const Schedule s = MakeSchedule(seed, 2, 2500, Replicas(f));
+  std::printf("seed %llu: %s\n", static_cast<unsigned long long>(seed), combination.c_str());
+  return Report(combination, s, RunCombination(f, s, FixedLimits()));
 }
 
 int Usage() {
@@ -117,13 +170,17 @@ int main(int argc, char** argv) {
       }
       return 0;
     } else if (a == "--excluded") {
-      for (const auto& k : KnownBreaks()) {
-        std::string va;
-        std::string vb;
-        for (const auto& v : k.values_a) va += (va.empty() ? "" : "|") + v;
-        for (const auto& v : k.values_b) vb += (vb.empty() ? "" : "|") + v;
-        std::printf("%s=%s with %s=%s\t%s\n", k.dim_a.c_str(), va.c_str(), k.dim_b.c_str(),
-                    vb.c_str(), k.reason.c_str());
+      for (const auto* list : {&KnownBreaks(), &KnownRefusals()}) {
+        for (const auto& k : *list) {
+          std::string va;
+          std::string vb;
+          for (const auto& v : k.values_a) va += (va.empty() ? "" : "|") + v;
+          for (const auto& v : k.values_b) vb += (vb.empty() ? "" : "|") + v;
+          std::printf("%s=%s with %s=%s\t%s: %s\n", k.dim_a.c_str(), va.c_str(), k.dim_b.c_str(),
+                      vb.c_str(),
+                      list == &KnownBreaks() ? "known break" : "refused by config check",
+                      k.reason.c_str());
+        }
       }
       return 0;
     } else if (a == "--only" && i + 1 < argc) {
@@ -148,7 +205,7 @@ int main(int argc, char** argv) {
       if (cases[k].name != only) continue;
       const Features f = FeaturesOf(cases[k].combo);
       const Schedule s = FixedSchedule(k, f);
-      return Report(only, s, RunCombination(f, s, RunLimits{})) ? 0 : 1;
+      return Report(only, s, RunCombination(f, s, FixedLimits())) ? 0 : 1;
     }
     std::fprintf(stderr, "contract_driver: unknown case '%s' (see --list)\n", only.c_str());
     return 2;
@@ -157,7 +214,12 @@ int main(int argc, char** argv) {
     std::ifstream in(CONTRACT_SEEDS_FILE);
     std::stringstream text;
     text << in.rdbuf();
-    for (uint64_t s : ParseSeeds(text.str())) failed += RunSeed(s, false) ? 0 : 1;
+    for (const auto& rc : ParseRegressionCases(text.str())) {
+      failed +=
+          (rc.combination.empty() ? RunSeed(rc.seed, false) : RunNamed(rc.seed, rc.combination))
+              ? 0
+              : 1;
+    }
   } else if (random_runs >= 0) {
     std::printf("contract_driver --random %ld, base seed %llu\n", random_runs,
                 static_cast<unsigned long long>(seed));

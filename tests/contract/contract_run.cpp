@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <thread>
 
 #include "procs.h"
 #include "run_check.h"
@@ -116,6 +117,7 @@ class Run {
   }
 
   RunResult Body() {
+    phase_start_ = std::chrono::steady_clock::now();
     Setup();
     if (NeedsRegistry(f_)) {
       if (Status s = registry_.Start(); !s.ok()) return Error("registry: " + s.ToString());
@@ -147,7 +149,9 @@ class Run {
       return Error(s.ToString());
     }
     backlog_ = emulator_->Snapshot("incident");
+    Phase("started");
     if (std::string e = Window(); !e.empty()) return Error(e);
+    Phase("window");
     (void)emulator_->Control("writer/stop", "{}");
     (void)emulator_->Control("latency", R"({"fixed_ms":0,"jitter_ms":0})");
     for (auto& s : sidecars_) {
@@ -161,11 +165,19 @@ class Run {
           verdict = CheckRun(f_, ep_, schedule_, &facts);
           return verdict.ok();
         },
-        std::chrono::seconds(limits_.settle_s), 1s);
+        std::chrono::seconds(limits_.settle_s), 500ms);
     // A graceful stop commits the sink's offsets; then the final verdict.
-    for (auto& s : sidecars_) s->Terminate();
+    Phase("converged");
+    {
+      std::vector<std::thread> stops;
+      for (auto& s : sidecars_) stops.emplace_back([&s] { s->Terminate(); });
+      for (auto& t : stops) t.join();
+    }
+    Phase("stopped");
     verdict = CheckRun(f_, ep_, schedule_, &facts);
+    Phase("checked");
     RunResult r;
+    r.phases = phases_;
     r.facts = std::to_string(facts.source_records) + " source records, " +
               std::to_string(facts.commands) + " commands, " + std::to_string(facts.reports) +
               " success reports, " + std::to_string(facts.deletions) + " deletions";
@@ -286,6 +298,18 @@ class Run {
     return "";
   }
 
+  // Where a run's time goes ("started 1.2 s, window 3.0 s, ..."), printed with its result.
+  void Phase(const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s%s %.1f s", phases_.empty() ? "" : ", ", name,
+                  std::chrono::duration<double>(now - phase_start_).count());
+    phases_ += buf;
+    phase_start_ = now;
+  }
+
+  std::chrono::steady_clock::time_point phase_start_;
+  std::string phases_;
   Features f_;
   Schedule schedule_;
   RunLimits limits_;

@@ -18,7 +18,8 @@ struct RunResult {
   Outcome outcome = Outcome::kError;
   std::string detail;  // refusal reason, violations, or what went wrong
   double seconds = 0;
-  std::string facts;  // records, commands, reports, deletions seen
+  std::string facts;   // records, commands, reports, deletions seen
+  std::string phases;  // time per phase of the run
 };
 
 struct RunLimits {

@@ -22,8 +22,17 @@ struct KnownBreak {
 
 const std::vector<KnownBreak>& KnownBreaks();
 
+// Pairs `snowcar config check` refuses today (exit 2), with the refusal's gist. They are not
+// put into the combinations that run (where they would turn the whole combination into a
+// refusal and hide its other pairs); one refusal case per pair checks the refusal instead.
+const std::vector<KnownBreak>& KnownRefusals();
+
 // The filter AllPairs takes: false for a pair of KnownBreaks().
 PairFilter WithoutKnownBreaks(const std::vector<Dimension>& dims);
+// False for a pair of KnownBreaks() or KnownRefusals(): the combinations that run.
+PairFilter Runnable(const std::vector<Dimension>& dims);
+// One combination per refused pair: that pair, every other dimension at its first value.
+std::vector<Combination> RefusalCases(const std::vector<Dimension>& dims);
 
 // The reason a combination holds a known break ("" when it holds none).
 std::string BreakReason(const std::vector<Dimension>& dims, const Combination& c);

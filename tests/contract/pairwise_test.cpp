@@ -45,6 +45,18 @@ TEST(Pairwise, TheFixedSetCoversEveryPairButTheKnownBreaksAndHoldsNone) {
   EXPECT_FALSE(UncoveredPairs(dims, set).empty());
 }
 
+TEST(Pairwise, RunsAndRefusalsTogetherCoverEveryPairButTheKnownBreaks) {
+  const auto& dims = FeatureDimensions();
+  const auto runnable = Runnable(dims);
+  auto set = AllPairs(dims, runnable);
+  EXPECT_TRUE(UncoveredPairs(dims, set, runnable).empty());
+  EXPECT_TRUE(RefusedPairsUsed(dims, set, runnable).empty());
+  const auto refusals = RefusalCases(dims);
+  EXPECT_EQ(refusals.size(), 6u);
+  set.insert(set.end(), refusals.begin(), refusals.end());
+  EXPECT_TRUE(UncoveredPairs(dims, set, WithoutKnownBreaks(dims)).empty());
+}
+
 TEST(Schedule, TheSameSeedGivesTheSameSchedule) {
   EXPECT_EQ(MakeSchedule(42, 4, 8000, 2).ToString(), MakeSchedule(42, 4, 8000, 2).ToString());
   EXPECT_NE(MakeSchedule(42, 4, 8000, 2).ToString(), MakeSchedule(43, 4, 8000, 2).ToString());
@@ -60,8 +72,13 @@ TEST(Schedule, TheSameSeedGivesTheSameSchedule) {
 }
 
 TEST(Schedule, ReadsTheRegressionSeedsFile) {
-  EXPECT_EQ(ParseSeeds("# kept seeds\n12 # stale final after a rebalance\n\n  7\n"),
-            (std::vector<uint64_t>{12, 7}));
+  const auto cases = ParseRegressionCases(
+      "# kept seeds\n12 # stale final after a rebalance\n\n  7 json.none.p1\nx\n");
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].seed, 12u);
+  EXPECT_EQ(cases[0].combination, "");
+  EXPECT_EQ(cases[1].seed, 7u);
+  EXPECT_EQ(cases[1].combination, "json.none.p1");
 }
 
 }  // namespace

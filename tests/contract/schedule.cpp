@@ -2,7 +2,6 @@
 #include "schedule.h"
 
 #include <algorithm>
-#include <cctype>
 #include <random>
 #include <sstream>
 
@@ -79,17 +78,18 @@ Schedule MakeSchedule(uint64_t seed, int count, int span_ms, int replicas) {
   return s;
 }
 
-std::vector<uint64_t> ParseSeeds(const std::string& text) {
-  std::vector<uint64_t> out;
+std::vector<RegressionCase> ParseRegressionCases(const std::string& text) {
+  std::vector<RegressionCase> out;
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
-    line = line.substr(0, line.find('#'));
-    size_t i = 0;
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    size_t j = i;
-    while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
-    if (j > i) out.push_back(std::stoull(line.substr(i, j - i)));
+    std::istringstream words(line.substr(0, line.find('#')));
+    std::string seed;
+    if (!(words >> seed) || seed.find_first_not_of("0123456789") != std::string::npos) continue;
+    RegressionCase c;
+    c.seed = std::stoull(seed);
+    words >> c.combination;
+    out.push_back(c);
   }
   return out;
 }

@@ -38,7 +38,13 @@ struct Schedule {
 // `count` faults spread over [500, span_ms]; kReplicaCycle only when `replicas` > 1.
 Schedule MakeSchedule(uint64_t seed, int count, int span_ms, int replicas);
 
-// Seeds listed one per line in `text` ('#' starts a comment); the regression cases.
-std::vector<uint64_t> ParseSeeds(const std::string& text);
+// A kept regression case: a seed, and optionally the combination it ran (its name as
+// ComboName prints it). Without a combination the seed picks one as a random run does.
+struct RegressionCase {
+  uint64_t seed = 0;
+  std::string combination;
+};
+// One case per line of `text`: "SEED [COMBINATION]", '#' starts a comment.
+std::vector<RegressionCase> ParseRegressionCases(const std::string& text);
 
 }  // namespace snowcar::contract

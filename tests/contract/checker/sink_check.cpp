@@ -72,9 +72,20 @@ Verdict CheckSink(const SinkObservation& seen) {
     const bool stopped = !cmds.empty() && seen.stopped_partitions.count(cmds.front()->partition);
     if (last != nullptr && !stopped &&
         (fin == seen.final_values.end() || fin->second != last->value)) {
+      // The reported writes in version order say whether a late write or a stall did it.
+      std::vector<SinkReport> writes = reports_by_key[key];
+      std::stable_sort(writes.begin(), writes.end(), [](const SinkReport& a, const SinkReport& b) {
+        return a.mod_count < b.mod_count;
+      });
+      std::string trail;
+      for (const auto& w : writes) {
+        trail += (trail.empty() ? "" : " ") + std::to_string(w.offset) + "@v" +
+                 std::to_string(w.mod_count);
+      }
       verdict.Add(ViolationKind::kSinkOutOfOrder,
                   key + " ends at '" + (fin == seen.final_values.end() ? "<no row>" : fin->second) +
-                      "', its last command " + Cmd(*last) + " wrote '" + last->value + "'");
+                      "', its last command " + Cmd(*last) + " wrote '" + last->value +
+                      "'; reported writes (offset@version): " + trail);
     }
     CheckWriteOrder(key, cmds, reports_by_key[key], seen.dead_lettered, verdict);
 

@@ -67,6 +67,7 @@ Verdict CheckSourceTopic(const TopicDump& dump, SourceDecoder& decoder,
   std::map<std::string, KeyHistory> keys;
   std::map<std::tuple<std::string, int, int64_t>, int> copies;
   int64_t repeats = 0;
+  std::string repeated;  // the first repeats, to tell a replayed page from a re-emitted row
   for (const auto& record : dump.records) {
     auto decoded = decoder.Decode(record);
     if (!decoded.ok()) {
@@ -79,13 +80,17 @@ Verdict CheckSourceTopic(const TopicDump& dump, SourceDecoder& decoder,
     // A repeat is the same key, operation and version again (a DELETE has no version).
     if (++copies[{decoded->sys_id, static_cast<int>(decoded->op), decoded->mod_count}] > 1) {
       ++repeats;
+      if (repeats <= 8) {
+        repeated += (repeated.empty() ? "" : ", ") + decoded->sys_id.substr(0, 8) + "/" +
+                    OpName(decoded->op) + "/v" + std::to_string(decoded->mod_count) + Where(record);
+      }
     }
     h.records.push_back(*decoded);
   }
   if (repeats > want.duplicate_bound) {
-    verdict.Add(ViolationKind::kDuplicates, dump.topic + ": " + std::to_string(repeats) +
-                                                " repeated records, bound " +
-                                                std::to_string(want.duplicate_bound));
+    verdict.Add(ViolationKind::kDuplicates,
+                dump.topic + ": " + std::to_string(repeats) + " repeated records, bound " +
+                    std::to_string(want.duplicate_bound) + "; first: " + repeated);
   }
 
   std::set<std::string> existing;
