@@ -94,6 +94,7 @@ std::vector<std::string> UncoveredPairs(const std::vector<Dimension>& dims,
     }
   }
   std::vector<std::string> out;
+  out.reserve(open.size());
   for (const auto& [a, va, b, vb] : open) {
     out.push_back(dims[a].name + "=" + dims[a].values[va] + " with " + dims[b].name + "=" +
                   dims[b].values[vb]);
@@ -129,8 +130,8 @@ std::string ComboName(const std::vector<Dimension>& dims, const Combination& c) 
   std::string out;
   for (size_t d = 0; d < dims.size(); ++d) {
     std::string v = dims[d].values[c[d]];
-    if (dims[d].name == "parallelism") v = "p" + v;
-    if (dims[d].name == "replicas") v = "r" + v;
+    if (dims[d].name == "parallelism") v.insert(0, "p");
+    if (dims[d].name == "replicas") v.insert(0, "r");
     if (dims[d].name == "tombstones") v = v == "true" ? "tomb" : "notomb";
     if (dims[d].name == "envelope") v = v == "true" ? "env" : "noenv";
     if (v == "audit+reconcile") v = "both";

@@ -18,6 +18,7 @@ std::string Field(const boost::json::object& o, const char* name) {
 
 std::vector<FinalRow> Final(const std::vector<boost::json::object>& rows) {
   std::vector<FinalRow> out;
+  out.reserve(rows.size());
   for (const auto& r : rows) {
     out.push_back({Field(r, "sys_id"), std::atoll(Field(r, "sys_mod_count").c_str()),
                    Field(r, "sys_updated_by")});

@@ -81,7 +81,7 @@ int64_t SourceDuplicateBound(const Features& f, const Schedule& schedule) {
       case FaultKind::kKill9:
         // A page per table the killed replica owned, and with shared tables the rows it
         // committed since its last acknowledged snapshot (500 ms here: a page at most).
-        bound += kBatch * (Replicas(f) > 1 ? 2 : 1);
+        bound += int64_t{kBatch} * (Replicas(f) > 1 ? 2 : 1);
         break;
       case FaultKind::kSigterm:
       case FaultKind::kReplicaCycle:

@@ -82,10 +82,11 @@ Verdict CheckSink(const SinkObservation& seen) {
         trail += (trail.empty() ? "" : " ") + std::to_string(w.offset) + "@v" +
                  std::to_string(w.mod_count);
       }
-      verdict.Add(ViolationKind::kSinkOutOfOrder,
-                  key + " ends at '" + (fin == seen.final_values.end() ? "<no row>" : fin->second) +
-                      "', its last command " + Cmd(*last) + " wrote '" + last->value +
-                      "'; reported writes (offset@version): " + trail);
+      std::string what = key + " ends at '";
+      what += fin == seen.final_values.end() ? "<no row>" : fin->second;
+      what += "', its last command " + Cmd(*last) + " wrote '" + last->value;
+      what += "'; reported writes (offset@version): " + trail;
+      verdict.Add(ViolationKind::kSinkOutOfOrder, what);
     }
     CheckWriteOrder(key, cmds, reports_by_key[key], seen.dead_lettered, verdict);
 
