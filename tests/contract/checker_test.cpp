@@ -202,6 +202,18 @@ TEST(SourceChecker, SuppressedSinkVersionsMayBeMissingButOthersMayNot) {
   EXPECT_NE(v.violations[0].detail.find(kB), std::string::npos);
 }
 
+TEST(SourceChecker, FlagsAnEchoMarkOnAVersionTheSinkDidNotWrite) {
+  auto marked = Upsert(0, kA, 1, 0, "alice");
+  marked.headers.push_back({"snow.origin", "sink"});
+  auto want = Rows({{kA, 1, "alice"}});
+  want.sink_user = "admin";
+  EXPECT_TRUE(Check(Dump({marked}), want).Has(ViolationKind::kWrongMark));
+  auto right = Upsert(0, kA, 1, 0, "admin");
+  right.headers.push_back({"snow.origin", "sink"});
+  want.rows = {{kA, 1, "admin"}};
+  EXPECT_TRUE(Check(Dump({right}), want).ok());
+}
+
 // --- sink ---------------------------------------------------------------------------------
 
 SinkObservation TwoCommands() {

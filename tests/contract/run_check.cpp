@@ -77,6 +77,7 @@ Verdict CheckRun(const Features& f, const Endpoints& ep, const Schedule& schedul
   inc_want.deletes_audit = DeletesAudit(f);
   inc_want.deletes_reconcile = DeletesReconcile(f);
   inc_want.duplicate_bound = SourceDuplicateBound(f, schedule);
+  inc_want.sink_user = kSinkUser;  // the sink never writes incident: no record may be marked
   SourceDecoder inc_decoder(FormatOf(f), lookup);
   verdict.Merge(CheckSourceTopic(*inc, inc_decoder, inc_want));
 

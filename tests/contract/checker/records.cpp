@@ -17,6 +17,8 @@ const char* KindName(ViolationKind kind) {
       return "duplicates";
     case ViolationKind::kUndecodable:
       return "undecodable";
+    case ViolationKind::kWrongMark:
+      return "wrong-echo-mark";
     case ViolationKind::kSinkOutOfOrder:
       return "sink-out-of-order";
     case ViolationKind::kSinkUncommitted:

@@ -50,6 +50,7 @@ enum class ViolationKind {
   kStaleFinal,       // a key's last record is not what the instance holds
   kDuplicates,       // more repeats than the documented bound
   kUndecodable,      // a record that does not decode in the declared format / key encoding
+  kWrongMark,        // a record marked as the sink's own version that someone else wrote
   kSinkOutOfOrder,   // a key's writes on the instance are not in offset order
   kSinkUncommitted,  // a committed offset passes a record that was neither applied nor
                      // dead-lettered

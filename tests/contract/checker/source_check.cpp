@@ -75,6 +75,12 @@ Verdict CheckSourceTopic(const TopicDump& dump, SourceDecoder& decoder,
                   dump.topic + Where(record) + ": " + decoded.status().message());
       continue;
     }
+    if (decoded->origin_sink && !want.sink_user.empty() && decoded->op == Operation::kUpsert &&
+        decoded->updated_by != want.sink_user) {
+      verdict.Add(ViolationKind::kWrongMark, dump.topic + Where(record) + ": version " +
+                                                 std::to_string(decoded->mod_count) + " by '" +
+                                                 decoded->updated_by + "' is marked as the sink's");
+    }
     KeyHistory& h = keys[decoded->sys_id];
     h.partitions.insert(record.partition);
     // A repeat is the same key, operation and version again (a DELETE has no version).

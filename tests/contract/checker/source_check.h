@@ -28,6 +28,8 @@ struct SourceExpectations {
   bool deletes_reconcile = false;  // deletes=reconcile or audit+reconcile: emitted rows' deletions
   // echo=suppress: a version the sink wrote (sys_updated_by = sink_user) may be absent.
   bool suppress_sink_versions = false;
+  // The sink's user: a record marked snow.origin=sink must be a version this user wrote
+  // (marks can be missing, never wrong). Empty: marks are not checked.
   std::string sink_user;
   int64_t duplicate_bound = 0;  // most repeated records allowed on this topic
 };
