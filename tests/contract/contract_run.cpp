@@ -260,21 +260,23 @@ class Run {
   }
 
   std::string Apply(const FaultEvent& e, int t, std::vector<std::pair<int, std::string>>& undo) {
+    // Restarts wait for the socket, not for readiness: a replica restarted while the broker
+    // is down is not ready until the broker's own "up" comes, which this loop sends.
     Sidecar& s = *sidecars_[static_cast<size_t>(e.replica) % sidecars_.size()];
     switch (e.kind) {
       case FaultKind::kKill9:
         s.Kill9();
-        if (!s.Start()) return "restart after kill -9: " + s.last_error();
+        if (!s.Start(false)) return "restart after kill -9: " + s.last_error();
         break;
       case FaultKind::kSigterm:
         s.Terminate();
-        if (!s.Start()) return "restart after SIGTERM: " + s.last_error();
+        if (!s.Start(false)) return "restart after SIGTERM: " + s.last_error();
         break;
       case FaultKind::kReplicaCycle: {
         Sidecar& last = *sidecars_.back();
         last.Terminate();
         fault::PauseForFault(1s);
-        if (!last.Start()) return "rejoin: " + last.last_error();
+        if (!last.Start(false)) return "rejoin: " + last.last_error();
         break;
       }
       case FaultKind::kRateLimit:
