@@ -85,15 +85,25 @@ bool Report(const std::string& name, const Schedule& s, const RunResult& r) {
 }
 
 // Seed -> (combination, schedule): a seed alone names a whole run.
+// A random run's shape: 1 to 4 faults drawn from the seed in a 6 s window.
+Schedule RandomSchedule(uint64_t seed, const Features& f) {
+  std::mt19937_64 rng(seed);
+  const int faults = 1 + static_cast<int>(rng() % 4);
+  return MakeSchedule(seed, faults, 6000, Replicas(f));
+}
+
+RunLimits RandomLimits() {
+  RunLimits limits;
+  limits.span_ms = 6000;
+  return limits;
+}
+
 bool RunSeed(uint64_t seed, bool all) {
   const auto cases = AllCases(all ? Set::kAll : Set::kRunnable);
   const Case& c = cases[seed % cases.size()];
   const Features f = FeaturesOf(c.combo);
-  std::mt19937_64 rng(seed);
-  const int faults = 1 + static_cast<int>(rng() % 4);
-  const Schedule s = MakeSchedule(seed, faults, 6000, Replicas(f));
-  RunLimits limits;
-  limits.span_ms = 6000;
+  const Schedule s = RandomSchedule(seed, f);
+  const RunLimits limits = RandomLimits();
   std::printf("seed %llu%s: %s\n", static_cast<unsigned long long>(seed), all ? " (--all)" : "",
               c.name.c_str());
   if (const std::string why = BreakReason(FeatureDimensions(), c.combo); !why.empty()) {
@@ -102,9 +112,10 @@ bool RunSeed(uint64_t seed, bool all) {
   return Report(c.name, s, RunCombination(f, s, limits));
 }
 
-// A kept case that names its combination: the fixed set's shape (two faults, short window)
-// with the seed's schedule, whatever the combination's place in today's sets.
-bool RunNamed(uint64_t seed, const std::string& combination) {
+// A kept case that names its combination, run in the shape it failed in: "fixed" (two faults
+// in a 3 s window, as the fixed set) or "random" (as a random run), whatever the
+// combination's place in today's sets.
+bool RunNamed(uint64_t seed, const std::string& combination, const std::string& shape) {
   // The combination from its name, one part per dimension.
   const auto& dims = FeatureDimensions();
   Combination combo(dims.size(), -1);
@@ -136,9 +147,11 @@ bool RunNamed(uint64_t seed, const std::string& combination) {
     return false;
   }
   const Features f = FeaturesOf(combo);
-  const Schedule s = MakeSchedule(seed, 2, 2500, Replicas(f));
-  std::printf("seed %llu: %s\n", static_cast<unsigned long long>(seed), combination.c_str());
-  return Report(combination, s, RunCombination(f, s, FixedLimits()));
+  const bool random = shape == "random";
+  const Schedule s = random ? RandomSchedule(seed, f) : MakeSchedule(seed, 2, 2500, Replicas(f));
+  std::printf("seed %llu: %s (%s)\n", static_cast<unsigned long long>(seed), combination.c_str(),
+              random ? "random run" : "fixed-set shape");
+  return Report(combination, s, RunCombination(f, s, random ? RandomLimits() : FixedLimits()));
 }
 
 int Usage() {
@@ -215,10 +228,10 @@ int main(int argc, char** argv) {
     std::stringstream text;
     text << in.rdbuf();
     for (const auto& rc : ParseRegressionCases(text.str())) {
-      failed +=
-          (rc.combination.empty() ? RunSeed(rc.seed, false) : RunNamed(rc.seed, rc.combination))
-              ? 0
-              : 1;
+      failed += (rc.combination.empty() ? RunSeed(rc.seed, false)
+                                        : RunNamed(rc.seed, rc.combination, rc.shape))
+                    ? 0
+                    : 1;
     }
   } else if (random_runs >= 0) {
     std::printf("contract_driver --random %ld, base seed %llu\n", random_runs,

@@ -12,6 +12,7 @@
 
 namespace snowcar::contract {
 
+// dim_b "*" (values_b {"*"}): value_a of dim_a breaks whatever it runs with.
 struct KnownBreak {
   std::string dim_a;
   std::vector<std::string> values_a;

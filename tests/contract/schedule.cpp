@@ -89,6 +89,8 @@ std::vector<RegressionCase> ParseRegressionCases(const std::string& text) {
     RegressionCase c;
     c.seed = std::stoull(seed);
     words >> c.combination;
+    std::string shape;
+    if (words >> shape) c.shape = shape;
     out.push_back(c);
   }
   return out;

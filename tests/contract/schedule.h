@@ -43,8 +43,9 @@ Schedule MakeSchedule(uint64_t seed, int count, int span_ms, int replicas);
 struct RegressionCase {
   uint64_t seed = 0;
   std::string combination;
+  std::string shape = "fixed";  // with a combination: "fixed" or "random" (contract_driver)
 };
-// One case per line of `text`: "SEED [COMBINATION]", '#' starts a comment.
+// One case per line of `text`: "SEED [COMBINATION [fixed|random]]", '#' starts a comment.
 std::vector<RegressionCase> ParseRegressionCases(const std::string& text);
 
 }  // namespace snowcar::contract
