@@ -166,6 +166,7 @@ Result<DecodedRecord> SourceDecoder::Decode(const KafkaRecord& record) {
   }
   out.sys_id = *record.key;
   out.origin_sink = record.Header("snow.origin") == std::optional<std::string>("sink");
+  out.found_by = record.Header("snow.source.delete.found.by").value_or("");
   if (out.op == Operation::kTombstone) {
     if (record.value) return Status::InvalidArgument("a TOMBSTONE with a value");
     return out;

@@ -35,6 +35,7 @@ struct DecodedRecord {
   int64_t mod_count = -1;    // UPSERT only
   std::string updated_by;    // UPSERT only, "" when the row has none
   bool origin_sink = false;  // header snow.origin=sink
+  std::string found_by;      // header snow.source.delete.found.by ("reconciliation"), if any
 };
 
 // The schema text registered under `id`; nullopt when the registry does not know it.

@@ -88,7 +88,8 @@ Verdict CheckSourceTopic(const TopicDump& dump, SourceDecoder& decoder,
       ++repeats;
       if (repeats <= 8) {
         repeated += (repeated.empty() ? "" : ", ") + decoded->sys_id.substr(0, 8) + "/" +
-                    OpName(decoded->op) + "/v" + std::to_string(decoded->mod_count) + Where(record);
+                    OpName(decoded->op) + "/v" + std::to_string(decoded->mod_count) +
+                    (decoded->found_by.empty() ? "" : "/" + decoded->found_by) + Where(record);
       }
     }
     h.records.push_back(*decoded);
