@@ -85,8 +85,7 @@ test-faults: build
 SEEDS ?= 20
 test-contract: build
 	cmake --build $(BUILD) -j $(JOBS) --target contract_driver
-	$(BUILD)/tests/contract/contract_driver --regression
-	$(BUILD)/tests/contract/contract_driver --random $(SEEDS) $(if $(SEED),--seed $(SEED))
+	$(BUILD)/tests/contract/contract_driver --regression --random $(SEEDS) $(if $(SEED),--seed $(SEED))
 
 # ASan + UBSan build running the unit and integration tests: the integration tests start the
 # sanitized sidecar, emulator and broker binaries, so a report in any of them fails its test.
