@@ -157,6 +157,9 @@ class Run {
     for (auto& s : sidecars_) {
       if (!s->running() && !s->Start()) return Error("restart: " + s->last_error());
     }
+    if (ReconcileOnly()) {
+      if (std::string e = DeleteAfterABaseline(); !e.empty()) return Error(e);
+    }
     // Converge: the same checks as the verdict, until they hold or the time is up.
     RunFacts facts;
     Verdict verdict;
@@ -168,10 +171,22 @@ class Run {
         std::chrono::seconds(limits_.settle_s), 500ms);
     // A graceful stop commits the sink's offsets; then the final verdict.
     Phase("converged");
+    // A replica that died on its own (a crash after a restart logs nothing) shows here: the
+    // SIGTERM finds it gone, and its exit status is not the clean stop's exit 0.
+    std::vector<testsupport::ExitStatus> exits(sidecars_.size());
     {
       std::vector<std::thread> stops;
-      for (auto& s : sidecars_) stops.emplace_back([&s] { s->Terminate(); });
+      for (size_t i = 0; i < sidecars_.size(); ++i) {
+        stops.emplace_back([this, &exits, i] { exits[i] = sidecars_[i]->Terminate(); });
+      }
       for (auto& t : stops) t.join();
+    }
+    std::string crashed;
+    for (size_t i = 0; i < exits.size(); ++i) {
+      if (!exits[i].ok()) {
+        crashed +=
+            "replica " + std::to_string(i) + " did not stop cleanly: " + exits[i].ToString() + "\n";
+      }
     }
     Phase("stopped");
     verdict = CheckRun(f_, ep_, schedule_, &facts);
@@ -187,7 +202,12 @@ class Run {
       r.outcome = verdict.ok() ? Outcome::kPass : Outcome::kViolation;
     }
     r.detail = verdict.Summary();
-    if (!verdict.ok()) {
+    if (!crashed.empty()) {
+      // A crash is a failure whatever the topics say.
+      r.outcome = Outcome::kError;
+      r.detail = crashed + r.detail;
+    }
+    if (!verdict.ok() || !crashed.empty()) {
       for (size_t i = 0; i < sidecars_.size(); ++i) {
         r.detail +=
             "--- replica " + std::to_string(i) + " stderr (tail):\n" + Tail(sidecars_[i]->Stderr());
@@ -215,11 +235,9 @@ class Run {
         if (std::string e = ProduceRound(next_round); !e.empty()) return e;
         ++next_round;
       }
-      if (t >= next_delete && t < limits_.span_ms) {
+      if (t >= next_delete && t < limits_.span_ms && !ReconcileOnly()) {
         next_delete += 1500;
-        const size_t pick = static_cast<size_t>(deleted++) * 7 % backlog_.size();
-        const std::string id(backlog_[pick].at("sys_id").as_string());
-        (void)emulator_->Http("DELETE", "/api/now/table/incident/" + id);
+        DeleteRow(deleted++);
       }
       while (next_event < schedule_.events.size() && schedule_.events[next_event].at_ms <= t) {
         if (std::string e = Apply(schedule_.events[next_event], t, undo); !e.empty()) return e;
@@ -241,6 +259,51 @@ class Run {
     }
     if (Status s = producer_->Flush(30s); !s.ok()) return "producing commands: " + s.ToString();
     return "";
+  }
+
+  // With deletes=reconcile alone, a deletion is only found once a sweep has taken the table's
+  // baseline (docs/semantics.md, Reconciliation: the first sweep emits nothing for rows it did
+  // not know), and a replica restarted before its first sweep finished takes the baseline again.
+  // So these runs delete after the window, once every replica is up and a sweep has started
+  // after another one did (sweeps never overlap: the first has finished).
+  bool ReconcileOnly() const { return f_.at("deletes") == "reconcile"; }
+
+  std::string DeleteAfterABaseline() {
+    // A sweep's first page: incident's sys_ids from the start, ordered by sys_id.
+    auto sweeps = [&] {
+      auto a = emulator_->Http("GET", "/_emulator/journal?since=" + std::to_string(journal_mark_));
+      int n = 0;
+      boost::system::error_code ec;
+      auto v = a.ok() ? boost::json::parse(a->body, ec) : boost::json::value();
+      if (ec || !v.is_object()) return n;
+      for (const auto& e : v.as_object().at("entries").as_array()) {
+        const std::string target(e.as_object().at("target").as_string());
+        if (target.find("table/incident?") != std::string::npos &&
+            target.find("sysparm_query=ORDERBYsys_id") != std::string::npos) {
+          ++n;
+        }
+      }
+      return n;
+    };
+    journal_mark_ = LastJournalSeq();
+    if (!testsupport::WaitFor([&] { return sweeps() >= 2; }, 30s, 200ms)) {
+      return "no reconciliation sweep started twice within 30 s after the window";
+    }
+    for (int i = 0; i < 2; ++i) DeleteRow(i);
+    return "";
+  }
+
+  uint64_t LastJournalSeq() {
+    auto a = emulator_->Http("GET", "/_emulator/journal?since=0");
+    if (!a.ok()) return 0;
+    const size_t at = a->body.rfind("\"seq\":");
+    return at == std::string::npos ? 0 : std::strtoull(a->body.c_str() + at + 6, nullptr, 10);
+  }
+
+  void DeleteRow(int n) {
+    const size_t pick = static_cast<size_t>(n) * 7 % backlog_.size();
+    const std::string id(backlog_[pick].at("sys_id").as_string());
+    (void)emulator_->Http("DELETE", "/api/now/table/incident/" + id);
   }
 
   // Enqueues a round without waiting for it: a broker outage of the schedule must not hold
@@ -323,6 +386,7 @@ class Run {
   std::vector<std::unique_ptr<Sidecar>> sidecars_;
   std::unique_ptr<testsupport::TestProducer> producer_;
   std::vector<boost::json::object> backlog_;
+  uint64_t journal_mark_ = 0;
 };
 
 }  // namespace

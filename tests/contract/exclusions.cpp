@@ -36,6 +36,15 @@ const std::vector<KnownBreak>& KnownBreaks() {
        {"reconcile", "audit+reconcile"},
        "typed formats with reconciliation are accepted and write unframed JSON DELETE records "
        "into the typed topic (issue 31, finding 4)"},
+      {"ordering",
+       {"key"},
+       "replicas",
+       {"2"},
+       "sink rows can end at an older command after rebalances: under seed 1014 (a replica "
+       "leaves and joins, the other is stopped and started) each row of one partition was "
+       "written by offsets 0, 3, 6, 9 and then by 0 again, and ended there (issue 31 findings "
+       "1/2 are about rebalances of paused lanes and abandoned writes; which one this is, or "
+       "whether it is the key mode's commit metadata, is not narrowed down)"},
       {"deletes",
        {"audit+reconcile"},
        "*",
