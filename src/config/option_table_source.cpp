@@ -110,7 +110,11 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
               "compares them with the ids snowcar emitted and did not delete (kept in the state "
               "store): ids gone from the instance become DELETE records marked "
               "`snow.source.delete.found.by=reconciliation`, ids never emitted are read and "
-              "emitted. `audit+reconcile`: both. See docs/semantics.md, Deletes."},
+              "emitted. `audit+reconcile`: both. See docs/semantics.md, Deletes. Every mode but "
+              "`none` is refused (by `snowcar config check` and `snowcar run`, exit 2) with a "
+              "typed `value.format` (`json_typed`, `avro`, `json_schema`, or what "
+              "`snow.source.schema.mode=typed` makes) or a `key.format` other than `string`: its "
+              "DELETE records and re-emitted rows are still untyped JSON with plain-string keys."},
       {.name = "snow.table.<alias>.deletes.last.row",
        .type = T::kBool,
        .default_value = "false",

@@ -24,6 +24,7 @@ set(SNOWCAR_SOURCE_DIRECTION_SOURCES
   audit_stream.cpp
   deleted_row_payload.cpp
   audit_poller.cpp
+  emitted_ids.cpp
   reconcile_sweep.cpp
   reconciler.cpp
   deletes_view.cpp

@@ -126,6 +126,14 @@ PageDiff ComparePage(const std::vector<std::string>& instance,
   return diff;
 }
 
+bool LeftToRowStream(int64_t ts, int64_t rows_hi) {
+  // A row of the last two seconds under HI may still be in the row stream's overlap. Before
+  // the row stream acknowledged any sweep (kNone, the lowest int64) every row is its to emit;
+  // `rows_hi - 2` would overflow there.
+  if (rows_hi == RowWatermark::kNone) return true;
+  return ts > rows_hi - 2;
+}
+
 std::vector<kafka::OutRecord> ReconciledDeleteRecords(const TableSettings& table,
                                                       const SourceSettings& source,
                                                       const std::string& sys_id,

@@ -79,6 +79,20 @@ struct PageDiff {
 PageDiff ComparePage(const std::vector<std::string>& instance,
                      const std::vector<std::string>& known);
 
+// Whether a never-emitted row the sweep read is the row stream's to emit rather than the
+// sweep's: its timestamp `ts` is past what the row stream's acknowledged sweeps cover
+// (`rows_hi`, their HI; RowWatermark::kNone before the first one, when every row is).
+bool LeftToRowStream(int64_t ts, int64_t rows_hi);
+
+// A row version, as the source's dedup index orders them: by timestamp, then mod count.
+struct RowVersion {
+  int64_t ts = 0;
+  uint32_t mod_count = 0;
+  bool operator<(const RowVersion& o) const {
+    return ts != o.ts ? ts < o.ts : mod_count < o.mod_count;
+  }
+};
+
 // The DELETE record of a row found gone (and its tombstone with snow.source.emit.tombstones).
 // `found_at_ms`: the instance's clock when the confirmation read saw it gone.
 std::vector<kafka::OutRecord> ReconciledDeleteRecords(const TableSettings& table,

@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
+#include <map>
+#include <optional>
 
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
+#include "snowcar/source/keyset_query.h"
 #include "snowcar/source/record_builder.h"
 #include "snowcar/source/row.h"
 
@@ -42,40 +45,17 @@ std::string IdOf(const boost::json::value& row, const std::string& field) {
   return std::string(v->get_string());
 }
 
+// A list read answered 2xx whose body is no list (a single record, another object) has no
+// rows to go by: read as an empty page, every id it should have shown would become a DELETE.
+// It fails the batch instead, which is read again.
+std::optional<std::string> NotAList(const servicenow::CallResult& result) {
+  if (result.response.kind == servicenow::BodyKind::kList) return std::nullopt;
+  return "the instance answered HTTP " + std::to_string(result.http_status) +
+         " with a body that is not a list of rows (" +
+         std::string(servicenow::BodyKindName(result.response.kind)) + ")";
+}
+
 }  // namespace
-
-// ---- EmittedIds ------------------------------------------------------------------------------
-
-bool EmittedIds::Note(std::string_view sys_id, bool add) {
-  const bool tracked = IsHexId(sys_id);  // the set keeps 32-hex ids only (docs/state-store.md)
-  MutexLock lock(mu_);
-  if (tracked) pending_[std::string(sys_id)] = add;
-  return pending_.size() >= kFlushAt;
-}
-
-bool EmittedIds::FlushDue() const {
-  MutexLock lock(mu_);
-  return pending_.size() >= kFlushAt;
-}
-
-Status EmittedIds::Flush(state::StateStore& store, std::string_view instance,
-                         std::string_view table) {
-  std::unordered_map<std::string, bool> taken;
-  {
-    MutexLock lock(mu_);
-    taken.swap(pending_);
-  }
-  if (taken.empty()) return Status::Ok();
-  std::vector<std::string> add;
-  std::vector<std::string> remove;
-  for (auto& [id, added] : taken) (added ? add : remove).push_back(id);
-  Status s = store.UpdateIdSet(instance, table, add, remove);
-  if (!s.ok()) {
-    MutexLock lock(mu_);
-    for (auto& [id, added] : taken) pending_.try_emplace(id, added);  // newer notes win
-  }
-  return s;
-}
 
 // ---- Reconciler ------------------------------------------------------------------------------
 
@@ -149,13 +129,14 @@ void Reconciler::Arm(int64_t delay_ms) {
 }
 
 void Reconciler::Tick() {
+  // Only once the row stream has acknowledged a sweep: before that the id set is still being
+  // filled by the backfill, every row would look unknown, and a batch would have no watermark
+  // to leave newer rows to the row stream by. A sweep resumed after a restart waits too.
+  if (deps_.watermark->swept_hi.load() == RowWatermark::kNone) {
+    Arm(kNotCaughtUpMs);
+    return;
+  }
   if (!state_.in_sweep) {
-    // Only once the row stream has acknowledged a sweep: before that the id set is still
-    // being filled by the backfill, and every row would look unknown.
-    if (deps_.watermark->swept_hi.load() == RowWatermark::kNone) {
-      Arm(kNotCaughtUpMs);
-      return;
-    }
     state_.in_sweep = true;
     state_.after.clear();
     state_.started_at_ms = WallMs();
@@ -197,6 +178,10 @@ void Reconciler::OnPage(const servicenow::CallResult& result) {
     Retry(result.ToStatus().message());
     return;
   }
+  if (auto why = NotAList(result)) {
+    Retry("a page of sys_ids: " + *why);
+    return;
+  }
   std::vector<std::string> ids;
   ids.reserve(result.response.rows.size());
   for (const boost::json::value& row : result.response.rows) {
@@ -208,9 +193,16 @@ void Reconciler::OnPage(const servicenow::CallResult& result) {
     }
     ids.push_back(std::move(id));
   }
-  const bool last =
-      static_cast<int>(result.response.rows.size()) < deps_.table->reconcile_batch_size;
-  page_.end = last || ids.empty() ? "" : ids.back();
+  // Only an empty page ends the sweep: a short one may be short because the instance hid rows
+  // of it (ACLs apply after the limit), and rows may follow.
+  const bool last = result.response.rows.empty();
+  if (!last && ids.empty()) {
+    // The position is a tracked id; without one the sweep cannot go on after this page.
+    Retry("a page of " + std::to_string(result.response.rows.size()) +
+          " rows named no 32-hex sys_id to go on after");
+    return;
+  }
+  page_.end = last ? "" : ids.back();
   // Before the flush (see ReadUnknownNext); the batch's first page's, the lowest.
   if (page_.pages == 0) page_.rows_hi = deps_.watermark->swept_hi.load();
   // Everything the pollers acknowledged so far is in the set before it is compared.
@@ -219,12 +211,16 @@ void Reconciler::OnPage(const servicenow::CallResult& result) {
     Retry(s.message());
     return;
   }
+  // After the empty page, the set's ids past the last one the instance showed are all gone:
+  // at most a batch of them at a time, the next batch going on after the last one taken.
+  const size_t limit = last ? kGonePerBatch : SIZE_MAX;
   auto known = deps_.store->IdSetRange(deps_.source->instance, deps_.table->alias, page_.read_after,
-                                       page_.end, SIZE_MAX);
+                                       page_.end, limit);
   if (!known.ok()) {
     Retry(known.status().message());
     return;
   }
+  if (last && known->size() >= limit) page_.end = known->back();
   PageDiff diff = ComparePage(ids, *known);
   page_.compared += ids.size();
   page_.gone.insert(page_.gone.end(), diff.gone.begin(), diff.gone.end());
@@ -271,6 +267,10 @@ void Reconciler::ConfirmNext() {
                          self->Retry(result.ToStatus().message());
                          return;
                        }
+                       if (auto why = NotAList(result)) {
+                         self->Retry("confirming deletions by id: " + *why);
+                         return;
+                       }
                        // Gone at this instant of the instance's clock, or still there.
                        self->page_.gone_seen_at_ms = self->deps_.client->ServerNowMillis();
                        for (const boost::json::value& row : result.response.rows) {
@@ -301,18 +301,21 @@ void Reconciler::ReadUnknownNext() {
           self->Retry(result.ToStatus().message());
           return;
         }
+        if (auto why = NotAList(result)) {
+          self->Retry("reading rows never emitted: " + *why);
+          return;
+        }
         const TableSettings& table = *self->deps_.table;
         // Rows newer than the row stream's acknowledged sweep are the row stream's to emit;
         // every older row it emitted was acknowledged, so noted, so flushed before the compare.
-        const int64_t hi = self->page_.rows_hi;
         const int64_t now = WallMs();
         for (const boost::json::value& v : result.response.rows) {
           const boost::json::object* row = v.if_object();
           if (row == nullptr) continue;
           Result<RowKey> key = ReadRowKey(*row, table);
-          if (!key.ok() || key->ts > hi - 2) continue;
-          self->page_.records.push_back(BuildRecord(*row, *key, table, *self->deps_.source, now));
-          self->page_.add.emplace_back(key->sys_id);
+          if (!key.ok() || LeftToRowStream(key->ts, self->page_.rows_hi)) continue;
+          self->page_.held.push_back({std::string(key->sys_id), RowVersion{key->ts, key->mod_count},
+                                      BuildRecord(*row, *key, table, *self->deps_.source, now)});
         }
         self->ReadUnknownNext();
       });
@@ -337,7 +340,48 @@ void Reconciler::WaitForGate() {
   ProducePage();
 }
 
+bool Reconciler::DropSuperseded() {
+  if (page_.held.empty()) return true;
+  // A held row waited through the batch's other reads and the DELETE gate: the row stream may
+  // have emitted the row meanwhile, a newer version included, and this one would then land
+  // after it on the topic. What the row stream emitted is in its dedup index (committed with
+  // its cursor, by (timestamp, sys_mod_count)) or, acknowledged and not yet committed, noted
+  // in EmittedIds.
+  std::map<std::string, std::optional<RowVersion>> emitted;
+  for (const Page::HeldRow& h : page_.held) emitted.emplace(h.sys_id, std::nullopt);
+  auto entries = deps_.store->DedupEntries(IdentityFor(*deps_.source, *deps_.table));
+  if (!entries.ok()) {
+    Retry("checking rows never emitted against the row stream: " + entries.status().message());
+    return false;
+  }
+  for (const state::DedupKey& e : *entries) {
+    auto it = emitted.find(e.sys_id);
+    if (it == emitted.end()) continue;
+    const RowVersion v{e.ts, e.mod_count};
+    if (!it->second || *it->second < v) it->second = v;
+  }
+  size_t dropped = 0;
+  for (Page::HeldRow& h : page_.held) {
+    const std::optional<RowVersion>& newest = emitted.at(h.sys_id);
+    if ((newest && !(*newest < h.version)) || deps_.emitted->Noted(h.sys_id)) {
+      ++dropped;
+      continue;
+    }
+    page_.records.push_back(std::move(h.record));
+    page_.add.push_back(std::move(h.sys_id));
+  }
+  page_.held.clear();
+  if (dropped > 0) {
+    SNOWCAR_LOG(kInfo, "source.reconcile_superseded",
+                {{"table", deps_.table->alias},
+                 {"rows", static_cast<int64_t>(dropped)},
+                 {"why", "the row stream emitted them since the sweep read them"}});
+  }
+  return true;
+}
+
 void Reconciler::ProducePage() {
+  if (!DropSuperseded()) return;
   const int64_t now = WallMs();
   for (const std::string& id : page_.gone) {
     for (kafka::OutRecord& r :

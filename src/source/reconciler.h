@@ -47,6 +47,9 @@ class EmittedIds {
   bool Add(std::string_view sys_id) { return Note(sys_id, true); }
   bool Remove(std::string_view sys_id) { return Note(sys_id, false); }
   bool FlushDue() const;
+  // True when a poller acknowledged a record of this id (a row version or a DELETE) since the
+  // last flush: its version is maybe not in the dedup index yet.
+  bool Noted(std::string_view sys_id) const;
   // Writes what is pending into the id set of (instance, table); on failure it stays pending.
   Status Flush(state::StateStore& store, std::string_view instance, std::string_view table);
 
@@ -101,6 +104,9 @@ class Reconciler : public std::enable_shared_from_this<Reconciler> {
   void ConfirmNext();
   void ReadUnknownNext();
   void WaitForGate();
+  // Drops the held rows the row stream emitted a version of, as new or newer, since they were
+  // read; false when the batch is retried instead (the dedup index could not be read).
+  bool DropSuperseded();
   void ProducePage();
   void OnPageDelivered();
   void Retry(const std::string& why);
@@ -128,6 +134,14 @@ class Reconciler : public std::enable_shared_from_this<Reconciler> {
     std::set<std::string> still_there;
     int64_t gone_seen_at_ms = 0;  // instance clock when the last confirmation answered
     int64_t rows_hi = 0;          // the row stream's watermark read before the id set was
+    // Rows read as never emitted, produced with the batch's DELETEs unless the row stream
+    // emitted them meanwhile (DropSuperseded).
+    struct HeldRow {
+      std::string sys_id;
+      RowVersion version;
+      kafka::OutRecord record;
+    };
+    std::vector<HeldRow> held;
     std::vector<kafka::OutRecord> records;
     std::vector<std::string> add;     // ids emitted as UPSERTs
     std::vector<std::string> remove;  // ids emitted as DELETEs

@@ -180,8 +180,11 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void PumpBackfill();
   void IssueRange(size_t index);
   void OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& query, int64_t sent_at_ms,
-                     const servicenow::CallResult& result);
+                     servicenow::CallResult result);
   void AcceptRangePage(size_t index, const servicenow::TableResponse& page);
+  // A range's page that waited for the table's column types (HoldForTypes), unless its run
+  // was abandoned meanwhile.
+  void AcceptHeldRangePage(size_t index, uint64_t run, const boost::json::array& rows);
   void ProduceBackfillQueued();
   void MaybeCommitBackfill(bool force);
   void FinishBackfill();
@@ -202,18 +205,22 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
                     std::vector<kafka::OutRecord>& out);
 
   // ---- typed records (typed_poller.cpp) ----
-  // A fetched page of a typed table: true when it waits for sys_dictionary (the page is kept
-  // and accepted once the types are read) or was dropped for a back-off (a registry that
-  // cannot take the schema; the page is read again).
-  bool HoldForTypes(boost::json::array& rows);
+  // A fetched page of a typed table, the table's own (`range` empty) or a backfill range's:
+  // true when it waits for sys_dictionary (the page is kept and accepted once the types are
+  // read; a range stays busy meanwhile) or was dropped for a back-off (a registry that cannot
+  // take the schema; the page is read again). A page that comes while the types are being
+  // read waits with the one that asked for them.
+  bool HoldForTypes(boost::json::array& rows, std::optional<size_t> range = std::nullopt);
   void OnDictionary(const servicenow::CallResult& result);
+  // The waiting pages were dropped (a back-off): their ranges read them again.
+  void DropTypedWaits();
   // Builds the encoder and registers the schemas; false when the table backs off (or
   // stopped) instead, as the outcome table's kRegisterSchema column says for a registry error.
   bool TypedReady();
   // Backs off for an encoder or a schema that is not ready, doubling across pages.
   void TypedBackOff(const Status& why);
   // The accepted-page path after the page's types are settled.
-  void AcceptAndContinue(boost::json::array rows);
+  void AcceptAndContinue(const boost::json::array& rows);
   // Produces them as one unit: one delivery report, OK only when every record's is.
   void ProduceRecords(std::vector<kafka::OutRecord> records, AckTracker::Ticket ticket,
                       state::DedupKey dedup);
@@ -254,8 +261,15 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   TableStatus status_;
   // Typed records (typed_poller.cpp); null for untyped tables and deletes streams.
   std::unique_ptr<TypedTable> typed_;
-  std::optional<boost::json::array> typed_wait_;  // the page waiting for sys_dictionary
-  int typed_failures_ = 0;                        // typed failures in a row (TypedBackOff)
+  // The pages waiting for sys_dictionary, in the order they came; `run` tells a range's page
+  // of an abandoned backfill run (backfill_runs_) apart.
+  struct TypedWait {
+    boost::json::array rows;
+    std::optional<size_t> range;
+    uint64_t run = 0;
+  };
+  std::vector<TypedWait> typed_waits_;
+  int typed_failures_ = 0;  // typed failures in a row (TypedBackOff)
 
   // Strand-only state.
   bool loaded_ = false;

@@ -207,13 +207,13 @@ void TablePoller::IssueRange(size_t index) {
   r.http_busy = true;
   deps_.client->Send(std::move(request), strand_,
                      [self = shared_from_this(), id = backfill_->id, index, query,
-                      now](const servicenow::CallResult& result) {
-                       self->OnRangeAnswer(id, index, query, now, result);
+                      now](servicenow::CallResult result) {
+                       self->OnRangeAnswer(id, index, query, now, std::move(result));
                      });
 }
 
 void TablePoller::OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& query,
-                                int64_t sent_at_ms, const servicenow::CallResult& result) {
+                                int64_t sent_at_ms, servicenow::CallResult result) {
   if (stopping_) {
     FinishStop();
     return;
@@ -247,6 +247,10 @@ void TablePoller::OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& 
                    {"ranges", static_cast<int64_t>(backfill_->concurrency.ranges())},
                    {"waiting_pages", static_cast<int64_t>(backfill_->Waiting())}});
     }
+    // A typed table's range page takes the same path as the single sweep's: the column types
+    // read (or read again), the encoder built and the schemas registered before any row of it
+    // becomes a record.
+    if (HoldForTypes(result.response.rows, index)) return;
     AcceptRangePage(index, result.response);
     if (failed_) return;
   }
@@ -258,6 +262,15 @@ void TablePoller::OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& 
 void TablePoller::AcceptRangePage(size_t index, const servicenow::TableResponse& page) {
   BackfillRun::Range& r = backfill_->ranges[index];
   AcceptInto(*r.plan, /*backfill_range=*/true, r.pages.emplace_back(), page);
+}
+
+void TablePoller::AcceptHeldRangePage(size_t index, uint64_t run, const boost::json::array& rows) {
+  if (!backfill_ || backfill_->id != run || index >= backfill_->ranges.size()) return;
+  BackfillRun::Range& r = backfill_->ranges[index];
+  r.http_busy = false;
+  AcceptInto(*r.plan, /*backfill_range=*/true, r.pages.emplace_back(), rows);
+  if (failed_) return;
+  if (!r.plan->in_sweep()) r.read_done = true;
 }
 
 void TablePoller::ProduceBackfillQueued() {

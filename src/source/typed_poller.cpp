@@ -3,6 +3,7 @@
 // the table's column types when they are missing, stale or lack one of its fields, and its
 // rows become typed records. Kept apart from table_poller.cpp so the untyped path reads as
 // before.
+#include "backfill_run.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
 #include "snowcar/schema_registry/outcomes.h"
@@ -28,13 +29,19 @@ Status TablePoller::RecordsFor(const boost::json::object& row, const RowKey& key
   return Status::Ok();
 }
 
-bool TablePoller::HoldForTypes(boost::json::array& rows) {
+bool TablePoller::HoldForTypes(boost::json::array& rows, std::optional<size_t> range) {
   if (!typed_) return false;
-  if (typed_->NeedsDictionary(rows, SystemClock::Instance().NowMillis())) {
-    typed_wait_ = std::move(rows);
+  const int64_t now = SystemClock::Instance().NowMillis();
+  // A page that comes while the types are being read waits for them too: the read may change
+  // them (and the encoder), and this page may carry a field the one that asked lacks.
+  const bool reading = !typed_waits_.empty();
+  if (reading || typed_->NeedsDictionary(rows, now)) {
+    typed_waits_.push_back({std::move(rows), range, backfill_runs_});
+    if (range) backfill_->ranges[*range].http_busy = true;  // its page is not read again
+    if (reading) return true;
     servicenow::InstanceRequest request;
     request.target = typed_->DictionaryTarget();
-    status_.SetLastRequestAt(SystemClock::Instance().NowMillis());
+    status_.SetLastRequestAt(now);
     http_busy_ = true;
     SNOWCAR_LOG(kDebug, "source.column_types_request", {{"table", deps_.table->alias}});
     deps_.client->Send(std::move(request), strand_,
@@ -44,6 +51,16 @@ bool TablePoller::HoldForTypes(boost::json::array& rows) {
     return true;
   }
   return !TypedReady();
+}
+
+void TablePoller::DropTypedWaits() {
+  for (const TypedWait& wait : typed_waits_) {
+    if (wait.range && backfill_ && wait.run == backfill_runs_ &&
+        *wait.range < backfill_->ranges.size()) {
+      backfill_->ranges[*wait.range].http_busy = false;
+    }
+  }
+  typed_waits_.clear();
 }
 
 bool TablePoller::TypedReady() {
@@ -81,20 +98,21 @@ void TablePoller::TypedBackOff(const Status& why) {
 
 void TablePoller::OnDictionary(const servicenow::CallResult& result) {
   http_busy_ = false;
-  boost::json::array rows = std::move(*typed_wait_);
-  typed_wait_.reset();
   if (stopping_) {
+    typed_waits_.clear();
     FinishStop();
     return;
   }
   if (failed_) return;
   if (produce_failed_) {
-    Pump();  // the page is dropped and re-read after recovery
+    DropTypedWaits();
+    Pump();  // the pages are dropped and re-read after recovery
     return;
   }
   const std::string what =
       Label() + ": reading the column types of " + deps_.table->name + " from sys_dictionary";
   if (!result.ok()) {
+    DropTypedWaits();
     switch (servicenow::Decide(result, servicenow::CallPurpose::kGetPage)) {
       case servicenow::Action::kHold:
         BackOff(what + ": " + result.ToStatus().message(), false, result.response.retry_after_ms);
@@ -110,9 +128,19 @@ void TablePoller::OnDictionary(const servicenow::CallResult& result) {
     }
   }
   AnswerWasGood();
-  if (Status s =
-          typed_->OnDictionary(result.response.rows, rows, SystemClock::Instance().NowMillis());
+  // Every field of every waiting page, once: what the types must cover.
+  boost::json::object fields;
+  for (const TypedWait& wait : typed_waits_) {
+    for (const boost::json::value& v : wait.rows) {
+      if (const boost::json::object* row = v.if_object()) {
+        for (const auto& field : *row) fields[field.key()] = nullptr;
+      }
+    }
+  }
+  if (Status s = typed_->OnDictionary(result.response.rows, boost::json::array{std::move(fields)},
+                                      SystemClock::Instance().NowMillis());
       !s.ok()) {
+    DropTypedWaits();
     if (s.retriable() || s.code() == StatusCode::kResourceExhausted) {
       BackOff(what + ": " + s.message(), false);
     } else {
@@ -120,12 +148,31 @@ void TablePoller::OnDictionary(const servicenow::CallResult& result) {
     }
     return;
   }
-  if (!TypedReady()) return;
-  AcceptAndContinue(std::move(rows));
+  if (!TypedReady()) {
+    DropTypedWaits();
+    return;
+  }
+  std::vector<TypedWait> waits = std::move(typed_waits_);
+  typed_waits_.clear();
+  std::optional<boost::json::array> own;
+  for (TypedWait& wait : waits) {
+    if (!wait.range) {
+      own = std::move(wait.rows);
+      continue;
+    }
+    AcceptHeldRangePage(*wait.range, wait.run, wait.rows);
+    if (failed_) return;
+  }
+  if (own) {
+    AcceptAndContinue(*own);
+    return;
+  }
+  ProduceQueued();
+  Pump();
 }
 
-void TablePoller::AcceptAndContinue(boost::json::array rows) {
-  AcceptPage(std::move(rows));
+void TablePoller::AcceptAndContinue(const boost::json::array& rows) {
+  AcceptPage(rows);
   if (failed_) return;
   AfterPage();
   ProduceQueued();

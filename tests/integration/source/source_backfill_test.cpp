@@ -154,6 +154,40 @@ TEST_F(SourceBackfill, KillNineWhileRowsAreUpdatedLosesNothingAndKeepsEachKeysOr
   EXPECT_LE(Duplicates(records), static_cast<size_t>(kRounds * 2 * 50));
 }
 
+// Typed values (json_typed) with the default parallelism: each range's pages take the typed
+// path (the column types, the encoder) like the single sweep's, before and after a restart in
+// the middle of the backfill (the types then come from the state store).
+TEST_F(SourceBackfill, TypedRecordsThroughTheRangesAndARestartHalfWay) {
+  SetUpBacklog(1500, 20);
+  props_["snow.source.batch.size"] = "100";
+  props_.erase("snow.source.backfill.parallelism");  // the default cuts it
+  props_["snow.source.schema.mode"] = "typed";
+  Start();
+  ASSERT_TRUE(testsupport::WaitFor([&] { return Counter("rows_emitted") >= 300; }, 60s, 50ms))
+      << boost::json::serialize(Table()) << child_->Stderr();
+  StopGracefully();
+  std::string logs = last_stderr_;
+  Start();
+  std::vector<Consumed> records;
+  ASSERT_TRUE(WaitForAllLoadedRows(&records)) << child_->Stderr();
+  StopGracefully();
+  logs += last_stderr_;
+  EXPECT_THAT(logs, testing::HasSubstr("source.backfill_split"));
+  EXPECT_THAT(logs, testing::HasSubstr("source.backfill_resumed"));
+  std::set<std::string> keys;
+  for (const Consumed& r : records) {
+    keys.insert(r.key);
+    // Typed: the count an integer, the timestamp an ISO-8601 instant; untyped both are strings.
+    ASSERT_TRUE(r.value.contains("sys_mod_count") && r.value.at("sys_mod_count").is_int64())
+        << r.key << ": " << boost::json::serialize(r.value);
+    const auto& updated = r.value.at("sys_updated_on");
+    ASSERT_TRUE(updated.is_string() && updated.as_string().ends_with("Z"))
+        << r.key << ": " << boost::json::serialize(r.value);
+  }
+  EXPECT_EQ(keys.size(), ids_.size());
+  EXPECT_EQ(records.size(), ids_.size()) << "a graceful restart repeats nothing";
+}
+
 TEST_F(SourceBackfill, AtTheInstancesLatencyTheRangesReadAtOnce) {
   // 200 ms a request against a few milliseconds to produce a 50-row page: the table sits idle
   // waiting for every page, so the backfill opens its ranges (backfill_concurrency.h). Every

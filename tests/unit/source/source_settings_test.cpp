@@ -238,6 +238,45 @@ TEST(SourceSettingsTest, DeletesFromTheAuditTrailAndTombstones) {
   EXPECT_THAT(Settings(keys).status().message(), HasSubstr("snow.table.inc.deletes"));
 }
 
+// Every delete mode writes untyped JSON records under plain-string keys (DELETEs, tombstones,
+// the rows reconciliation re-emits): with a typed format each is refused, naming both keys.
+TEST(SourceSettingsTest, EveryDeleteModeIsRefusedWithEveryTypedFormat) {
+  for (const char* format : {"json_typed", "avro", "json_schema"}) {
+    for (const char* mode : {"audit", "reconcile", "audit+reconcile"}) {
+      auto keys = BaseKeys();
+      keys["value.format"] = format;
+      keys["schema.registry.url"] = "http://127.0.0.1:8081";
+      keys["snow.table.inc.deletes"] = mode;
+      auto s = Settings(keys);
+      ASSERT_FALSE(s.ok()) << format << " with " << mode;
+      EXPECT_THAT(s.status().message(),
+                  HasSubstr(std::string("snow.table.inc.deletes=") + mode +
+                            " cannot be combined with value.format=" + format))
+          << s.status().message();
+      keys["snow.table.inc.deletes"] = "none";
+      EXPECT_TRUE(Settings(keys).ok()) << format;
+    }
+  }
+  // The typed mode alone makes json_typed; a typed key format alone is refused as well.
+  auto keys = BaseKeys();
+  keys["snow.source.schema.mode"] = "typed";
+  keys["snow.table.inc.deletes"] = "reconcile";
+  auto s = Settings(keys);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(),
+              HasSubstr("snow.table.inc.deletes=reconcile cannot be combined with "
+                        "value.format=json_typed (what snow.source.schema.mode=typed makes)"));
+  keys = BaseKeys();
+  keys["key.format"] = "avro";
+  keys["schema.registry.url"] = "http://127.0.0.1:8081";
+  keys["snow.table.inc.deletes"] = "audit+reconcile";
+  s = Settings(keys);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(),
+              HasSubstr("snow.table.inc.deletes=audit+reconcile cannot be combined with "
+                        "key.format=avro"));
+}
+
 TEST(SourceSettingsTest, TheLastRowNeedsTheAuditTrail) {
   auto keys = BaseKeys();
   keys["snow.table.inc.deletes.last.row"] = "true";
