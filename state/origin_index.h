@@ -65,6 +65,10 @@ struct Memory {
   // The oldest 't' key that may still exist: pruning seeks here instead of walking over the
   // tombstones of everything it deleted before.
   std::string scan_from{std::string(1, kTimeSpace)};
+  // SetOriginWindow: entries older than this many ms are no match for FindOrigin (-1: not
+  // set, no age check), by `clock` (null: the system clock). Read without the lock.
+  std::atomic<int64_t> window_ms{-1};
+  std::atomic<const Clock*> clock{nullptr};
 };
 
 }  // namespace snowcar::state::origin

@@ -70,6 +70,7 @@ class StateStoreImpl final : public StateStore {
                       const OriginPolicy& policy) override;
   Result<std::optional<Origin>> FindOrigin(std::string_view instance, std::string_view table,
                                            std::string_view sys_id, uint32_t mod_count) override;
+  void SetOriginWindow(int64_t window_seconds, const Clock* clock) override;
   Result<std::vector<StoredOrigin>> OriginsFor(std::string_view table,
                                                std::string_view sys_id) override;
   Result<uint64_t> OriginCount() override;

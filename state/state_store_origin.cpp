@@ -5,6 +5,7 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "snowcar/common/time.h"
 #include "state/key_codec.h"
@@ -165,7 +166,21 @@ Result<std::optional<Origin>> StateStoreImpl::FindOrigin(std::string_view instan
                             " row " + std::string(sys_id) + " is unreadable (" +
                             std::to_string(value.size()) + "-byte value)");
   }
+  // Older than the window: forgotten, although only the next RecordOrigin deletes it (after
+  // a quiet sink that may be much later).
+  if (const int64_t window_ms = m.window_ms.load(std::memory_order_relaxed); window_ms >= 0) {
+    const Clock* clock = m.clock.load(std::memory_order_relaxed);
+    const int64_t now = (clock != nullptr ? *clock : SystemClock::Instance()).NowMillis();
+    if (origin.written_at_ms < SaturatingSub(now, window_ms)) return std::optional<Origin>();
+  }
   return std::optional<Origin>(std::move(origin));
+}
+
+void StateStoreImpl::SetOriginWindow(int64_t window_seconds, const Clock* clock) {
+  origins_->clock.store(clock, std::memory_order_relaxed);
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  origins_->window_ms.store(window_seconds > kMax / 1000 ? kMax : window_seconds * 1000,
+                            std::memory_order_relaxed);
 }
 
 Result<std::vector<StoredOrigin>> StateStoreImpl::OriginsFor(std::string_view table,

@@ -44,7 +44,8 @@ void AppendOriginOptions(std::vector<OptionSpec>& table) {
        .group = kBoth,
        .doc = "How long the sink remembers a row version it wrote. Must cover the time until "
               "the source reads that version, stops and outages included: a version read "
-              "after it was forgotten is emitted without a mark."},
+              "after it was forgotten is emitted without a mark. Counted at every lookup, "
+              "also while the sink writes nothing."},
   };
   for (auto& spec : options) table.push_back(std::move(spec));
 }

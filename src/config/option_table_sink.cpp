@@ -205,6 +205,21 @@ std::vector<OptionSpec> DeliveryOptions() {
               "had read to the end of the partition: the half left must last that long at the "
               "partition's write rate (3 200 writes/s at 64 in flight and 20 ms a write) or the "
               "writes stall at every pause."},
+      {.name = "snow.sink.revoke.timeout.ms",
+       .type = T::kInt,
+       .default_value = "60000",
+       .min = 0,
+       .max = 300000,
+       .group = kSink,
+       .doc = "When a rebalance takes partitions away, how long the sink waits for their "
+              "writes already on the wire to be answered before it gives the partitions up. "
+              "Writes not sent yet (waiting out a Retry-After or a retry's backoff, or for a "
+              "permit) are withdrawn at once and never sent; the next owner applies their "
+              "records. Past the timeout the partitions are given up anyway, and a write still "
+              "unanswered may reach the instance after the next owner's writes: keep this at "
+              "or above `snow.http.request.timeout.ms`, which ends every attempt sooner. The "
+              "group's rebalance waits meanwhile (it allows `kafka.max.poll.interval.ms`); at "
+              "shutdown `shutdown.timeout.ms` bounds the wait too."},
       {.name = "snow.sink.create.ambiguous.behavior",
        .type = T::kEnum,
        .default_value = "fail_ambiguous",

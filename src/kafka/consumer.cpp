@@ -138,6 +138,15 @@ struct KafkaConsumer::Impl {
     }
   }
 
+  // librdkafka keeps an application's pause on a partition across its revocation and a later
+  // assignment to this member, while the new lane believes its partition is fetched: one
+  // paused by its previous lane (backing off, failed, queue full) would stall for good. So
+  // every assigned partition starts unpaused (a copy: the resume writes errors into it).
+  void StartUnpaused(const rd_kafka_topic_partition_list_t* partitions) {
+    internal::PartitionList copy(rd_kafka_topic_partition_list_copy(partitions));
+    (void)rd_kafka_resume_partitions(rk, copy.get());  // one never paused stays as it is
+  }
+
   void Unassign(rd_kafka_topic_partition_list_t* partitions, bool cooperative) {
     if (cooperative) {
       if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk, partitions)) {
@@ -160,6 +169,7 @@ struct KafkaConsumer::Impl {
       self->Assign(partitions, cooperative);
       // Cooperative rebalances often end with an empty increment: nothing to tell anyone.
       if (tps.empty()) return;
+      self->StartUnpaused(partitions);
       ++self->assigned;
       SNOWCAR_LOG(kInfo, "kafka.consumer.assigned",
                   {{"partitions", Names(tps)}, {"cooperative", cooperative}});

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "client_call.h"
 
+#include <boost/asio/post.hpp>
 #include <cctype>
 #include <random>
+
+#include "snowcar/servicenow/call_cancel.h"
 
 namespace snowcar::servicenow {
 
@@ -15,6 +18,26 @@ std::string NewRequestId() {
     for (int i = 0; i < 16; ++i) id[half * 16 + i] = kHex[(bits >> (i * 4)) & 15];
   }
   return id;
+}
+
+bool Call::Cancelled() const { return request.cancel != nullptr && request.cancel->cancelled(); }
+
+void Call::StopWakeOnCancel() {
+  if (cancel_wake != 0) request.cancel->Forget(cancel_wake);
+  cancel_wake = 0;
+}
+
+void WakeOnCancel(const std::shared_ptr<Call>& call, std::weak_ptr<const void> client,
+                  const boost::asio::any_io_executor& strand) {
+  if (call->request.cancel == nullptr) return;
+  call->cancel_wake = call->request.cancel->OnCancel(
+      [client = std::move(client), strand, weak = std::weak_ptr<Call>(call)] {
+        if (client.expired()) return;
+        boost::asio::post(strand, [weak] {
+          auto c = weak.lock();
+          if (c && c->wait) c->wait->cancel();
+        });
+      });
 }
 
 std::string OperationLabel(const Call& call) {

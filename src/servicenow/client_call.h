@@ -24,7 +24,18 @@ struct Call {
   bool reauthenticated = false;
   std::string token;                                // the bearer token of the current attempt
   std::unique_ptr<boost::asio::steady_timer> wait;  // set while the call waits to retry
+  uint64_t cancel_wake = 0;  // its wake-up in request.cancel while it waits (call_cancel.h)
+
+  // The caller withdrew the call: no attempt of it may start any more.
+  bool Cancelled() const;
+  // When the call's wait to retry ended: its wake-up (WakeOnCancel) is not needed any more.
+  void StopWakeOnCancel();
 };
+
+// While `call` waits to retry (`call->wait` armed on `strand`), a cancel of its token
+// cancels that wait, so the call ends at once; nothing happens once `client` is gone.
+void WakeOnCancel(const std::shared_ptr<Call>& call, std::weak_ptr<const void> client,
+                  const boost::asio::any_io_executor& strand);
 
 // 32 random hex digits: the X-Request-Id of a call, the same on every attempt, so the
 // instance's logs and snowcar's name the call alike.

@@ -135,6 +135,7 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
       Fail(call, OutcomeClass::kRetryable, "the client stopped before the call was sent");
       return;
     }
+    if (call->Cancelled()) return Fail(call, OutcomeClass::kRetryable, "cancelled; not sent");
     call->started_ms = clock->NowMillis();
     StartAttempt(std::move(call));
   }
@@ -186,6 +187,8 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
   }
 
   void Launch(const std::shared_ptr<Call>& call) {
+    // The last moment a withdrawn call can be held back: past here its bytes go out.
+    if (call->Cancelled()) return Fail(call, OutcomeClass::kRetryable, "cancelled; not sent");
     TransferSpec spec;
     spec.method = call->request.method;
     spec.url = call->url;
@@ -299,7 +302,8 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
 
   void RetryOrFinish(const std::shared_ptr<Call>& call, const Verdict& v, TableResponse parsed,
                      int http_status) {
-    if (v.retry && !stopped) {
+    const bool cancelled = call->Cancelled();
+    if (v.retry && !stopped && !cancelled) {
       const int64_t elapsed = clock->NowMillis() - call->started_ms;
       auto wait =
           NextRetryWaitMs(options.retry, call->attempts, elapsed, parsed.retry_after_ms, jitter);
@@ -318,12 +322,18 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
         sleeping.insert(call);
         call->wait->async_wait([self = shared_from_this(), call](boost::system::error_code) {
           self->sleeping.erase(call);
+          call->StopWakeOnCancel();
           if (self->stopped) {
             self->Fail(call, OutcomeClass::kRetryable, "the client stopped during a retry wait");
             return;
           }
+          if (call->Cancelled()) {
+            return self->Fail(call, OutcomeClass::kRetryable, "cancelled while waiting to retry");
+          }
           self->StartAttempt(call);
         });
+        // A withdrawn call does not sleep out a long Retry-After: its wait ends at once.
+        WakeOnCancel(call, weak_from_this(), strand);
         return;
       }
     }
@@ -339,7 +349,9 @@ struct CurlTableClient::Impl : std::enable_shared_from_this<CurlTableClient::Imp
     result.http_status = http_status;
     result.message = v.message;
     result.instance_unreachable = v.instance_unreachable;
-    if (v.retry) {
+    if (v.retry && cancelled) {
+      result.message += " (the call was cancelled: not sent again)";
+    } else if (v.retry) {
       result.message += " (gave up after " + std::to_string(call->attempts) + " attempts)";
     }
     result.response = std::move(parsed);

@@ -265,6 +265,15 @@ void ConsumerLoop::OnRevoked(const std::vector<kafka::TopicPartition>& tps) {
   lanes_.Remove(tps);
   SNOWCAR_LOG(kInfo, "sink.partitions.revoked",
               {{"partitions", Names(tps)}, {"abandoned_in_flight", abandoned}});
+  if (abandoned > 0) {
+    SNOWCAR_LOG(kWarn, "sink.revoke.timed_out",
+                {{"partitions", Names(tps)},
+                 {"abandoned_in_flight", abandoned},
+                 {"note",
+                  "a write sent before the revoke was still unanswered at "
+                  "snow.sink.revoke.timeout.ms; the instance may still apply it after the next "
+                  "owner's writes"}});
+  }
 }
 
 void ConsumerLoop::OnLost(const std::vector<kafka::TopicPartition>& tps) {

@@ -13,10 +13,13 @@
 // listing the records done above it) and this thread commits both itself, every
 // `commit_interval`, on revoke and at the stop; and it seeds every new lane with the offset
 // and metadata the group holds.
-// Rebalance: revoked lanes stop taking records and get a bounded wait to finish the record in
-// flight; whatever finished is stored before the revoke returns; a record still in flight is
-// abandoned WITHOUT storing its offset (the next owner applies it again). Lost partitions
-// are abandoned at once.
+// Rebalance: revoked lanes stop taking records and withdraw every call of theirs not yet
+// sent (a call waiting out a Retry-After ends at once, lane.h), then get a bounded wait
+// (snow.sink.revoke.timeout.ms) for the calls already on the wire; whatever finished is
+// stored before the revoke returns, so no write of a revoked partition is sent after the
+// next owner has it. A record still in flight past the wait is abandoned WITHOUT storing its
+// offset (the next owner applies it again; its unanswered call is the one write that may
+// still land late). Lost partitions are abandoned at once.
 #pragma once
 
 #include <atomic>
@@ -39,8 +42,8 @@ namespace snowcar::sink {
 struct ConsumerLoopOptions {
   std::map<std::string, std::string> properties;  // the kafka.* keys, prefix stripped
   std::vector<std::string> topics;
-  // How long a revoke waits for the lanes' records in flight.
-  std::chrono::milliseconds revoke_wait{10000};
+  // How long a revoke waits for the lanes' calls on the wire (snow.sink.revoke.timeout.ms).
+  std::chrono::milliseconds revoke_wait{60000};
   // How often the committed offsets shown on the socket are refreshed.
   std::chrono::milliseconds committed_refresh{1000};
   std::chrono::milliseconds poll_timeout{200};

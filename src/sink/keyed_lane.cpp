@@ -14,6 +14,7 @@ KeyedLane::KeyedLane(kafka::TopicPartition tp, const SinkSettings* settings, Lan
       events_(std::move(events)),
       max_held_(std::max<size_t>(1, options.max_held)),
       max_active_(std::max<size_t>(1, options.max_active)),
+      decoder_(options.decoder),
       executor_(std::move(executor)),
       factory_(std::move(factory)) {
   status_.tp = tp_;
@@ -44,7 +45,7 @@ std::shared_ptr<Lane> KeyedLane::MakeKeyLane(const std::string& key) {
 
 void KeyedLane::Enqueue(kafka::InRecord record) {
   // Parsed off the lock: the consumer thread is the only caller.
-  std::string key = OrderingKey(record, *settings_);
+  std::string key = OrderingKey(record, *settings_, decoder_);
   Handoff handoff;
   std::vector<std::shared_ptr<Lane>> retired;
   {

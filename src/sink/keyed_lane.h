@@ -47,6 +47,8 @@ class KeyedLane final : public PartitionLane, public std::enable_shared_from_thi
   struct Options {
     size_t max_held = 5000;  // snow.sink.ordering.max.held.records
     size_t max_active = 16;  // keys with a record on their lane at once
+    // Reads framed keys and values for their ordering key (ordering_key.h); may be null.
+    schema_registry::FramedDecoder* decoder = nullptr;
   };
 
   // `executor` runs the dispatch that follows a key's completion (never under a lock).
@@ -95,6 +97,7 @@ class KeyedLane final : public PartitionLane, public std::enable_shared_from_thi
   const LaneEvents events_;
   const size_t max_held_;
   const size_t max_active_;
+  schema_registry::FramedDecoder* const decoder_;
   const boost::asio::any_io_executor executor_;
   const KeyLaneFactory factory_;
 

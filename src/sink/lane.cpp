@@ -184,7 +184,7 @@ void Lane::Write(Command command) {
       [self = shared_from_this()](WriteOutcome outcome) {
         self->OnWritten(self->current_command_, std::move(outcome));
       },
-      current_history_);
+      current_history_, cancel_);
 }
 
 void Lane::OnWritten(std::optional<Command> command, WriteOutcome outcome) {
@@ -362,6 +362,7 @@ void Lane::Failed(const Failure& failure) {
 }
 
 void Lane::Stop() {
+  cancel_->Cancel();  // first: a call waiting to retry ends now, not after its Retry-After
   std::lock_guard lock(mu_);
   queue_.clear();
   status_.queue_depth = 0;

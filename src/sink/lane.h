@@ -32,6 +32,7 @@
 #include "sink_metrics.h"
 #include "snowcar/kafka/record.h"
 #include "snowcar/schema_registry/framed_decoder.h"
+#include "snowcar/servicenow/call_cancel.h"
 #include "snowcar/servicenow/instance_gate.h"
 #include "snowcar/sink/command.h"
 #include "snowcar/sink/failure.h"
@@ -148,14 +149,18 @@ class Lane : public PartitionLane, public std::enable_shared_from_this<Lane> {
   // dropped: a lane never applies an offset twice). Ignored once stopping.
   void Enqueue(kafka::InRecord record) override;
 
-  // Any thread. Takes no more records and drops the queued ones; the record in flight, if
-  // any, is finished (its completion is still reported). A backoff wait is cut short.
+  // Any thread. Takes no more records and drops the queued ones. Of the record in flight, if
+  // any, nothing more is sent to the instance: a call waiting to retry (a Retry-After) is
+  // withdrawn, a call already on the wire is finished, and the record's completion is still
+  // reported if that call applied it. A backoff wait is cut short. After a rebalance no
+  // write of this lane may reach the instance once the next owner has the partition.
   void Stop() override;
   // Any thread. Like Stop, and the record in flight will NOT be reported done (its partition
   // was lost or the wait for it ran out): after this returns, the lane reports nothing more.
   void Abandon() override;
 
-  // True while a record is being applied (not while backing off or idle).
+  // True while a record is being applied (not while backing off or idle); after Stop, while
+  // a call of it is still on the wire.
   bool Busy() const override;
   LaneStatus Snapshot() const override;
   void SetCommitted(int64_t offset) override;
@@ -199,6 +204,9 @@ class Lane : public PartitionLane, public std::enable_shared_from_this<Lane> {
   // backoffs), and which error-path records Kafka acknowledged for its current failure.
   std::shared_ptr<WriteHistory> current_history_;
   std::shared_ptr<ErrorDelivery> current_delivery_;
+  // Goes with every write of the lane; Stop() cancels it.
+  const std::shared_ptr<servicenow::CallCancel> cancel_ =
+      std::make_shared<servicenow::CallCancel>();
   int consecutive_retries_ = 0;
   Stage resume_stage_ = Stage::kApply;
 

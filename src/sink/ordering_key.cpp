@@ -3,13 +3,33 @@
 
 #include <boost/json.hpp>
 
-namespace snowcar::sink {
+#include "snowcar/schema_registry/wire_format.h"
 
-std::string OrderingKey(const kafka::InRecord& record, const SinkSettings& settings) {
-  if (record.key && !record.key->empty()) return "k" + *record.key;
+namespace snowcar::sink {
+namespace {
+
+// `part` as the lane will read it: decoded when it is framed and decodes, else as it came.
+std::string_view Readable(const std::string& part, schema_registry::FramedDecoder* decoder,
+                          std::string& decoded) {
+  if (decoder == nullptr || !schema_registry::LooksFramed(part)) return part;
+  auto json = decoder->ToJson(part);
+  if (!json.ok()) return part;
+  decoded = std::move(json).value();
+  return decoded;
+}
+
+}  // namespace
+
+std::string OrderingKey(const kafka::InRecord& record, const SinkSettings& settings,
+                        schema_registry::FramedDecoder* decoder) {
+  std::string decoded;
+  if (record.key && !record.key->empty()) {
+    return "k" + std::string(Readable(*record.key, decoder, decoded));
+  }
   if (settings.correlation_field.empty() || !record.value) return "";
   boost::system::error_code ec;
-  const boost::json::value value = boost::json::parse(*record.value, ec);
+  const boost::json::value value =
+      boost::json::parse(Readable(*record.value, decoder, decoded), ec);
   if (ec || !value.is_object()) return "";
   const boost::json::value* field = value.as_object().if_contains(settings.correlation_field);
   if (field == nullptr) return "";

@@ -33,10 +33,7 @@ Result<std::unique_ptr<direction::Direction>> MakeSink(const direction::Directio
   options.lane.initial_backoff = std::chrono::milliseconds(settings.retry_initial_backoff_ms);
   options.lane.max_backoff = std::chrono::milliseconds(
       std::max(settings.retry_max_backoff_ms, settings.retry_initial_backoff_ms));
-  // A revoke waits for records in flight at most this long: long enough for one request with
-  // its retries in most cases, short enough not to stall the group's rebalance.
-  options.revoke_wait =
-      std::chrono::milliseconds(std::clamp<int64_t>(settings.shutdown_timeout_ms, 1000, 10000));
+  options.revoke_wait = std::chrono::milliseconds(settings.revoke_timeout_ms);
   SNOWCAR_ASSIGN_OR_RETURN(options.registry, schema_registry::RegistryOptionsFromConfig(config));
   // One attempt per try: a lane whose registry call fails backs off on its own timer (paused
   // partition, growing wait) instead of sleeping on a pool thread.

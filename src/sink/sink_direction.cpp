@@ -21,7 +21,14 @@ SinkDirection::SinkDirection(const direction::DirectionContext& context, SinkSet
       client_(*context.client, limit_),
       catalog_(client_),
       writer_(client_, context.store, settings_),
-      origins_(context.store, options_.origin, settings_) {}
+      origins_(context.store, options_.origin, settings_) {
+  // The source of this process asks the store whether the sink wrote a version: one it wrote
+  // longer ago than snow.sink.origin.window.seconds is forgotten at once, not only when the
+  // sink next records a version and prunes.
+  if (context.store != nullptr) {
+    context.store->SetOriginWindow(options_.origin.policy.window_seconds, nullptr);
+  }
+}
 
 SinkDirection::~SinkDirection() { Stop(std::chrono::steady_clock::now()); }
 
@@ -33,7 +40,8 @@ std::shared_ptr<PartitionLane> SinkDirection::MakeLane(const kafka::TopicPartiti
     // Twice max.in.flight keys at work keep the in-flight limit busy while the rest wait in
     // offset order; more would only queue for permits ahead of the commit's record.
     const KeyedLane::Options o{.max_held = static_cast<size_t>(settings_.max_held_records),
-                               .max_active = 2 * static_cast<size_t>(settings_.max_in_flight)};
+                               .max_active = 2 * static_cast<size_t>(settings_.max_in_flight),
+                               .decoder = decoder_.get()};
     return std::make_shared<KeyedLane>(
         tp, &settings_, std::move(events), o, context_.io->get_executor(),
         [this, tp](LaneEvents key_events) { return MakeKeyLane(tp, std::move(key_events)); });

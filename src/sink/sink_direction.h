@@ -26,7 +26,7 @@ namespace snowcar::sink {
 struct SinkRuntimeOptions {
   std::map<std::string, std::string> kafka;  // the kafka.* keys, prefix stripped
   LaneOptions lane;
-  std::chrono::milliseconds revoke_wait{10000};
+  std::chrono::milliseconds revoke_wait{60000};  // snow.sink.revoke.timeout.ms
   // schema.registry.*: decodes framed commands when its url is set.
   schema_registry::RegistryOptions registry;
   OriginSettings origin;

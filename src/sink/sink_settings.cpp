@@ -223,6 +223,7 @@ void ReadDelivery(const config::Config& config, SinkSettings& s, std::vector<std
   s.ordering =
       config.GetString("snow.sink.ordering") == "key" ? Ordering::kKey : Ordering::kPartition;
   s.max_held_records = static_cast<int>(config.GetInt("snow.sink.ordering.max.held.records"));
+  s.revoke_timeout_ms = config.GetInt("snow.sink.revoke.timeout.ms");
   s.ambiguous_create = ParseAmbiguous(config.GetString("snow.sink.create.ambiguous.behavior"));
   s.correlation_field = config.GetString("snow.sink.correlation.field");
   s.max_ambiguous_posts = static_cast<int>(config.GetInt("snow.retry.max.attempts"));

@@ -60,6 +60,7 @@ struct TableApiWriter::Op : std::enable_shared_from_this<TableApiWriter::Op> {
   Done done;
   bool finished = false;
   std::shared_ptr<WriteHistory> history;  // shared with the lane's other tries of the record
+  std::shared_ptr<servicenow::CallCancel> cancel;  // the lane's: set when it lets go
   int lookups = 0;
   int deletes = 0;
 
@@ -71,6 +72,7 @@ struct TableApiWriter::Op : std::enable_shared_from_this<TableApiWriter::Op> {
     r.method = method;
     r.target = std::move(target);
     r.body = std::move(body);
+    r.cancel = cancel;
     writer->client_.Send(std::move(r), executor, std::move(next));
   }
 
@@ -422,8 +424,10 @@ struct TableApiWriter::Op : std::enable_shared_from_this<TableApiWriter::Op> {
 };
 
 void TableApiWriter::Write(Command command, boost::asio::any_io_executor executor, Done done,
-                           std::shared_ptr<WriteHistory> history) {
+                           std::shared_ptr<WriteHistory> history,
+                           std::shared_ptr<servicenow::CallCancel> cancel) {
   auto op = std::make_shared<Op>();
+  op->cancel = std::move(cancel);
   op->writer = this;
   op->history = history != nullptr ? std::move(history) : std::make_shared<WriteHistory>();
   op->command = std::move(command);

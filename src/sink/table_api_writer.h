@@ -35,6 +35,7 @@
 #include <optional>
 
 #include "limited_client.h"
+#include "snowcar/servicenow/call_cancel.h"
 #include "snowcar/sink/command.h"
 #include "snowcar/sink/failure.h"
 #include "snowcar/sink/sink_settings.h"
@@ -67,8 +68,11 @@ class TableApiWriter {
 
   // Applies `command`; `done` runs once, posted to `executor`. `history` (may be null: a
   // fresh one) is read and updated on `executor`; pass the same one to every try of a record.
+  // `cancel` (may be null) goes with every call: once cancelled, nothing more is sent and the
+  // write fails as a held RETRIES_EXHAUSTED (call_cancel.h).
   void Write(Command command, boost::asio::any_io_executor executor, Done done,
-             std::shared_ptr<WriteHistory> history = nullptr);
+             std::shared_ptr<WriteHistory> history = nullptr,
+             std::shared_ptr<servicenow::CallCancel> cancel = nullptr);
 
  private:
   struct Op;

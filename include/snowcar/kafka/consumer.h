@@ -80,6 +80,8 @@ class KafkaConsumer {
 
   // Pause drops what librdkafka fetched ahead for the partitions; Resume fetches again from
   // the record after the last one Poll returned, at once (it seeks there to wake the fetcher).
+  // A pause ends with the assignment: a partition this member is handed (again) always
+  // starts unpaused, whatever was asked for it before it was revoked.
   Status Pause(const std::vector<TopicPartition>& partitions);
   Status Resume(const std::vector<TopicPartition>& partitions);
 

@@ -5,6 +5,7 @@
 // without a socket, and so the source and sink build requests without knowing libcurl.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,8 @@
 #include <vector>
 
 namespace snowcar::servicenow {
+
+class CallCancel;  // call_cancel.h
 
 enum class Method { kGet, kPost, kPatch, kPut, kDelete };
 
@@ -35,6 +38,9 @@ struct InstanceRequest {
   // A list answer comes back as the rows' text (TableResponse::row_texts) rather than parsed:
   // the source reads large pages one row at a time.
   bool rows_as_text = false;
+  // When set and cancelled, no further attempt of the call is sent and a retry wait ends at
+  // once (call_cancel.h). Null: the call cannot be withdrawn.
+  std::shared_ptr<CallCancel> cancel;
 };
 
 struct InstanceResponse {

@@ -53,7 +53,8 @@ class TableClient {
   virtual ~TableClient() = default;
 
   // Starts one logical call. Callable from any thread; `done` runs exactly once, posted to
-  // `executor` (typically the caller's strand), never inside Send itself.
+  // `executor` (typically the caller's strand), never inside Send itself. A request whose
+  // `cancel` token is cancelled sends no further attempt (call_cancel.h).
   virtual void Send(InstanceRequest request, boost::asio::any_io_executor executor,
                     Completion done) = 0;
 

@@ -71,6 +71,9 @@ struct SinkSettings {
   // snow.sink.ordering.max.held.records: under key ordering, the records one partition may
   // hold above its committed offset before it is paused.
   int max_held_records = 5000;
+  // snow.sink.revoke.timeout.ms: how long a revoke waits for the writes on the wire of the
+  // partitions it takes away (writes not sent yet are withdrawn at once).
+  int64_t revoke_timeout_ms = 60000;
   AmbiguousCreateBehavior ambiguous_create = AmbiguousCreateBehavior::kFailAmbiguous;
   std::string correlation_field;
   // snow.retry.max.attempts: under ambiguous.behavior=retry, the POSTs of one record whose
@@ -85,8 +88,8 @@ struct SinkSettings {
   bool reporter_include_request_body = false;
 
   // Keys the sink shares with the source and the sidecar: a lane's back-off between tries
-  // (snow.retry.*.backoff.ms), shutdown.timeout.ms (which bounds a revoke's wait for records in
-  // flight), kafka.group.instance.id (static membership), and what the origin records carry:
+  // (snow.retry.*.backoff.ms), shutdown.timeout.ms (which also bounds a revoke's wait at the
+  // stop), kafka.group.instance.id (static membership), and what the origin records carry:
   // the instance's host (snow.url, as the source keys its state), the integration user
   // (snow.auth.username) and the window (snow.sink.origin.window.*).
   int64_t retry_initial_backoff_ms = 500;

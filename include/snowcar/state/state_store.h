@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "snowcar/common/status.h"
+#include "snowcar/common/time.h"
 
 namespace snowcar::state {
 
@@ -365,6 +366,14 @@ class StateStore {
                                                    uint32_t mod_count) {
     (void)instance, (void)table, (void)sys_id, (void)mod_count;
     return std::optional<Origin>();
+  }
+  // How long a recorded version stays findable: from this call on, FindOrigin answers nullopt
+  // for an entry recorded (Origin::written_at_ms) more than `window_seconds` before `clock`'s
+  // now (null: the system clock), although it stays on disk until a RecordOrigin prunes it.
+  // The sink sets it from snow.sink.origin.window.seconds when it is made; before any call the
+  // age of an entry is not checked. Thread-safe.
+  virtual void SetOriginWindow(int64_t window_seconds, const Clock* clock) {
+    (void)window_seconds, (void)clock;
   }
   // Every recorded version of one row (any instance), lowest sys_mod_count first. For the
   // socket API.

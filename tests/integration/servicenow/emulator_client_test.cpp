@@ -9,6 +9,7 @@
 #include "client_harness.h"
 #include "snowcar/emulator/data_gen.h"
 #include "snowcar/emulator/emulator_server.h"
+#include "snowcar/servicenow/call_cancel.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
 
@@ -129,6 +130,41 @@ TEST_F(EmulatorClientTest, RateLimitStormHonoursRetryAfter) {
   EXPECT_GE(journal[1].time_ms - journal[0].time_ms, 1000) << "waited the Retry-After";
   EXPECT_GE(journal[2].time_ms - journal[1].time_ms, 1000);
   EXPECT_EQ(client->stats().limit, 2) << "8 halved twice";
+}
+
+// A call whose token is cancelled while it waits out a long Retry-After ends at once and
+// is never sent again; a call cancelled before it is sent sends nothing.
+TEST_F(EmulatorClientTest, ACancelledCallStopsWaitingAndSendsNothingMore) {
+  FaultRule rule = Rule(FaultKind::kRateLimit, 1);
+  rule.retry_after_seconds = 30;
+  server_.faults().AddRule(rule);
+  ClientOptions o = Basic();
+  o.retry.max_elapsed_ms = 60000;  // the 30 s wait fits: the call would send again after it
+  auto client = MakeClient(io_.io(), o, {.jitter = ZeroJitter()});
+  auto cancel = std::make_shared<CallCancel>();
+  InstanceRequest patch =
+      WithBody(Method::kPatch, "/api/now/table/incident/0", R"({"short_description":"x"})");
+  patch.cancel = cancel;
+  auto promise = std::make_shared<std::promise<CallResult>>();
+  auto future = promise->get_future();
+  client->Send(patch, boost::asio::make_strand(io_.io()),
+               [promise](CallResult r) { promise->set_value(std::move(r)); });
+  ASSERT_TRUE(testsupport::WaitFor([&] { return server_.journal().size() == 1; },
+                                   std::chrono::seconds(10)));
+  const auto cancelled_at = std::chrono::steady_clock::now();
+  cancel->Cancel();
+  ASSERT_EQ(future.wait_for(std::chrono::seconds(5)), std::future_status::ready)
+      << "the call still waits out its Retry-After";
+  EXPECT_LT(std::chrono::steady_clock::now() - cancelled_at, std::chrono::seconds(5));
+  const CallResult r = future.get();
+  EXPECT_EQ(r.klass, OutcomeClass::kRetryable);
+  EXPECT_FALSE(r.instance_unreachable) << "a cancel says nothing about the instance";
+  EXPECT_EQ(r.attempts, 1);
+  // Sent later with the same token: nothing reaches the instance.
+  const CallResult again = SendAndWait(*client, io_.io(), patch);
+  EXPECT_EQ(again.klass, OutcomeClass::kRetryable);
+  EXPECT_EQ(again.attempts, 0);
+  EXPECT_EQ(server_.journal().size(), 1u);
 }
 
 TEST_F(EmulatorClientTest, ServerErrorsThenSuccess) {

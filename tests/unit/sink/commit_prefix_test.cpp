@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "sink/ordering_key.h"
+#include "snowcar/schema_registry/client.h"
+#include "snowcar/schema_registry/framed_decoder.h"
+#include "snowcar/schema_registry/wire_format.h"
 
 namespace snowcar::sink {
 namespace {
@@ -109,6 +112,45 @@ TEST(OrderingKey, KeyThenCorrelationValueThenOneChain) {
   r.key = "";
   r.value.reset();
   EXPECT_EQ(OrderingKey(r, s), "") << "an empty key is no key";
+}
+
+// A registry holding one JSON Schema, id 7: enough for the decoder to read framed commands.
+class OneSchemaRegistry final : public schema_registry::SchemaRegistryClient {
+ public:
+  Result<int32_t> RegisterSchema(std::string_view, schema_registry::SchemaType,
+                                 std::string_view) override {
+    return Status::Unavailable("read-only");
+  }
+  Result<schema_registry::RegisteredSchema> SchemaById(int32_t id) override {
+    if (id != 7) return Status::NotFound("no schema " + std::to_string(id));
+    return schema_registry::RegisteredSchema{
+        .id = 7, .type = schema_registry::SchemaType::kJson, .schema = R"({"type":"object"})"};
+  }
+  Result<bool> IsCompatible(std::string_view, schema_registry::SchemaType,
+                            std::string_view) override {
+    return true;
+  }
+};
+
+TEST(OrderingKey, AFramedCommandSharesTheChainOfItsJsonTwin) {
+  SinkSettings s;
+  s.correlation_field = "correlation_id";
+  OneSchemaRegistry registry;
+  schema_registry::FramedDecoder decoder(registry);
+  kafka::InRecord json;
+  json.value = R"({"correlation_id":"X","short_description":"a"})";
+  kafka::InRecord framed;
+  framed.value = schema_registry::Frame(7, *json.value);
+  EXPECT_EQ(OrderingKey(json, s, &decoder), "cX");
+  EXPECT_EQ(OrderingKey(framed, s, &decoder), "cX") << "keyless: the correlation value";
+  framed.key = schema_registry::Frame(7, R"("row-1")");
+  json.key = R"("row-1")";
+  EXPECT_EQ(OrderingKey(framed, s, &decoder), OrderingKey(json, s, &decoder)) << "keyed";
+  // What cannot be decoded is ordered by its bytes, as without a registry.
+  kafka::InRecord unknown;
+  unknown.value = schema_registry::Frame(8, *json.value);
+  EXPECT_EQ(OrderingKey(unknown, s, &decoder), "");
+  EXPECT_EQ(OrderingKey(framed, s, nullptr), "k" + *framed.key);
 }
 
 }  // namespace

@@ -102,6 +102,34 @@ TEST(OriginStoreTest, EntriesOlderThanTheWindowGoWithTheNextRecord) {
   EXPECT_TRUE(Has(*store, Key(5, 0)));
 }
 
+// A clock the test moves by hand.
+class HandClock final : public Clock {
+ public:
+  int64_t NowMillis() const override { return now_ms; }
+  int64_t now_ms = 0;
+};
+
+TEST(OriginStoreTest, AnEntryOlderThanTheWindowIsNoMatchEvenBeforeItIsPruned) {
+  TempDir tmp;
+  auto store = OpenOrDie(tmp.path());
+  HandClock clock;
+  clock.now_ms = 1'000'000;
+  store->SetOriginWindow(10, &clock);
+  OriginPolicy policy;
+  policy.window_seconds = 10;
+  ASSERT_TRUE(store->RecordOrigin(Key(1, 0), At(0, 1'000'000), policy).ok());
+  ASSERT_TRUE(store->RecordOrigin(Key(2, 0), At(1, 1'005'000), policy).ok());
+  clock.now_ms = 1'010'000;  // 10 s after the first: still inside
+  EXPECT_TRUE(Has(*store, Key(1, 0)));
+  // The sink writes nothing more, so nothing is pruned; the lookup forgets the first anyway.
+  clock.now_ms = 1'010'001;
+  EXPECT_FALSE(Has(*store, Key(1, 0)));
+  EXPECT_TRUE(Has(*store, Key(2, 0)));
+  EXPECT_EQ(*store->OriginCount(), 2u) << "still on disk until the next record prunes it";
+  clock.now_ms = 1'100'000;
+  EXPECT_FALSE(Has(*store, Key(2, 0)));
+}
+
 TEST(OriginStoreTest, RecordingAVersionAgainCountsItOnce) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
