@@ -15,7 +15,7 @@ CTEST_ARGS ?=
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: all deps configure build test test-unit test-integration test-asan test-tsan test-faults bench demo \
+.PHONY: all deps configure build test test-unit test-integration test-asan test-tsan test-faults test-contract bench demo \
         docs-config docs-outcomes format tidy clean fuzz fuzz-build fuzz-quick install
 
 all: build
@@ -80,6 +80,14 @@ FAULT_ARGS ?=
 test-faults: build
 	cmake --build $(BUILD) -j $(JOBS) --target fault_driver
 	$(BUILD)/tests/fault/fault_driver --long $(FAULT_ARGS)
+
+# The contract checker's random runs (docs/reliability.md, The contract checker): the kept
+# regression seeds, then SEEDS runs, each a feature combination and a fault schedule named by
+# its printed seed (SEED=S starts from S, to repeat a run). The fixed set is part of `make test`.
+SEEDS ?= 20
+test-contract: build
+	cmake --build $(BUILD) -j $(JOBS) --target contract_driver
+	$(BUILD)/tests/contract/contract_driver --regression --random $(SEEDS) $(if $(SEED),--seed $(SEED))
 
 # ASan + UBSan build running the unit and integration tests: the integration tests start the
 # sanitized sidecar, emulator and broker binaries, so a report in any of them fails its test.

@@ -126,6 +126,18 @@ PageDiff ComparePage(const std::vector<std::string>& instance,
   return diff;
 }
 
+std::string IdBefore(std::string id) {
+  for (size_t i = id.size(); i-- > 0;) {
+    if (id[i] == '0') {
+      id[i] = 'f';  // borrow from the digit to the left
+      continue;
+    }
+    id[i] = id[i] == 'a' ? '9' : static_cast<char>(id[i] - 1);
+    return id;
+  }
+  return "";
+}
+
 bool LeftToRowStream(int64_t ts, int64_t rows_hi) {
   // A row of the last two seconds under HI may still be in the row stream's overlap. Before
   // the row stream acknowledged any sweep (kNone, the lowest int64) every row is its to emit;

@@ -79,6 +79,10 @@ struct PageDiff {
 PageDiff ComparePage(const std::vector<std::string>& instance,
                      const std::vector<std::string>& known);
 
+// The greatest 32-hex id below `id` ("" below all zeros), so that the id set's range
+// (IdBefore(id), id] holds `id` alone when the set has it.
+std::string IdBefore(std::string id);
+
 // Whether a never-emitted row the sweep read is the row stream's to emit rather than the
 // sweep's: its timestamp `ts` is past what the row stream's acknowledged sweeps cover
 // (`rows_hi`, their HI; RowWatermark::kNone before the first one, when every row is).

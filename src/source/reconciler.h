@@ -107,6 +107,9 @@ class Reconciler : public std::enable_shared_from_this<Reconciler> {
   // Drops the held rows the row stream emitted a version of, as new or newer, since they were
   // read; false when the batch is retried instead (the dedup index could not be read).
   bool DropSuperseded();
+  // Drops the gone ids the audit stream emitted a DELETE of since they were compared
+  // (deletes=audit+reconcile); false when the batch is retried instead.
+  bool DropDeletedMeanwhile();
   void ProducePage();
   void OnPageDelivered();
   void Retry(const std::string& why);

@@ -277,6 +277,39 @@ TEST_F(ReconcilerTest, ARowTheRowStreamAcknowledgedMeanwhileIsNotPublishedAgain)
   EXPECT_TRUE(Produced()["UPSERT"].empty());
 }
 
+// deletes=audit+reconcile: the audit stream's DELETE of a row is acknowledged while the sweep
+// that found the row gone confirms it (both wait for the same row-stream gate). The sweep must
+// not emit the deletion a second time.
+TEST_F(ReconcilerTest, ADeletionTheAuditStreamEmittedMeanwhileIsNotEmittedAgain) {
+  rows_[Rid(1)] = InstanceRow{kT0 + 10, 0, false};
+  Emitted({Rid(1), Rid(2), Rid(3)});  // rows 2 and 3 are gone from the instance
+  StoreSweep(false);
+  on_read_ = [&](bool only_id) {
+    if (only_id) emitted_->Remove(Rid(2));  // the audit stream's DELETE, acknowledged
+  };
+  watermark_->Publish(kT0 + 1000);
+  StartReconciler();
+  ASSERT_TRUE(WaitFor([&] { return SweepsDone(1); }, 10s)) << reconciler_->Read().last_error;
+  EXPECT_THAT(Produced()["DELETE"], ::testing::ElementsAre(Rid(3)));
+  EXPECT_EQ(reconciler_->Read().state.last_deleted, 1u);
+}
+
+// The same, with the audit stream's note already flushed into the id set by its poller.
+TEST_F(ReconcilerTest, ADeletionFlushedByTheAuditStreamMeanwhileIsNotEmittedAgain) {
+  rows_[Rid(1)] = InstanceRow{kT0 + 10, 0, false};
+  Emitted({Rid(1), Rid(2), Rid(3)});
+  StoreSweep(false);
+  on_read_ = [&](bool only_id) {
+    if (!only_id) return;
+    emitted_->Remove(Rid(2));
+    ASSERT_TRUE(emitted_->Flush(*store_, source_.instance, table_.alias).ok());
+  };
+  watermark_->Publish(kT0 + 1000);
+  StartReconciler();
+  ASSERT_TRUE(WaitFor([&] { return SweepsDone(1); }, 10s)) << reconciler_->Read().last_error;
+  EXPECT_THAT(Produced()["DELETE"], ::testing::ElementsAre(Rid(3)));
+}
+
 TEST_F(ReconcilerTest, ASweepResumedBeforeTheRowStreamAcknowledgedASweepWaitsForIt) {
   rows_[Rid(1)] = InstanceRow{kT0 + 10, 0, false};
   rows_[Rid(2)] = InstanceRow{kT0 + 10, 0, false};

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// The covering set covers every pair; schedules are a function of their seed.
+#include "pairwise.h"
+
+#include <gtest/gtest.h>
+
+#include "exclusions.h"
+#include "schedule.h"
+
+namespace snowcar::contract {
+namespace {
+
+TEST(Pairwise, EveryPairOfFeatureValuesIsInSomeCombination) {
+  const auto& dims = FeatureDimensions();
+  const auto set = AllPairs(dims);
+  EXPECT_TRUE(UncoveredPairs(dims, set).empty());
+  // 4 x 4 values need at least 16 rows; the greedy set stays close to that.
+  EXPECT_GE(set.size(), 16u);
+  EXPECT_LE(set.size(), 24u);
+}
+
+TEST(Pairwise, TheCheckOfTheCheckNoticesAMissingPair) {
+  const auto& dims = FeatureDimensions();
+  auto set = AllPairs(dims);
+  set.pop_back();
+  EXPECT_FALSE(UncoveredPairs(dims, set).empty());
+}
+
+TEST(Pairwise, CoversSmallHandMadeDimensionsToo) {
+  const std::vector<Dimension> dims = {
+      {"a", {"0", "1", "2"}}, {"b", {"x", "y"}}, {"c", {"p", "q", "r"}}, {"d", {"u", "v"}}};
+  const auto set = AllPairs(dims);
+  EXPECT_TRUE(UncoveredPairs(dims, set).empty());
+  EXPECT_GE(set.size(), 9u);
+}
+
+TEST(Pairwise, TheFixedSetCoversEveryPairButTheKnownBreaksAndHoldsNone) {
+  const auto& dims = FeatureDimensions();
+  const auto filter = WithoutKnownBreaks(dims);
+  const auto set = AllPairs(dims, filter);
+  EXPECT_TRUE(UncoveredPairs(dims, set, filter).empty());
+  EXPECT_TRUE(RefusedPairsUsed(dims, set, filter).empty());
+  for (const auto& c : set) {
+    EXPECT_EQ(BreakReason(dims, c), "");
+    // A value that breaks with anything never runs.
+    EXPECT_NE(Describe(dims, c).at("deletes"), "audit+reconcile") << ComboName(dims, c);
+  }
+  // Without the filter the known breaks would be required: the filter is what drops them.
+  EXPECT_FALSE(UncoveredPairs(dims, set).empty());
+}
+
+TEST(Pairwise, RunsAndRefusalsTogetherCoverEveryPairButTheKnownBreaks) {
+  const auto& dims = FeatureDimensions();
+  const auto runnable = Runnable(dims);
+  auto set = AllPairs(dims, runnable);
+  EXPECT_TRUE(UncoveredPairs(dims, set, runnable).empty());
+  EXPECT_TRUE(RefusedPairsUsed(dims, set, runnable).empty());
+  const auto refusals = RefusalCases(dims);
+  EXPECT_EQ(refusals.size(), 12u);  // 3 typed formats x (envelope, 3 delete modes)
+  set.insert(set.end(), refusals.begin(), refusals.end());
+  EXPECT_TRUE(UncoveredPairs(dims, set, WithoutKnownBreaks(dims)).empty());
+}
+
+TEST(Schedule, TheSameSeedGivesTheSameSchedule) {
+  EXPECT_EQ(MakeSchedule(42, 4, 8000, 2).ToString(), MakeSchedule(42, 4, 8000, 2).ToString());
+  EXPECT_NE(MakeSchedule(42, 4, 8000, 2).ToString(), MakeSchedule(43, 4, 8000, 2).ToString());
+  const auto s = MakeSchedule(7, 6, 8000, 1);
+  ASSERT_EQ(s.events.size(), 6u);
+  for (size_t i = 0; i < s.events.size(); ++i) {
+    EXPECT_NE(s.events[i].kind, FaultKind::kReplicaCycle);  // one replica: nothing to cycle
+    EXPECT_GE(s.events[i].at_ms, 500);
+    if (i > 0) {
+      EXPECT_LE(s.events[i - 1].at_ms, s.events[i].at_ms);
+    }
+  }
+}
+
+TEST(Schedule, ReadsTheRegressionSeedsFile) {
+  const auto cases = ParseRegressionCases(
+      "# kept seeds\n12 # stale final after a rebalance\n\n  7 json.none.p1\nx\n");
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].seed, 12u);
+  EXPECT_EQ(cases[0].combination, "");
+  EXPECT_EQ(cases[1].seed, 7u);
+  EXPECT_EQ(cases[1].combination, "json.none.p1");
+}
+
+}  // namespace
+}  // namespace snowcar::contract

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// What one contract run starts: the properties of each replica for a feature combination, and
+// the expectations the checker gets for it (duplicate bounds from the schedule's faults).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "schedule.h"
+
+namespace snowcar::contract {
+
+using Features = std::map<std::string, std::string>;  // dimension -> value (pairwise.h)
+
+constexpr int kBatch = 20;          // snow.source.batch.size: the per-crash repeat bound
+constexpr int kSinkPartitions = 2;  // partitions of the command topic
+constexpr char kSinkTable[] = "u_contract";
+constexpr char kSinkUser[] = "admin";
+
+struct Endpoints {
+  std::string emulator;   // base URL
+  std::string bootstrap;  // broker
+  std::string registry;   // "" when the format needs none
+  std::string inc_topic;  // source topic of incident (the writer's table, deletes apply)
+  std::string ctr_topic;  // source topic of u_contract (the sink's table, echo applies)
+  std::string cmd_topic;  // the sink's command topic
+  std::string ok_topic;   // the sink's success reports
+  std::string sink_group;
+  std::string source_group;  // "" with one replica
+};
+
+// The properties of replica `replica` (state and socket under `dir`).
+std::map<std::string, std::string> ReplicaProps(const Features& f, const Endpoints& ep, int replica,
+                                                const std::string& dir);
+
+// Repeats allowed on a source topic for a run with this schedule (docs/semantics.md): one
+// page per kill -9, per broker outage and per SIGTERM that outlasts its timeout, plus for
+// shared tables what a killed owner committed since its last snapshot.
+int64_t SourceDuplicateBound(const Features& f, const Schedule& schedule);
+
+bool NeedsRegistry(const Features& f);
+bool DeletesAudit(const Features& f);
+bool DeletesReconcile(const Features& f);
+int Replicas(const Features& f);
+
+}  // namespace snowcar::contract
