@@ -51,7 +51,8 @@ std::string EncodedQueryFor(const TableSettings& table, const PlannedQuery& quer
 std::string PageTargetFor(const TableSettings& table, const PlannedQuery& query) {
   PageRequestOptions options;
   options.limit = query.count ? 1 : table.batch_size;
-  options.with_count = query.count;
+  // A page in phase stream asks for its range's count too (PlannedQuery::with_total).
+  options.with_count = query.count || query.with_total;
   if (query.count) {
     options.fields_override = table.sys_id_field + "," + table.timestamp_field;
   }

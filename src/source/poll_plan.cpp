@@ -146,6 +146,7 @@ std::string DescribeQuery(const PlannedQuery& q) {
     if (!q.upto_sys_id.empty()) out += " <=\"" + q.upto_sys_id + "\"";
   }
   if (q.count) out += " count";
+  if (q.with_total) out += " +total";
   return out;
 }
 
@@ -230,6 +231,7 @@ PlannedQuery PollPlan::Next() const {
   PlannedQuery q;
   q.shape = shape_;
   q.count = counting_;
+  q.with_total = !counting_ && !rereading_ && phase_ == state::Phase::kStream;
   if (shape_ == QueryShape::kMoveOn) {
     q.after_ts = after_ts_;
     q.hi_ts = RangeHi();
@@ -282,7 +284,7 @@ Status PollPlan::Accept(int64_t ts, std::string_view sys_id) {
   return Status::Ok();
 }
 
-Status PollPlan::OnPage(size_t raw_rows) {
+Status PollPlan::OnPage(size_t raw_rows, std::optional<int64_t> total) {
   const size_t accepted = page_open_ ? page_accepted_ : 0;
   page_open_ = false;
   page_accepted_ = 0;
@@ -295,6 +297,12 @@ Status PollPlan::OnPage(size_t raw_rows) {
   rereading_ = false;
   if (accepted > 0) {
     last_row_ = state::Cursor{check_ts_, check_sys_id_, phase_};
+    if (total && *total == static_cast<int64_t>(raw_rows)) {
+      // Every row the count covers came on this page: nothing of the range is left to read
+      // or hidden behind it.
+      RangeDone();
+      return Status::Ok();
+    }
     // Full or short, continue from the last row: a full move-on page drains its last
     // second; a short page may be short only because rows were hidden after the limit.
     if (shape_ == QueryShape::kMoveOn) {
@@ -317,6 +325,7 @@ Status PollPlan::OnPage(size_t raw_rows) {
         "size (batch.size)");
   }
   counting_ = true;
+  if (total) return OnCount(*total);  // the page counted its own range: no request of its own
   return Status::Ok();
 }
 

@@ -166,6 +166,10 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void FinishStop();
   void ReportHealth();
   std::string Label() const;
+  // Counts a request on the table's status (a deletes stream's all count as audit).
+  void CountRequest(RequestPurpose purpose) {
+    status_.CountRequest(deps_.deletes ? RequestPurpose::kAudit : purpose);
+  }
 
   // ---- parallel backfill (table_poller_backfill.cpp, backfill_ranges.h) ----
   struct BackfillRun;  // backfill_run.h
@@ -313,14 +317,15 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   };
   // Checks a page's rows and moves `plan` over them, queueing the good ones in `page` with
   // their records (the table's own plan, or a backfill range's). Rows come parsed, or as text
-  // parsed one at a time (servicenow::RowTexts).
+  // parsed one at a time (servicenow::RowTexts). `total`: the page's X-Total-Count, when its
+  // query asked for one (PlannedQuery::with_total).
   void AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
-                  const boost::json::array& rows);
+                  const boost::json::array& rows, std::optional<int64_t> total = std::nullopt);
   void AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
-                  const servicenow::RowTexts& rows);
+                  const servicenow::RowTexts& rows, std::optional<int64_t> total);
   // A page answer: its text rows, or its parsed ones when the client parsed it whole.
   void AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
-                  const servicenow::TableResponse& answer);
+                  const servicenow::TableResponse& answer, std::optional<int64_t> total);
   // One row of it; false when the table failed.
   bool AcceptRow(PollPlan& plan, bool backfill_range, QueuedPage& page,
                  const boost::json::value& row, int64_t extracted_at);

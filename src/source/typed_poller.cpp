@@ -42,6 +42,7 @@ bool TablePoller::HoldForTypes(boost::json::array& rows, std::optional<size_t> r
     servicenow::InstanceRequest request;
     request.target = typed_->DictionaryTarget();
     status_.SetLastRequestAt(now);
+    CountRequest(RequestPurpose::kDictionary);
     http_busy_ = true;
     SNOWCAR_LOG(kDebug, "source.column_types_request", {{"table", deps_.table->alias}});
     deps_.client->Send(std::move(request), strand_,

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the source costs the instance, counted where the instance counts it: the emulator's
+// journal of requests, next to the sidecar's own snowcar_snow_requests_total.
+#include <gmock/gmock.h>
+
+#include <string>
+
+#include "snowcar/emulator/journal.h"
+#include "source_harness.h"
+
+namespace snowcar::source::it {
+namespace {
+
+class SourceRequests : public SourceTest {
+ protected:
+  // Requests the emulator received for `incident` after journal entry `after_seq`.
+  size_t TableRequestsSince(uint64_t after_seq) {
+    size_t n = 0;
+    for (const auto& e : emu_->journal().Since(after_seq)) {
+      if (e.target.starts_with("/api/now/table/incident?")) ++n;
+    }
+    return n;
+  }
+  uint64_t LastSeq() {
+    const auto all = emu_->journal().All();
+    return all.empty() ? 0 : all.back().seq;
+  }
+  // snowcar_snow_requests_total{table="inc",purpose="<purpose>"}, -1 when absent.
+  int64_t RequestMetric(const std::string& purpose) {
+    const std::string body = Get("/metrics").body;
+    const std::string series =
+        "snowcar_snow_requests_total{table=\"inc\",purpose=\"" + purpose + "\"} ";
+    const size_t at = body.find(series);
+    if (at == std::string::npos) return -1;
+    return std::stoll(body.substr(at + series.size()));
+  }
+};
+
+// A caught-up table whose overlap holds rows already read: one page request per poll (the
+// re-read of the overlap runs up to the high-water mark and carries its own X-Total-Count),
+// and no count request of its own.
+TEST_F(SourceRequests, IdleTableCostsOneRequestPerPoll) {
+  props_["snow.source.poll.interval.ms"] = "100";
+  const int64_t now = NowS();
+  LoadRows({now - 100, now - 100, now - 60});
+  Start();
+  ASSERT_EQ(WaitForRecords(topic_, 3).size(), 3u);
+  ASSERT_TRUE(testsupport::WaitFor([&] { return Counter("sweeps") >= 3; }, 20s));
+
+  const int64_t sweeps_before = Counter("sweeps");
+  const uint64_t mark = LastSeq();
+  const int64_t counts_before = RequestMetric("count");
+  const int64_t pages_before = RequestMetric("page");
+  ASSERT_GE(counts_before, 0);
+  ASSERT_GT(pages_before, 0);
+  ASSERT_TRUE(testsupport::WaitFor([&] { return Counter("sweeps") >= sweeps_before + 20; }, 30s));
+  const int64_t polls = Counter("sweeps") - sweeps_before;
+  const size_t requests = TableRequestsSince(mark);
+
+  // A poll in flight at either end of the window may fall on the other side of it.
+  EXPECT_LE(static_cast<int64_t>(requests), polls + 1)
+      << requests << " requests for " << polls << " idle polls";
+  EXPECT_GE(static_cast<int64_t>(requests), polls - 1);
+  EXPECT_EQ(RequestMetric("count"), counts_before);
+  EXPECT_GE(RequestMetric("page") - pages_before, polls - 1);
+  EXPECT_EQ(Counter("rows_emitted"), 3);
+  StopGracefully();
+}
+
+}  // namespace
+}  // namespace snowcar::source::it
