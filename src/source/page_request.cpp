@@ -41,6 +41,9 @@ std::string EncodedQueryFor(const TableSettings& table, const PlannedQuery& quer
   if (query.shape == QueryShape::kMoveOn) {
     return MoveOnQuery(table, query.after_ts, query.hi_ts);
   }
+  if (query.shape == QueryShape::kKeyset) {
+    return KeysetQuery(table, query.drain_ts, query.after_sys_id, query.hi_ts);
+  }
   std::string q = DrainSecondQuery(table, query.drain_ts, query.after_sys_id);
   if (!query.upto_sys_id.empty()) {
     q = AddTermToEveryBranch(q, table.sys_id_field + "<=" + query.upto_sys_id);
