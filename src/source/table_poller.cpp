@@ -134,7 +134,7 @@ void TablePoller::Pump() {
     if (idle_wait_) {
       idle_wait_ = false;
       timer_armed_ = true;
-      timer_.expires_after(std::chrono::milliseconds(deps_.table->poll_interval_ms));
+      timer_.expires_after(std::chrono::milliseconds(idle_interval_ms_));
       timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
         self->timer_armed_ = false;
         if (ec) return;
@@ -164,6 +164,7 @@ void TablePoller::Pump() {
       NoteSweepFinished();
       status_.SetPhase(phase);
       status_.sweeps.fetch_add(1);
+      AdaptInterval();
       idle_wait_ = true;  // nothing to read: caught up by definition
       Pump();
       return;
@@ -336,6 +337,7 @@ void TablePoller::AfterPage() {
     status_.SetPhase(phase);
     status_.sweeps.fetch_add(1);
     idle_wait_ = phase == state::Phase::kStream;
+    if (idle_wait_) AdaptInterval();
     SNOWCAR_LOG(kDebug, "source.sweep_done",
                 {{"table", deps_.table->alias},
                  {"hi", FormatSnowTimestamp(plan_.hi())},

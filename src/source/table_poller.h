@@ -202,6 +202,10 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   int64_t SweepClockMs() const;
   // A sweep ended: remember its HI; publish it once every row it read is acknowledged.
   void NoteSweepFinished();
+  // A sweep of a caught-up table ended: sets the wait before the next one
+  // (table_poller_interval.cpp): the poll interval, or with adaptive polling twice the last
+  // wait after a sweep that saw no change, up to the table's maximum.
+  void AdaptInterval();
   void PublishWatermark();
   // The records one accepted row becomes: the row's UPSERT, or a deletes stream's records.
   // InvalidArgument: a typed value that does not parse (the bad-row policy decides).
@@ -279,9 +283,12 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   bool loaded_ = false;
   bool http_busy_ = false;
   bool timer_armed_ = false;
-  bool gate_woke_ = false;       // the instance's gate opened: the cancelled wait goes on
-  bool idle_wait_ = false;       // the next sweep waits for the poll interval
-  bool rewind_pending_ = false;  // rewind before the next sweep (idle wake)
+  bool gate_woke_ = false;         // the instance's gate opened: the cancelled wait goes on
+  bool idle_wait_ = false;         // the next sweep waits for the poll interval
+  bool rewind_pending_ = false;    // rewind before the next sweep (idle wake)
+  int64_t idle_interval_ms_ = 0;   // the current wait between sweeps (AdaptInterval)
+  state::Cursor interval_row_;     // the last row read when the previous sweep ended
+  int64_t interval_emitted_ = -1;  // rows_emitted then
   bool produce_failed_ = false;
   bool stopping_ = false;
   bool stop_done_ = false;

@@ -94,6 +94,9 @@ class TableStatus {
   // Sweeps that reached their high-water mark: a caught-up table finishes one every poll
   // interval, so a count that stops growing means the table stopped advancing.
   std::atomic<int64_t> sweeps{0};
+  // The wait before the next sweep once caught up: the poll interval, or under adaptive
+  // polling (poll.interval.max.ms) the current one. 0 until the first sweep ended.
+  std::atomic<int64_t> poll_interval_ms{0};
   // Logical requests sent to the instance (one Send each; the client's retries of a call are
   // in retries and the request-duration histogram), by purpose.
   std::array<std::atomic<int64_t>, std::size(kRequestPurposes)> requests{};

@@ -3,7 +3,9 @@
 // journal of requests, next to the sidecar's own snowcar_snow_requests_total.
 #include <gmock/gmock.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "snowcar/emulator/journal.h"
 #include "source_harness.h"
@@ -64,6 +66,36 @@ TEST_F(SourceRequests, IdleTableCostsOneRequestPerPoll) {
   EXPECT_EQ(RequestMetric("count"), counts_before);
   EXPECT_GE(RequestMetric("page") - pages_before, polls - 1);
   EXPECT_EQ(Counter("rows_emitted"), 3);
+  StopGracefully();
+}
+
+// Adaptive polling (poll.interval.max.ms): each idle poll doubles the wait up to the ceiling,
+// shown on the socket; rows arriving set it back to the poll interval.
+TEST_F(SourceRequests, AdaptivePollingWaitsLongerWhileIdleAndSnapsBackOnNewRows) {
+  props_["snow.source.poll.interval.ms"] = "100";
+  props_["snow.table.inc.poll.interval.max.ms"] = "800";
+  LoadRows({NowS() - 100});
+  Start();
+  ASSERT_EQ(WaitForRecords(topic_, 1).size(), 1u);
+  ASSERT_TRUE(testsupport::WaitFor([&] { return Counter("poll_interval_ms") == 800; }, 20s));
+  // At the ceiling the table is asked at most once per 800 ms (and a poll in flight).
+  const uint64_t mark = LastSeq();
+  const auto idle_from = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(2400ms);  // a measuring window, not synchronisation
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - idle_from).count();
+  EXPECT_LE(static_cast<double>(TableRequestsSince(mark)), seconds / 0.8 + 1);
+  // Rows keep arriving: the wait goes back to the poll interval.
+  int inserted = 0;
+  const bool snapped = testsupport::WaitFor(
+      [&] {
+        EXPECT_TRUE(emu_->store().Insert("incident", {{"short_description", "new"}}).ok());
+        ++inserted;
+        return Counter("poll_interval_ms") == 100;
+      },
+      20s, 50ms);
+  EXPECT_TRUE(snapped) << "poll_interval_ms " << Counter("poll_interval_ms");
+  EXPECT_EQ(WaitForRecords(topic_, 1 + inserted).size(), 1u + inserted);
   StopGracefully();
 }
 
