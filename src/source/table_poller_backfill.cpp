@@ -263,8 +263,9 @@ void TablePoller::OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& 
 
 void TablePoller::AcceptRangePage(size_t index, const servicenow::TableResponse& page) {
   BackfillRun::Range& r = backfill_->ranges[index];
-  // A range's page asks no count of its own (its plan is in phase backfill).
-  AcceptInto(*r.plan, /*backfill_range=*/true, r.pages.emplace_back(), page, std::nullopt);
+  // A range's plan is in phase backfill: only a drained second's page asks for its own count,
+  // and only such a page carries X-Total-Count.
+  AcceptInto(*r.plan, /*backfill_range=*/true, r.pages.emplace_back(), page, page.total_count);
 }
 
 void TablePoller::AcceptHeldRangePage(size_t index, uint64_t run, const boost::json::array& rows) {
