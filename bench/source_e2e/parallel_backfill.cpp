@@ -46,7 +46,9 @@ Requests Journal(const std::string& base, uint64_t since) {
     r.last_seq = std::max<uint64_t>(r.last_seq, o.at("seq").to_number<uint64_t>());
     const std::string target(o.at("target").as_string());
     if (target.rfind("/api/now/table/incident", 0) != 0) continue;
-    if (target.find("sysparm_no_count=false") != std::string::npos) {
+    // A count request asks for one row; a page may ask for its own count too (phase stream,
+    // a drained second), and is still a page.
+    if (target.find("sysparm_limit=1&") != std::string::npos) {
       ++r.counts;
     } else {
       ++r.pages;

@@ -158,6 +158,16 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
        .group = kSource,
        .doc = "Wait between sweeps once this table is caught up; unset uses "
               "`snow.source.poll.interval.ms`."},
+      {.name = "snow.table.<alias>.poll.interval.max.ms",
+       .type = T::kInt,
+       .min = 0,
+       .max = kDayMs,
+       .group = kSource,
+       .doc = "Adaptive polling for this table, off unless set: each idle poll (one that finds "
+              "no new row) doubles the wait between sweeps, up to this, and the first new row "
+              "sets it back to the table's poll interval. Quiet tables then cost the instance "
+              "little while busy ones stay fresh; the socket shows the current wait "
+              "(`poll_interval_ms`). Must not be below the table's poll interval."},
       {.name = "snow.source.poll.interval.ms",
        .type = T::kInt,
        .default_value = "5000",

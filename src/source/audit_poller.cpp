@@ -200,6 +200,7 @@ void TablePoller::SendAuditRead(std::string target, boost::json::array rows, boo
   servicenow::InstanceRequest request;
   request.target = std::move(target);
   status_.SetLastRequestAt(SystemClock::Instance().NowMillis());
+  CountRequest(RequestPurpose::kAudit);
   http_busy_ = true;
   deps_.client->Send(std::move(request), strand_,
                      [self = shared_from_this(), page = std::move(rows),

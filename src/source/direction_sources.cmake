@@ -9,6 +9,7 @@ set(SNOWCAR_SOURCE_DIRECTION_SOURCES
   table_poller_probe.cpp
   table_poller_produce.cpp
   table_poller_backfill.cpp
+  table_poller_interval.cpp
   backfill_ranges.cpp
   source_direction.cpp
   source_routes.cpp

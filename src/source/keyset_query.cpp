@@ -3,6 +3,7 @@
 #include "snowcar/source/keyset_query.h"
 
 #include <cstdio>
+#include <initializer_list>
 #include <vector>
 
 #include "snowcar/common/text.h"
@@ -40,26 +41,35 @@ bool HasCondition(std::string_view branch) {
   }
 }
 
-// `base` with `cursor_terms` ANDed into every non-empty ^NQ branch, then `order_by` once.
-std::string Compose(std::string_view base, std::string_view cursor_terms,
+// `base` with each of `alternatives` ANDed into every non-empty ^NQ branch (one branch per
+// pair: an OR of ANDs stays one), then `order_by` once.
+std::string Compose(std::string_view base, std::initializer_list<std::string_view> alternatives,
                     std::string_view order_by) {
   std::string out;
-  out.reserve(base.size() * 2 + cursor_terms.size() + order_by.size() + 8);
+  out.reserve(base.size() * 2 + order_by.size() + 64);
   bool any_branch = false;
   while (!base.empty()) {
     const size_t nq = base.find(kNewQuery);
     const std::string_view branch = base.substr(0, nq);
     if (HasCondition(branch)) {
-      if (any_branch) out.append(kNewQuery);
-      out.append(branch);
-      out += '^';
-      out.append(cursor_terms);
-      any_branch = true;
+      for (std::string_view terms : alternatives) {
+        if (any_branch) out.append(kNewQuery);
+        out.append(branch);
+        out += '^';
+        out.append(terms);
+        any_branch = true;
+      }
     }
     if (nq == std::string_view::npos) break;
     base.remove_prefix(nq + kNewQuery.size());
   }
-  if (!any_branch) out.append(cursor_terms);
+  if (!any_branch) {
+    for (std::string_view terms : alternatives) {
+      if (any_branch) out.append(kNewQuery);
+      out.append(terms);
+      any_branch = true;
+    }
+  }
   out += '^';
   out.append(order_by);
   return out;
@@ -109,13 +119,24 @@ std::string DrainSecondQuery(const TableSettings& table, int64_t ts,
     terms += "^" + table.sys_id_field + ">";
     terms.append(after_sys_id);
   }
-  return Compose(table.base_query, terms, "ORDERBY" + table.sys_id_field);
+  return Compose(table.base_query, {terms}, "ORDERBY" + table.sys_id_field);
 }
 
 std::string MoveOnQuery(const TableSettings& table, int64_t after_ts, int64_t hi_ts) {
   const std::string terms = table.timestamp_field + ">" + FormatSnowTimestamp(after_ts) + "^" +
                             table.timestamp_field + "<=" + FormatSnowTimestamp(hi_ts);
-  return Compose(table.base_query, terms,
+  return Compose(table.base_query, {terms},
+                 "ORDERBY" + table.timestamp_field + "^ORDERBY" + table.sys_id_field);
+}
+
+std::string KeysetQuery(const TableSettings& table, int64_t ts, std::string_view after_sys_id,
+                        int64_t hi_ts) {
+  std::string rest_of_second =
+      table.timestamp_field + "=" + FormatSnowTimestamp(ts) + "^" + table.sys_id_field + ">";
+  rest_of_second.append(after_sys_id);
+  const std::string later = table.timestamp_field + ">" + FormatSnowTimestamp(ts) + "^" +
+                            table.timestamp_field + "<=" + FormatSnowTimestamp(hi_ts);
+  return Compose(table.base_query, {rest_of_second, later},
                  "ORDERBY" + table.timestamp_field + "^ORDERBY" + table.sys_id_field);
 }
 

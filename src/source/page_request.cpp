@@ -41,6 +41,9 @@ std::string EncodedQueryFor(const TableSettings& table, const PlannedQuery& quer
   if (query.shape == QueryShape::kMoveOn) {
     return MoveOnQuery(table, query.after_ts, query.hi_ts);
   }
+  if (query.shape == QueryShape::kKeyset) {
+    return KeysetQuery(table, query.drain_ts, query.after_sys_id, query.hi_ts);
+  }
   std::string q = DrainSecondQuery(table, query.drain_ts, query.after_sys_id);
   if (!query.upto_sys_id.empty()) {
     q = AddTermToEveryBranch(q, table.sys_id_field + "<=" + query.upto_sys_id);
@@ -51,7 +54,8 @@ std::string EncodedQueryFor(const TableSettings& table, const PlannedQuery& quer
 std::string PageTargetFor(const TableSettings& table, const PlannedQuery& query) {
   PageRequestOptions options;
   options.limit = query.count ? 1 : table.batch_size;
-  options.with_count = query.count;
+  // A page in phase stream asks for its range's count too (PlannedQuery::with_total).
+  options.with_count = query.count || query.with_total;
   if (query.count) {
     options.fields_override = table.sys_id_field + "," + table.timestamp_field;
   }

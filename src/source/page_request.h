@@ -15,8 +15,8 @@ namespace snowcar::source {
 // The encoded query (sysparm_query value, before percent-encoding) of `query`.
 std::string EncodedQueryFor(const TableSettings& table, const PlannedQuery& query);
 
-// "/api/now/table/<name>?..." for `query`: a page of table.batch_size rows, or for a count
-// request one row with X-Total-Count.
+// "/api/now/table/<name>?..." for `query`: a page of table.batch_size rows (with
+// X-Total-Count when query.with_total), or for a count request one row with X-Total-Count.
 std::string PageTargetFor(const TableSettings& table, const PlannedQuery& query);
 
 // Adds `term` (e.g. "sys_id<=abc") to every ^NQ branch of `encoded`, before the ORDERBY

@@ -89,6 +89,9 @@ bool RangeWithin(const PlannedQuery& inner, const PlannedQuery& outer) {
 
 bool InQuery(const PlannedQuery& q, int64_t ts, std::string_view sys_id) {
   if (q.shape == QueryShape::kMoveOn) return ts > q.after_ts && ts <= q.hi_ts;
+  if (q.shape == QueryShape::kKeyset) {
+    return (ts == q.drain_ts && sys_id > q.after_sys_id) || (ts > q.drain_ts && ts <= q.hi_ts);
+  }
   return ts == q.drain_ts && sys_id > q.after_sys_id &&
          (q.upto_sys_id.empty() || sys_id <= q.upto_sys_id);
 }
@@ -141,11 +144,15 @@ std::string DescribeQuery(const PlannedQuery& q) {
   std::string out;
   if (q.shape == QueryShape::kMoveOn) {
     out = "moveon(" + FormatSnowTimestamp(q.after_ts) + "," + FormatSnowTimestamp(q.hi_ts) + "]";
+  } else if (q.shape == QueryShape::kKeyset) {
+    out = "keyset " + FormatSnowTimestamp(q.drain_ts) + " >\"" + q.after_sys_id + "\" .." +
+          FormatSnowTimestamp(q.hi_ts) + "]";
   } else {
     out = "drain " + FormatSnowTimestamp(q.drain_ts) + " >\"" + q.after_sys_id + "\"";
     if (!q.upto_sys_id.empty()) out += " <=\"" + q.upto_sys_id + "\"";
   }
   if (q.count) out += " count";
+  if (q.with_total) out += " +total";
   return out;
 }
 
@@ -230,8 +237,15 @@ PlannedQuery PollPlan::Next() const {
   PlannedQuery q;
   q.shape = shape_;
   q.count = counting_;
+  // A drain's range is one second: counting it is cheap in either phase.
+  q.with_total = !counting_ && !rereading_ &&
+                 (phase_ == state::Phase::kStream || shape_ == QueryShape::kDrain);
   if (shape_ == QueryShape::kMoveOn) {
     q.after_ts = after_ts_;
+    q.hi_ts = RangeHi();
+  } else if (shape_ == QueryShape::kKeyset) {
+    q.drain_ts = drain_ts_;
+    q.after_sys_id = drain_after_;
     q.hi_ts = RangeHi();
   } else {
     q.drain_ts = drain_ts_;
@@ -248,7 +262,7 @@ Status PollPlan::Accept(int64_t ts, std::string_view sys_id) {
     if (shape_ == QueryShape::kMoveOn) {
       check_ts_ = after_ts_ + 1;
       check_sys_id_.clear();
-    } else {
+    } else {  // drain and keyset: after (drain_ts_, drain_after_)
       check_ts_ = drain_ts_;
       check_sys_id_ = drain_after_;
     }
@@ -256,6 +270,8 @@ Status PollPlan::Accept(int64_t ts, std::string_view sys_id) {
   bool in_range = true;
   if (shape_ == QueryShape::kMoveOn) {
     in_range = ts > after_ts_ && ts <= RangeHi();
+  } else if (shape_ == QueryShape::kKeyset) {
+    in_range = ts >= drain_ts_ && ts <= RangeHi();  // order (below) checks the rest
   } else {
     in_range = ts == drain_ts_ && (upto_stack_.empty() || sys_id <= upto_stack_.back());
   }
@@ -282,7 +298,7 @@ Status PollPlan::Accept(int64_t ts, std::string_view sys_id) {
   return Status::Ok();
 }
 
-Status PollPlan::OnPage(size_t raw_rows) {
+Status PollPlan::OnPage(size_t raw_rows, std::optional<int64_t> total) {
   const size_t accepted = page_open_ ? page_accepted_ : 0;
   page_open_ = false;
   page_accepted_ = 0;
@@ -295,9 +311,24 @@ Status PollPlan::OnPage(size_t raw_rows) {
   rereading_ = false;
   if (accepted > 0) {
     last_row_ = state::Cursor{check_ts_, check_sys_id_, phase_};
-    // Full or short, continue from the last row: a full move-on page drains its last
-    // second; a short page may be short only because rows were hidden after the limit.
-    if (shape_ == QueryShape::kMoveOn) {
+    if (total && *total == static_cast<int64_t>(raw_rows)) {
+      // Every row the count covers came on this page: nothing of the range is left to read
+      // or hidden behind it.
+      RangeDone();
+      return Status::Ok();
+    }
+    if (full && shape_ != QueryShape::kDrain) {
+      // One request reads on: the rest of the last row's second OR the seconds after it.
+      shape_ = QueryShape::kKeyset;
+      drain_ts_ = last_row_.ts;
+      drain_after_ = last_row_.sys_id;
+      hi_stack_.clear();
+      upto_stack_.clear();
+      return Status::Ok();
+    }
+    // Otherwise continue from the last row: a short page may be short only because rows were
+    // hidden after the limit, so drain its last second (counted first), then move on.
+    if (shape_ != QueryShape::kDrain) {
       shape_ = QueryShape::kDrain;
       drain_ts_ = last_row_.ts;
       hi_stack_.clear();
@@ -316,7 +347,18 @@ Status PollPlan::OnPage(size_t raw_rows) {
         " held no usable row, so the position cannot move; fix the rows or raise the page "
         "size (batch.size)");
   }
+  if (shape_ == QueryShape::kKeyset) {
+    if (total && *total == 0) {
+      RangeDone();
+      return Status::Ok();
+    }
+    // Empty after a full page: read on the two-query way, from a count of the second's rest.
+    shape_ = QueryShape::kDrain;
+    counting_ = true;
+    return Status::Ok();
+  }
   counting_ = true;
+  if (total) return OnCount(*total);  // the page counted its own range: no request of its own
   return Status::Ok();
 }
 
@@ -407,6 +449,12 @@ void PollPlan::RangeDone() {
   counting_ = false;
   count_first_ = false;
   rereading_ = false;
+  if (shape_ == QueryShape::kKeyset) {
+    // Everything after the position up to HI: the sweep's range is read.
+    StartMoveOnFrom(RangeHi());
+    if (after_ts_ >= hi_) in_sweep_ = false;
+    return;
+  }
   if (shape_ == QueryShape::kMoveOn) {
     after_ts_ = RangeHi();
     if (!hi_stack_.empty()) hi_stack_.pop_back();

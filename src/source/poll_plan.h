@@ -10,7 +10,14 @@
 // A cursor (X, "") means "nothing of second X read": move on with after_ts = X - 1, never
 // below the start point (start.timestamp - 1 s, ""), which reads second start.timestamp on.
 //
-// Pages. A full move-on page switches to draining the last row's second; any non-empty page
+// Pages. A page whose own X-Total-Count (asked in phase stream, see PlannedQuery::with_total)
+// equals the rows it returned held every row of its range: the range is done, whatever the
+// count counts (hidden rows included: none are hidden; readable only: none are missing).
+// Otherwise a full move-on (or keyset) page continues with a keyset query from its last row:
+// the rest of that row's second OR the seconds after it, up to HI, in one request. A keyset
+// page that comes back empty is read again the two-query way below (drain, then move on), so
+// hidden rows behind a full page take exactly the paths they took before. A full drain page
+// (a second being bisected) keeps draining; any other non-empty page
 // continues from its last row (a short page may be short only because an ACL hid rows after
 // sysparm_limit was applied, so it proves nothing). After a short page the rest of its
 // second is usually empty, so that continuation is counted first (one cheap count of one
@@ -54,7 +61,9 @@ struct PlanSettings {
   int64_t poll_interval_ms = 5000;
 };
 
-enum class QueryShape { kMoveOn, kDrain };
+// kKeyset: the rest of second drain_ts after after_sys_id OR the seconds up to hi_ts, in one
+// request (the happy path after a full page; see "Pages" above).
+enum class QueryShape { kMoveOn, kDrain, kKeyset };
 
 // What X-Total-Count counts on this instance, as far as the plan has learned it.
 enum class CountReading { kUnknown, kIncludesHidden, kReadableOnly };
@@ -67,11 +76,15 @@ inline constexpr int64_t kMaxRowsPerSecond = 1000000;
 struct PlannedQuery {
   QueryShape shape = QueryShape::kMoveOn;
   int64_t after_ts = 0;      // move on: ts > after_ts ...
-  int64_t hi_ts = 0;         // ... and ts <= hi_ts
-  int64_t drain_ts = 0;      // drain: ts = drain_ts ...
+  int64_t hi_ts = 0;         // ... and ts <= hi_ts (move on, keyset)
+  int64_t drain_ts = 0;      // drain, keyset: ts = drain_ts ...
   std::string after_sys_id;  // ... and sys_id > after_sys_id ...
   std::string upto_sys_id;   // ... and sys_id <= upto_sys_id when not empty (bisection)
   bool count = false;        // a count request (limit 1, X-Total-Count) for this range
+  // A page that asks X-Total-Count of its range too (phase stream: the range is a poll's
+  // worth of seconds, so counting it is cheap). A short page whose count equals its rows
+  // finishes the range; an empty one takes the count as the one that confirms it.
+  bool with_total = false;
   bool operator==(const PlannedQuery&) const = default;
 };
 
@@ -109,9 +122,11 @@ class PollPlan {
   // message names the row, the position and the likely causes, without the table: the
   // caller adds it). An accepted row becomes the position.
   Status Accept(int64_t ts, std::string_view sys_id);
-  // The page answering Next() ended after `raw_rows` rows (accepted or skipped as bad).
+  // The page answering Next() ended after `raw_rows` rows (accepted or skipped as bad);
+  // `total` is its X-Total-Count when Next() asked for one (with_total) and it came. An empty
+  // page's total is handled as the count that confirms it (OnCount).
   // FailedPrecondition when a full page moved nothing (every row bad).
-  Status OnPage(size_t raw_rows);
+  Status OnPage(size_t raw_rows, std::optional<int64_t> total = std::nullopt);
   // The count answering a count request. FailedPrecondition when a second must be split
   // but its ids are not 32 hex digits.
   Status OnCount(int64_t total);

@@ -16,6 +16,27 @@ void Sample(std::string& out, const char* name, const std::string& table, int64_
   out += "{table=\"" + table + "\"} " + std::to_string(value) + "\n";
 }
 
+// One series per table and purpose, the deletes stream's requests under the row table's alias
+// (purpose audit), reconciliation's under purpose sweep.
+void WriteRequestMetrics(std::string& out,
+                         const std::vector<std::shared_ptr<TablePoller>>& pollers) {
+  api::WriteMetricFamily(out, api::metric::kSnowRequests, "counter",
+                         "Requests sent to the instance, by purpose (page, count, probe, "
+                         "dictionary, audit, sweep)");
+  for (const auto& poller : pollers) {
+    const std::string table = "table=\"" + api::EscapeLabelValue(poller->table().alias) + "\"";
+    for (const RequestPurpose purpose : kRequestPurposes) {
+      int64_t n = poller->status().Requests(purpose);
+      if (poller->deletes_poller()) n += poller->deletes_poller()->status().Requests(purpose);
+      if (purpose == RequestPurpose::kSweep && poller->reconciler()) {
+        n += poller->reconciler()->Read().requests;
+      }
+      api::WriteSample(out, api::metric::kSnowRequests,
+                       table + ",purpose=\"" + std::string(RequestPurposeName(purpose)) + "\"", n);
+    }
+  }
+}
+
 }  // namespace
 
 void SourceDirection::WriteMetrics(std::string& out) const {
@@ -124,6 +145,7 @@ void SourceDirection::WriteMetrics(std::string& out) const {
     Sample(out, "snowcar_source_cursor_timestamp_seconds", poller->table().alias,
            poller->status().Read().cursor.ts);
   }
+  WriteRequestMetrics(out, CurrentPollers());
   WriteDeletesMetrics(out, CurrentPollers());
   if (ownership_) ownership_->WriteMetrics(out);
 }

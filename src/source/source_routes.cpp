@@ -39,6 +39,7 @@ boost::json::object SourceDirection::TableJson(const TablePoller& poller) const 
   out["backoff_ms"] = s.backoff_ms.load();
   out["commits"] = s.commits.load();
   out["sweeps"] = s.sweeps.load();
+  out["poll_interval_ms"] = s.poll_interval_ms.load();
   out["count_reading"] = view.count_reading;
   if (view.last_request_at_ms > 0) {
     out["last_request_at"] = FormatIso8601Millis(view.last_request_at_ms);

@@ -128,6 +128,15 @@ TableSettings ReadTable(const config::Config& config, const std::string& alias, 
   t.poll_interval_ms = config.IsSet(key("poll.interval.ms"))
                            ? config.GetInt(key("poll.interval.ms"))
                            : poll_interval_ms;
+  if (config.IsSet(key("poll.interval.max.ms"))) {
+    t.poll_interval_max_ms = config.GetInt(key("poll.interval.max.ms"));
+    if (t.poll_interval_max_ms < t.poll_interval_ms) {
+      errors.push_back(key("poll.interval.max.ms") + " (" + std::to_string(t.poll_interval_max_ms) +
+                       ") is below the table's poll interval (" +
+                       std::to_string(t.poll_interval_ms) +
+                       " ms): the adaptive wait grows from the poll interval up to it");
+    }
+  }
   return t;
 }
 

@@ -134,7 +134,7 @@ void TablePoller::Pump() {
     if (idle_wait_) {
       idle_wait_ = false;
       timer_armed_ = true;
-      timer_.expires_after(std::chrono::milliseconds(deps_.table->poll_interval_ms));
+      timer_.expires_after(std::chrono::milliseconds(idle_interval_ms_));
       timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
         self->timer_armed_ = false;
         if (ec) return;
@@ -164,6 +164,7 @@ void TablePoller::Pump() {
       NoteSweepFinished();
       status_.SetPhase(phase);
       status_.sweeps.fetch_add(1);
+      AdaptInterval();
       idle_wait_ = true;  // nothing to read: caught up by definition
       Pump();
       return;
@@ -180,6 +181,7 @@ void TablePoller::SendClockRequest() {
   servicenow::InstanceRequest request;
   request.target = ProbeTarget(*deps_.table);  // one row of three fields: the cheapest read
   status_.SetLastRequestAt(NowMs());
+  CountRequest(RequestPurpose::kProbe);
   http_busy_ = true;
   deps_.client->Send(std::move(request), strand_,
                      [self = shared_from_this()](const servicenow::CallResult& result) {
@@ -211,6 +213,7 @@ void TablePoller::Issue(const PlannedQuery& query) {
   request.rows_as_text = !query.count && RowsAsText();
   const int64_t now = NowMs();
   status_.SetLastRequestAt(now);
+  CountRequest(query.count ? RequestPurpose::kCount : RequestPurpose::kPage);
   http_busy_ = true;
   SNOWCAR_LOG(kTrace, "source.request",
               {{"table", deps_.table->alias}, {"query", DescribeQuery(query)}});
@@ -306,7 +309,11 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
     status_.pages_fetched.fetch_add(1);
     if (FetchAuditReads(result.response.rows)) return;  // a deletes stream; accepts later
     if (HoldForTypes(result.response.rows)) return;     // typed: types first
-    AcceptInto(plan_, /*backfill_range=*/false, queued_pages_.emplace_back(), result.response);
+    // The page's own count, when its query asked for one (phase stream).
+    const std::optional<int64_t> total =
+        query.with_total ? result.response.total_count : std::nullopt;
+    AcceptInto(plan_, /*backfill_range=*/false, queued_pages_.emplace_back(), result.response,
+               total);
     if (failed_) return;
   }
   AfterPage();
@@ -330,6 +337,7 @@ void TablePoller::AfterPage() {
     status_.SetPhase(phase);
     status_.sweeps.fetch_add(1);
     idle_wait_ = phase == state::Phase::kStream;
+    if (idle_wait_) AdaptInterval();
     SNOWCAR_LOG(kDebug, "source.sweep_done",
                 {{"table", deps_.table->alias},
                  {"hi", FormatSnowTimestamp(plan_.hi())},

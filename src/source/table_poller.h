@@ -166,6 +166,10 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void FinishStop();
   void ReportHealth();
   std::string Label() const;
+  // Counts a request on the table's status (a deletes stream's all count as audit).
+  void CountRequest(RequestPurpose purpose) {
+    status_.CountRequest(deps_.deletes ? RequestPurpose::kAudit : purpose);
+  }
 
   // ---- parallel backfill (table_poller_backfill.cpp, backfill_ranges.h) ----
   struct BackfillRun;  // backfill_run.h
@@ -198,6 +202,10 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   int64_t SweepClockMs() const;
   // A sweep ended: remember its HI; publish it once every row it read is acknowledged.
   void NoteSweepFinished();
+  // A sweep of a caught-up table ended: sets the wait before the next one
+  // (table_poller_interval.cpp): the poll interval, or with adaptive polling twice the last
+  // wait after a sweep that saw no change, up to the table's maximum.
+  void AdaptInterval();
   void PublishWatermark();
   // The records one accepted row becomes: the row's UPSERT, or a deletes stream's records.
   // InvalidArgument: a typed value that does not parse (the bad-row policy decides).
@@ -278,9 +286,12 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   bool loaded_ = false;
   bool http_busy_ = false;
   bool timer_armed_ = false;
-  bool gate_woke_ = false;       // the instance's gate opened: the cancelled wait goes on
-  bool idle_wait_ = false;       // the next sweep waits for the poll interval
-  bool rewind_pending_ = false;  // rewind before the next sweep (idle wake)
+  bool gate_woke_ = false;         // the instance's gate opened: the cancelled wait goes on
+  bool idle_wait_ = false;         // the next sweep waits for the poll interval
+  bool rewind_pending_ = false;    // rewind before the next sweep (idle wake)
+  int64_t idle_interval_ms_ = 0;   // the current wait between sweeps (AdaptInterval)
+  state::Cursor interval_row_;     // the last row read when the previous sweep ended
+  int64_t interval_emitted_ = -1;  // rows_emitted then
   bool produce_failed_ = false;
   bool stopping_ = false;
   bool stop_done_ = false;
@@ -316,14 +327,15 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   };
   // Checks a page's rows and moves `plan` over them, queueing the good ones in `page` with
   // their records (the table's own plan, or a backfill range's). Rows come parsed, or as text
-  // parsed one at a time (servicenow::RowTexts).
+  // parsed one at a time (servicenow::RowTexts). `total`: the page's X-Total-Count, when its
+  // query asked for one (PlannedQuery::with_total).
   void AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
-                  const boost::json::array& rows);
+                  const boost::json::array& rows, std::optional<int64_t> total = std::nullopt);
   void AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
-                  const servicenow::RowTexts& rows);
+                  const servicenow::RowTexts& rows, std::optional<int64_t> total);
   // A page answer: its text rows, or its parsed ones when the client parsed it whole.
   void AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
-                  const servicenow::TableResponse& answer);
+                  const servicenow::TableResponse& answer, std::optional<int64_t> total);
   // One row of it; false when the table failed.
   bool AcceptRow(PollPlan& plan, bool backfill_range, QueuedPage& page,
                  const boost::json::value& row, int64_t extracted_at);

@@ -97,6 +97,7 @@ void TablePoller::SendSplitCounts() {
     servicenow::InstanceRequest request;
     request.target = PageTargetFor(*deps_.table, count);
     status_.SetLastRequestAt(NowMs());
+    CountRequest(RequestPurpose::kCount);
     deps_.client->Send(std::move(request), strand_,
                        [self = shared_from_this(), id = run.id, t](servicenow::CallResult result) {
                          self->OnSplitCount(id, t, std::move(result));
@@ -204,6 +205,7 @@ void TablePoller::IssueRange(size_t index) {
   request.rows_as_text = !query.count && RowsAsText();
   const int64_t now = NowMs();
   status_.SetLastRequestAt(now);
+  CountRequest(query.count ? RequestPurpose::kCount : RequestPurpose::kPage);
   r.http_busy = true;
   deps_.client->Send(std::move(request), strand_,
                      [self = shared_from_this(), id = backfill_->id, index, query,
@@ -261,7 +263,9 @@ void TablePoller::OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& 
 
 void TablePoller::AcceptRangePage(size_t index, const servicenow::TableResponse& page) {
   BackfillRun::Range& r = backfill_->ranges[index];
-  AcceptInto(*r.plan, /*backfill_range=*/true, r.pages.emplace_back(), page);
+  // A range's plan is in phase backfill: only a drained second's page asks for its own count,
+  // and only such a page carries X-Total-Count.
+  AcceptInto(*r.plan, /*backfill_range=*/true, r.pages.emplace_back(), page, page.total_count);
 }
 
 void TablePoller::AcceptHeldRangePage(size_t index, uint64_t run, const boost::json::array& rows) {

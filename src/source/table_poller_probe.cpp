@@ -30,6 +30,7 @@ void TablePoller::SendProbe() {
   servicenow::InstanceRequest request;
   request.target = ProbeTarget(*deps_.table);
   status_.SetLastRequestAt(NowMs());
+  CountRequest(RequestPurpose::kProbe);
   deps_.client->Send(
       std::move(request), strand_,
       [self = shared_from_this()](const servicenow::CallResult& result) { self->OnProbe(result); });
@@ -80,6 +81,7 @@ void TablePoller::CheckTimeZone() {
   }
   servicenow::InstanceRequest request;
   request.target = TimeZoneTarget(deps_.options.username);
+  CountRequest(RequestPurpose::kProbe);
   const std::string user = deps_.options.username;
   deps_.client->Send(std::move(request), strand_, [user](const servicenow::CallResult& result) {
     if (!result.ok()) {

@@ -38,30 +38,31 @@ void TablePoller::AcceptPage(const boost::json::array& rows) {
 }
 
 void TablePoller::AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
-                             const servicenow::TableResponse& answer) {
+                             const servicenow::TableResponse& answer,
+                             std::optional<int64_t> total) {
   // The rows come as text when the request asked for it and the body had the plain list
   // shape; any other list answer the client parsed whole.
   if (answer.rows.empty()) {
-    AcceptInto(plan, backfill_range, page, answer.row_texts);
+    AcceptInto(plan, backfill_range, page, answer.row_texts, total);
   } else {
-    AcceptInto(plan, backfill_range, page, answer.rows);
+    AcceptInto(plan, backfill_range, page, answer.rows, total);
   }
 }
 
 // Every row is checked, built into its records and the plan moved over the whole page before
 // any of it is produced, so the next page can be requested at once (Pump).
 void TablePoller::AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
-                             const boost::json::array& rows) {
+                             const boost::json::array& rows, std::optional<int64_t> total) {
   const int64_t extracted_at = NowMs();
   page.accepted.reserve(rows.size());
   for (const boost::json::value& row : rows) {
     if (!AcceptRow(plan, backfill_range, page, row, extracted_at)) return;
   }
-  if (Status s = plan.OnPage(rows.size()); !s.ok()) Fail(Label() + ": " + s.message());
+  if (Status s = plan.OnPage(rows.size(), total); !s.ok()) Fail(Label() + ": " + s.message());
 }
 
 void TablePoller::AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& page,
-                             const servicenow::RowTexts& rows) {
+                             const servicenow::RowTexts& rows, std::optional<int64_t> total) {
   const int64_t extracted_at = NowMs();
   page.accepted.reserve(rows.size());
   // One row parsed at a time into a buffer that is used again for the next, so a page never
@@ -77,7 +78,7 @@ void TablePoller::AcceptInto(PollPlan& plan, bool backfill_range, QueuedPage& pa
     if (ec) row = nullptr;
     if (!AcceptRow(plan, backfill_range, page, row, extracted_at)) return;
   }
-  if (Status s = plan.OnPage(rows.size()); !s.ok()) Fail(Label() + ": " + s.message());
+  if (Status s = plan.OnPage(rows.size(), total); !s.ok()) Fail(Label() + ": " + s.message());
 }
 
 bool TablePoller::AcceptRow(PollPlan& plan, bool backfill_range, QueuedPage& page,
@@ -188,6 +189,9 @@ void TablePoller::ProduceQueued() {
   }
   if (backfill_) ProduceBackfillQueued();
   MaybeCommit(false);
+  // A sweep can end on a page that is still queued (its own count finished the range), and a
+  // page of re-read rows settles here without any delivery report: publish once it is gone.
+  PublishWatermark();
 }
 
 void TablePoller::OnDelivery(uint64_t generation, AckTracker::Ticket ticket,

@@ -4,7 +4,9 @@
 // a small mutex-guarded record of state, phase, cursor and the last error.
 #pragma once
 
+#include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -32,6 +34,34 @@ inline std::string_view TableStateName(TableState state) {
       return "stopped";
   }
   return "unknown";
+}
+
+// Why a request went to the instance, for snowcar_snow_requests_total: page (a keyset page,
+// with or without its X-Total-Count), count (a count request of its own: a range's or a
+// parallel backfill's cut), probe (the startup probe, the clock read and the time-zone check),
+// dictionary (a typed table's column types), audit (a deletes stream's pages, counts and row
+// reads) and sweep (reconciliation; the reconciler counts those itself).
+enum class RequestPurpose { kPage, kCount, kProbe, kDictionary, kAudit, kSweep };
+inline constexpr RequestPurpose kRequestPurposes[] = {
+    RequestPurpose::kPage,       RequestPurpose::kCount, RequestPurpose::kProbe,
+    RequestPurpose::kDictionary, RequestPurpose::kAudit, RequestPurpose::kSweep};
+
+inline std::string_view RequestPurposeName(RequestPurpose purpose) {
+  switch (purpose) {
+    case RequestPurpose::kPage:
+      return "page";
+    case RequestPurpose::kCount:
+      return "count";
+    case RequestPurpose::kProbe:
+      return "probe";
+    case RequestPurpose::kDictionary:
+      return "dictionary";
+    case RequestPurpose::kAudit:
+      return "audit";
+    case RequestPurpose::kSweep:
+      return "sweep";
+  }
+  return "page";
 }
 
 class TableStatus {
@@ -64,6 +94,19 @@ class TableStatus {
   // Sweeps that reached their high-water mark: a caught-up table finishes one every poll
   // interval, so a count that stops growing means the table stopped advancing.
   std::atomic<int64_t> sweeps{0};
+  // The wait before the next sweep once caught up: the poll interval, or under adaptive
+  // polling (poll.interval.max.ms) the current one. 0 until the first sweep ended.
+  std::atomic<int64_t> poll_interval_ms{0};
+  // Logical requests sent to the instance (one Send each; the client's retries of a call are
+  // in retries and the request-duration histogram), by purpose.
+  std::array<std::atomic<int64_t>, std::size(kRequestPurposes)> requests{};
+
+  void CountRequest(RequestPurpose purpose) {
+    requests[static_cast<size_t>(purpose)].fetch_add(1, std::memory_order_relaxed);
+  }
+  int64_t Requests(RequestPurpose purpose) const {
+    return requests[static_cast<size_t>(purpose)].load(std::memory_order_relaxed);
+  }
 
   View Read() const {
     std::lock_guard lock(mu_);

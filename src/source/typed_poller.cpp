@@ -49,6 +49,7 @@ void TablePoller::SendTypesRead() {
   servicenow::InstanceRequest request;
   request.target = typed_->TypesTarget();
   status_.SetLastRequestAt(SystemClock::Instance().NowMillis());
+  CountRequest(RequestPurpose::kDictionary);  // sys_db_object and sys_dictionary alike
   http_busy_ = true;
   SNOWCAR_LOG(kDebug, "source.column_types_request",
               {{"table", deps_.table->alias}, {"reading", typed_->TypesSource()}});

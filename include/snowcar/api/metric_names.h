@@ -28,6 +28,10 @@ inline constexpr std::string_view kSinkConsumerLag = "snowcar_sink_consumer_lag"
 // Table API attempts by how long they took. Labels operation (list, get, post, patch, put,
 // delete) and status (2xx, 3xx, 4xx, 5xx, or none when no answer arrived).
 inline constexpr std::string_view kSnowRequestDuration = "snowcar_snow_request_duration_seconds";
+// Requests the source sent to the instance, by table (the row table's alias; its deletes
+// stream's requests count as purpose audit) and purpose (page, count, probe, dictionary,
+// audit, sweep): what an instance's owner counts against rate limits and quotas.
+inline constexpr std::string_view kSnowRequests = "snowcar_snow_requests_total";
 // From Produce() to Kafka's acknowledgement, acknowledged records only. Label client.
 inline constexpr std::string_view kKafkaProduceDuration = "snowcar_kafka_produce_duration_seconds";
 

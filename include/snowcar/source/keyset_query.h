@@ -29,6 +29,11 @@ std::string NormalizeBaseQuery(std::string_view query);
 
 std::string DrainSecondQuery(const TableSettings& table, int64_t ts, std::string_view after_sys_id);
 std::string MoveOnQuery(const TableSettings& table, int64_t after_ts, int64_t hi_ts);
+// Every row after the position (ts, after_sys_id) up to second hi_ts, in (ts, sys_id) order:
+// the rest of second ts OR the seconds after it, one request where a drain and a move-on
+// would take two.
+std::string KeysetQuery(const TableSettings& table, int64_t ts, std::string_view after_sys_id,
+                        int64_t hi_ts);
 
 struct PageRequestOptions {
   int limit = 0;

@@ -50,6 +50,8 @@ struct TableSettings {
   bool query_domain = true;
   int batch_size = 5000;  // page size (sysparm_limit), 1..50000
   int64_t poll_interval_ms = 5000;
+  // .poll.interval.max.ms: adaptive polling's ceiling; 0 (unset): the interval is fixed.
+  int64_t poll_interval_max_ms = 0;
   DeleteCapture deletes = DeleteCapture::kNone;
   // Reconciliation (deletes=reconcile, audit+reconcile): wait between the starts of two
   // sweeps, and the sys_ids one sweep request reads.

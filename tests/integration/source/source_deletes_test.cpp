@@ -223,8 +223,9 @@ TEST_F(SourceDeletes, AVersionReadBeforeTheDeletionIsProducedBeforeTheDelete) {
   const std::string& id = ids[1];
   ASSERT_TRUE(emu_->store().Update("incident", id, {{"short_description", "last words"}}).ok());
   const std::string stamp((*emu_->store().Get("incident", id))->sys_updated_on());
-  // Wait until a page request for incident has been answered (held back by the latency) whose
-  // range covers the update: "...sys_updated_on<=HI..." with HI >= the new sys_updated_on.
+  // Wait until a page request (not a count: limit 1) for incident has been answered (held back
+  // by the latency) whose range covers the update: "...sys_updated_on<=HI..." with HI >= the new
+  // sys_updated_on.
   auto decode = [](const std::string& in) {
     std::string out;
     for (size_t i = 0; i < in.size(); ++i) {
@@ -243,7 +244,7 @@ TEST_F(SourceDeletes, AVersionReadBeforeTheDeletionIsProducedBeforeTheDelete) {
           const std::string t = decode(e.target);
           const size_t hi = t.find("sys_updated_on<=");
           if (t.starts_with("/api/now/table/incident?") &&
-              t.find("sysparm_no_count=true") != std::string::npos && hi != std::string::npos &&
+              t.find("sysparm_limit=1&") == std::string::npos && hi != std::string::npos &&
               t.substr(hi + 16, 19) >= stamp) {
             return true;
           }

@@ -67,15 +67,18 @@ class KeysetSweepTest : public ::testing::Test {
   }
 
   // One sweep up to `hi`, by the reference's rules: move on; a full page switches to
-  // draining the last row's second until a page comes back short. Fails on any row that is
-  // not strictly after the position.
-  std::vector<Seen> Sweep(size_t limit, int64_t hi) {
+  // draining the last row's second until a page comes back short. With `keyset`, a full page
+  // is followed by the one keyset query instead (the rest of the second OR the seconds
+  // after), and any short page ends the sweep. Fails on any row that is not strictly after
+  // the position.
+  std::vector<Seen> Sweep(size_t limit, int64_t hi, bool keyset = false) {
     std::vector<Seen> emitted;
     Seen pos{kBase - 1, ""};
     bool draining = false;
     for (int requests = 0; requests < 100; ++requests) {
-      const std::string query =
+      std::string query =
           draining ? DrainSecondQuery(table_, pos.ts, pos.sys_id) : MoveOnQuery(table_, pos.ts, hi);
+      if (keyset && draining) query = KeysetQuery(table_, pos.ts, pos.sys_id, hi);
       const std::vector<Seen> page = Page(query, limit);
       for (const Seen& row : page) {
         EXPECT_TRUE(IsAfter(RowKey{row.ts, row.sys_id, 0}, pos.ts, pos.sys_id))
@@ -85,7 +88,7 @@ class KeysetSweepTest : public ::testing::Test {
       }
       if (page.size() >= limit) {
         draining = true;  // the rest of pos's second, then on
-      } else if (draining) {
+      } else if (draining && !keyset) {
         draining = false;  // pos's second is done; move on from it
       } else {
         return emitted;  // a short move-on page: caught up to hi
@@ -121,6 +124,7 @@ TEST_F(KeysetSweepTest, EveryRowOnceInOrderWhateverThePageSize) {
   ASSERT_EQ(all.size(), 23u);
   for (size_t limit : {1u, 2u, 3u, 5u, 7u, 12u, 50u}) {
     EXPECT_EQ(Sweep(limit, kBase + 30), all) << "limit " << limit;
+    EXPECT_EQ(Sweep(limit, kBase + 30, /*keyset=*/true), all) << "keyset, limit " << limit;
   }
 }
 
@@ -130,6 +134,7 @@ TEST_F(KeysetSweepTest, HighWaterMarkIsInclusiveAndLaterSecondsWait) {
   });
   ASSERT_EQ(upto.size(), 8u);
   EXPECT_EQ(Sweep(3, kBase + 10), upto);
+  EXPECT_EQ(Sweep(3, kBase + 10, /*keyset=*/true), upto);
 }
 
 TEST_F(KeysetSweepTest, NewQueryBranchesAreEachBoundedByTheCursor) {
@@ -145,6 +150,7 @@ TEST_F(KeysetSweepTest, NewQueryBranchesAreEachBoundedByTheCursor) {
   ASSERT_LT(expected.size(), 23u);
   for (size_t limit : {1u, 4u, 50u}) {
     EXPECT_EQ(Sweep(limit, kBase + 30), expected) << "limit " << limit;
+    EXPECT_EQ(Sweep(limit, kBase + 30, /*keyset=*/true), expected) << "keyset, limit " << limit;
   }
 }
 

@@ -125,6 +125,23 @@ TEST(SourceSettingsTest, FieldsWithoutTheCursorFieldsAreRefused) {
                         "sys_id, sys_updated_on)"));
 }
 
+TEST(SourceSettingsTest, AdaptivePollingIsOffUnlessSetAndNeverBelowThePollInterval) {
+  auto keys = BaseKeys();
+  auto off = Settings(keys);
+  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  EXPECT_EQ(off->tables.at(0).poll_interval_max_ms, 0);
+  keys["snow.table.inc.poll.interval.max.ms"] = "60000";
+  auto on = Settings(keys);
+  ASSERT_TRUE(on.ok()) << on.status().ToString();
+  EXPECT_EQ(on->tables.at(0).poll_interval_max_ms, 60000);
+  keys["snow.table.inc.poll.interval.max.ms"] = "1000";  // the default interval is 5000
+  auto below = Settings(keys);
+  ASSERT_FALSE(below.ok());
+  EXPECT_THAT(below.status().message(),
+              HasSubstr("snow.table.inc.poll.interval.max.ms (1000) is below the table's poll "
+                        "interval (5000 ms)"));
+}
+
 TEST(SourceSettingsTest, ListedAliasNeedsNameAndTopic) {
   auto keys = BaseKeys();
   keys["snow.tables"] = "inc,chg";

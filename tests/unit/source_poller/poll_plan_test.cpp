@@ -54,7 +54,12 @@ SweepLog RunSweep(PollPlan& plan, const SimTable& table, int64_t now_ms, int max
       }
       log.rows.push_back(r);
     }
-    if (Status s = plan.OnPage(page.size()); !s.ok()) {
+    // A page that asked for its X-Total-Count gets it, counted the way the table counts.
+    PlannedQuery as_count = q;
+    as_count.with_total = false;
+    const std::optional<int64_t> total =
+        q.with_total ? std::optional<int64_t>(table.Count(as_count)) : std::nullopt;
+    if (Status s = plan.OnPage(page.size(), total); !s.ok()) {
       log.status = s;
       return log;
     }
@@ -78,6 +83,10 @@ std::string MoveOn(int64_t a, int64_t hi) {
 std::string Drain(int64_t t, const std::string& after) {
   return "drain " + FormatSnowTimestamp(t) + " >\"" + after + "\"";
 }
+std::string Keyset(int64_t t, const std::string& after, int64_t hi) {
+  return "keyset " + FormatSnowTimestamp(t) + " >\"" + after + "\" .." + FormatSnowTimestamp(hi) +
+         "]";
+}
 
 TEST(PollPlan, FirstQueryStartsJustBeforeTheStartTimestamp) {
   PollPlan plan(Settings(10));
@@ -88,7 +97,7 @@ TEST(PollPlan, FirstQueryStartsJustBeforeTheStartTimestamp) {
   EXPECT_EQ(DescribeQuery(plan.Next()), MoveOn(kT0 - 1, kT0 + 99));
 }
 
-TEST(PollPlan, FullPageDrainsItsLastSecondThenMovesOn) {
+TEST(PollPlan, FullPageReadsOnWithOneKeysetQuery) {
   SimTable t;
   for (int i = 0; i < 5; ++i) t.rows.push_back({kT0 + 10, Id(i + 1)});
   t.rows.push_back({kT0 + 11, Id(1)});
@@ -98,17 +107,82 @@ TEST(PollPlan, FullPageDrainsItsLastSecondThenMovesOn) {
   SweepLog log = RunSweep(plan, t, now);
   ASSERT_TRUE(log.status.ok()) << log.status.ToString();
   const int64_t hi = kT0 + 19;
+  // One request per full page; the short page at the end is confirmed the counting way.
   EXPECT_THAT(log.queries,
-              ::testing::ElementsAre(MoveOn(kT0 - 1, hi),     // 3 rows: full, drain second 10
-                                     Drain(kT0 + 10, Id(3)),  // 2 rows: short
-                                     Drain(kT0 + 10, Id(5)) + " count",  // 0: second 10 done
-                                     MoveOn(kT0 + 10, hi),               // 2 rows: short
-                                     Drain(kT0 + 11, Id(2)) + " count",  // 0: second 11 done
+              ::testing::ElementsAre(MoveOn(kT0 - 1, hi),                // 3 rows: full
+                                     Keyset(kT0 + 10, Id(3), hi),        // 3 rows: full
+                                     Keyset(kT0 + 11, Id(1), hi),        // 1 row: short
+                                     Drain(kT0 + 11, Id(2)) + " count",  // 0: 11 done
                                      MoveOn(kT0 + 11, hi),               // empty
                                      MoveOn(kT0 + 11, hi) + " count"));  // 0: sweep done
   t.Sort();
   EXPECT_EQ(log.rows, t.rows);
   EXPECT_EQ(plan.FinishSweep(now), state::Phase::kStream);
+}
+
+// Phase stream: every page asks for its own X-Total-Count, and a page whose count equals its
+// rows finishes its range, so the same table takes three requests instead of six.
+TEST(PollPlan, InPhaseStreamAPageThatHoldsItsWholeCountFinishesItsRange) {
+  SimTable t;
+  for (int i = 0; i < 5; ++i) t.rows.push_back({kT0 + 10, Id(i + 1)});
+  t.rows.push_back({kT0 + 11, Id(1)});
+  t.rows.push_back({kT0 + 11, Id(2)});
+  PollPlan plan(Settings(3));
+  plan.Restore(state::Cursor{kT0 - 1, "", state::Phase::kStream});
+  SweepLog log = RunSweep(plan, t, (kT0 + 20) * 1000);
+  ASSERT_TRUE(log.status.ok()) << log.status.ToString();
+  const int64_t hi = kT0 + 19;
+  EXPECT_THAT(log.queries,
+              ::testing::ElementsAre(MoveOn(kT0 - 1, hi) + " +total",            // 3 of 7
+                                     Keyset(kT0 + 10, Id(3), hi) + " +total",    // 3 of 4
+                                     Keyset(kT0 + 11, Id(1), hi) + " +total"));  // 1 of 1
+  t.Sort();
+  EXPECT_EQ(log.rows, t.rows);
+}
+
+// The idle poll: the overlap re-read runs to the high-water mark and counts itself, so a
+// caught-up table costs one request per poll, rows in the overlap or not.
+TEST(PollPlan, IdlePollInPhaseStreamIsOneRequest) {
+  SimTable t;
+  t.rows.push_back({kT0 + 40, Id(1)});
+  PollPlan plan(Settings(10, /*overlap=*/2));
+  plan.Restore(state::Cursor{kT0 + 40, Id(1), state::Phase::kStream});
+  for (int poll = 0; poll < 3; ++poll) {
+    SweepLog log = RunSweep(plan, t, (kT0 + 61 + poll) * 1000);
+    ASSERT_TRUE(log.status.ok()) << log.status.ToString();
+    EXPECT_THAT(log.queries, ::testing::ElementsAre(MoveOn(kT0 + 37, kT0 + 60 + poll) + " +total"));
+    EXPECT_EQ(log.rows.size(), 1u);
+    plan.RewindForIdleWake();
+  }
+  // Nothing in the overlap either: the empty page's total (0) confirms it.
+  PollPlan empty(Settings(10, /*overlap=*/2));
+  empty.Restore(state::Cursor{kT0 + 50, Id(1), state::Phase::kStream});
+  SweepLog log = RunSweep(empty, t, (kT0 + 61) * 1000);
+  ASSERT_TRUE(log.status.ok()) << log.status.ToString();
+  EXPECT_THAT(log.queries, ::testing::ElementsAre(MoveOn(kT0 + 47, kT0 + 60) + " +total"));
+}
+
+// A row hidden inside the overlap: the page's count does not match its rows, and the plan
+// goes on exactly as without its own count (count, bisection, re-read as docs/source.md says).
+TEST(PollPlan, InPhaseStreamHiddenRowsStillTakeTheCountingPath) {
+  for (bool readable_only : {false, true}) {
+    SimTable t;
+    t.rows.push_back({kT0 + 40, Id(1)});
+    t.rows.push_back({kT0 + 40, Id(2)});
+    t.rows.push_back({kT0 + 41, Id(3)});
+    t.hidden = [](const SimRow& r) { return r.sys_id == Id(2); };
+    t.count_readable_only = readable_only;
+    PollPlan plan(Settings(10, /*overlap=*/2));
+    plan.Restore(state::Cursor{kT0 + 41, Id(3), state::Phase::kStream});
+    SweepLog log = RunSweep(plan, t, (kT0 + 61) * 1000);
+    ASSERT_TRUE(log.status.ok()) << log.status.ToString();
+    EXPECT_EQ(log.rows, (std::vector<SimRow>{{kT0 + 40, Id(1)}, {kT0 + 41, Id(3)}}));
+    if (readable_only) {
+      EXPECT_EQ(log.queries.size(), 1u);  // 2 readable rows counted, 2 on the page
+    } else {
+      EXPECT_GT(log.queries.size(), 1u);  // 3 counted, 2 on the page: not done yet
+    }
+  }
 }
 
 TEST(PollPlan, SecondHoldingManyPagesIsReadCompletelyOnce) {
@@ -151,8 +225,9 @@ TEST(PollPlan, RestoreRewindsByTheOverlapButNeverBelowTheStartPoint) {
   PollPlan plan(Settings(10, /*overlap=*/2));
   plan.Restore(state::Cursor{kT0 + 50, Id(9), state::Phase::kStream});
   plan.BeginSweep((kT0 + 100) * 1000);
-  // (T - overlap, "") = nothing of second T-2 read: ts > T - 3.
-  EXPECT_EQ(DescribeQuery(plan.Next()), MoveOn(kT0 + 47, kT0 + 99));
+  // (T - overlap, "") = nothing of second T-2 read: ts > T - 3. Phase stream: the page asks
+  // for its own X-Total-Count.
+  EXPECT_EQ(DescribeQuery(plan.Next()), MoveOn(kT0 + 47, kT0 + 99) + " +total");
   EXPECT_EQ(plan.phase(), state::Phase::kStream);
 
   PollPlan near_start(Settings(10, /*overlap=*/30));
@@ -181,7 +256,7 @@ TEST(PollPlan, OverlapZeroResumesInTheMiddleOfASecond) {
   PollPlan plan(Settings(10, /*overlap=*/0));
   plan.Restore(state::Cursor{kT0 + 30, Id(3), state::Phase::kBackfill});
   plan.BeginSweep((kT0 + 40) * 1000);
-  EXPECT_EQ(DescribeQuery(plan.Next()), Drain(kT0 + 30, Id(3)));
+  EXPECT_EQ(DescribeQuery(plan.Next()), Drain(kT0 + 30, Id(3)) + " +total");  // one second: counted
   SweepLog log = RunSweep(plan, t, (kT0 + 40) * 1000);
   ASSERT_TRUE(log.status.ok());
   // The rest of second T is read, not skipped (the reference would skip it).
@@ -381,6 +456,8 @@ TEST(PollPlan, RandomTablesAreReadCompletelyInOrderWithoutRepeats) {
     t.count_readable_only = rng() % 2 == 0;
     const int limit = 1 + static_cast<int>(rng() % 7);
     PollPlan plan(Settings(limit));
+    // Half the rounds in phase stream, where each page also asks for its own count.
+    if (round % 2 == 1) plan.Restore(state::Cursor{kT0 - 1, "", state::Phase::kStream});
     SweepLog log = RunSweep(plan, t, (kT0 + 30) * 1000);
     ASSERT_TRUE(log.status.ok()) << "round " << round << ": " << log.status.ToString();
     std::vector<SimRow> expected;

@@ -72,6 +72,10 @@ class SimTable {
 
   static bool Matches(const SimRow& r, const PlannedQuery& q) {
     if (q.shape == QueryShape::kMoveOn) return r.ts > q.after_ts && r.ts <= q.hi_ts;
+    if (q.shape == QueryShape::kKeyset) {
+      return (r.ts == q.drain_ts && r.sys_id > q.after_sys_id) ||
+             (r.ts > q.drain_ts && r.ts <= q.hi_ts);
+    }
     return r.ts == q.drain_ts && r.sys_id > q.after_sys_id &&
            (q.upto_sys_id.empty() || r.sys_id <= q.upto_sys_id);
   }
@@ -164,7 +168,15 @@ class SimTable {
   // Answers a GET of a table list the way an instance would.
   servicenow::CallResult Answer(const std::string& target) const {
     auto params = Params(target);
-    const auto terms = Terms(params["sysparm_query"]);
+    // ^NQ: an OR of whole queries (the keyset shape is one), each a list of ANDed terms.
+    std::vector<std::vector<Term>> branches;
+    const std::string query = params["sysparm_query"];
+    for (size_t begin = 0;;) {
+      const size_t nq = query.find("^NQ", begin);
+      branches.push_back(Terms(query.substr(begin, nq == std::string::npos ? nq : nq - begin)));
+      if (nq == std::string::npos) break;
+      begin = nq + 3;
+    }
     const int limit = std::stoi(params.count("sysparm_limit") ? params["sysparm_limit"] : "10000");
     servicenow::CallResult r;
     r.http_status = 200;
@@ -172,7 +184,9 @@ class SimTable {
     int taken = 0;
     int64_t total = 0;
     for (const SimRow& row : Sorted()) {
-      if (!MatchesTerms(row, terms)) continue;
+      bool matches = false;
+      for (const auto& terms : branches) matches = matches || MatchesTerms(row, terms);
+      if (!matches) continue;
       if (!(count_readable_only && hidden(row))) ++total;
       if (taken++ >= limit) continue;
       if (!hidden(row)) r.response.rows.push_back(RowJson(row));

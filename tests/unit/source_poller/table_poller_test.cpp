@@ -249,9 +249,12 @@ TEST_F(TablePollerTest, QueriesFollowTheKeysetShapes) {
             "^ORDERBYsys_updated_on^ORDERBYsys_id");
   EXPECT_EQ(q0["sysparm_limit"], "3");
   EXPECT_EQ(q0["sysparm_no_count"], "true");
-  auto q1 = SimTable::Params(requests[1].target);  // the full page drains its last second
+  // The full page reads on with one query: the rest of its last second OR the seconds after.
+  auto q1 = SimTable::Params(requests[1].target);
   EXPECT_EQ(q1["sysparm_query"],
-            "sys_updated_on=2026-01-01 00:00:10^sys_id>" + Id(3) + "^ORDERBYsys_id");
+            "sys_updated_on=2026-01-01 00:00:10^sys_id>" + Id(3) +
+                "^NQsys_updated_on>2026-01-01 00:00:10^sys_updated_on<=2026-01-01 00:01:39"
+                "^ORDERBYsys_updated_on^ORDERBYsys_id");
 }
 
 TEST_F(TablePollerTest, RowsInsideTheSafetyLagWaitForTheServerClock) {
