@@ -304,8 +304,8 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
     }
   } else {
     status_.pages_fetched.fetch_add(1);
-    if (FetchAuditReads(result.response.rows)) return;  // a deletes stream; accepts later
-    if (HoldForTypes(result.response.rows)) return;     // typed: types first
+    if (FetchAuditReads(query, result.response.rows)) return;  // a deletes stream; accepts later
+    if (HoldForTypes(result.response.rows)) return;            // typed: types first
     AcceptInto(plan_, /*backfill_range=*/false, queued_pages_.emplace_back(), result.response);
     if (failed_) return;
   }
