@@ -69,8 +69,8 @@ void TablePoller::ApplyNote(const DeliveredNote* note, const kafka::DeliveryRepo
   if (note == nullptr || !report.status.ok()) return;
   if (note->is_delete) audit_deletes_.fetch_add(1);
   if (!deps_.emitted) return;
-  const bool due =
-      note->is_delete ? deps_.emitted->Remove(note->sys_id) : deps_.emitted->Add(note->sys_id);
+  const bool due = note->is_delete && !note->row_after ? deps_.emitted->Remove(note->sys_id)
+                                                       : deps_.emitted->Add(note->sys_id);
   if (due) FlushEmitted();
 }
 
@@ -116,9 +116,12 @@ void TablePoller::ProduceRecords(std::vector<kafka::OutRecord> records, AckTrack
   if (deps_.deletes && !records.empty() && records.front().key) {
     // What the entry does to the row, applied once all its records are acknowledged: a
     // DELETE takes the id out of the reconciliation's id set, a RECOVERED row puts it back.
+    // A DELETE followed by the row (restored since, MarkPossibleRestores) leaves it live.
     const kafka::Header* op = kafka::FindHeader(records.front().headers, kOperationHeader);
+    const kafka::Header* last = kafka::FindHeader(records.back().headers, kOperationHeader);
+    const bool row_after = records.size() > 1 && last != nullptr && last->value == "UPSERT";
     note = std::make_shared<DeliveredNote>(
-        DeliveredNote{*records.front().key, op != nullptr && op->value == "DELETE"});
+        DeliveredNote{*records.front().key, op != nullptr && op->value == "DELETE", row_after});
   }
   const uint64_t generation = generation_;
   if (records.size() == 1) {
@@ -166,8 +169,12 @@ void TablePoller::ProduceRecords(std::vector<kafka::OutRecord> records, AckTrack
   }
 }
 
-bool TablePoller::FetchAuditReads(boost::json::array& rows) {
+bool TablePoller::FetchAuditReads(const PlannedQuery& query, boost::json::array& rows) {
   if (!deps_.deletes) return false;
+  // A drain page continues a second whose first entries came in the previous page.
+  MarkPossibleRestores(rows, query.shape == QueryShape::kDrain
+                                 ? std::optional<int64_t>(query.drain_ts)
+                                 : std::nullopt);
   // Two reads a page of audit entries may need before it is accepted, in turn: the rows of
   // its undeletes, then (deletes.last.row) what sys_audit_delete kept of its deletions.
   const boost::json::array unseen = Unseen(rows);

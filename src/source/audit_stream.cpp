@@ -4,7 +4,9 @@
 #include "audit_stream.h"
 
 #include <boost/json/serialize.hpp>
+#include <set>
 #include <unordered_map>
+#include <utility>
 
 #include "deleted_row_payload.h"
 #include "page_request.h"
@@ -89,11 +91,39 @@ bool IsRecoveredEntry(const boost::json::object& audit_row) {
   return Text(audit_row, "fieldname") == kAuditRecovered;
 }
 
+namespace {
+// An entry whose row must be re-read: a RECOVERED one, or a DELETED one that may have been
+// followed by a restore in the same second (MarkPossibleRestores).
+bool NeedsRow(const boost::json::object& audit_row) {
+  return IsRecoveredEntry(audit_row) || audit_row.contains(kMayBeRestoredMember);
+}
+}  // namespace
+
+void MarkPossibleRestores(boost::json::array& audit_rows, std::optional<int64_t> continued_second) {
+  std::set<std::pair<std::string, std::string>> recovered;  // (sys_created_on, documentkey)
+  for (boost::json::value& v : audit_rows) {
+    boost::json::object* row = v.if_object();
+    if (row == nullptr) continue;
+    std::string second = Text(*row, "sys_created_on");
+    const std::string fieldname = Text(*row, "fieldname");
+    if (fieldname == kAuditRecovered) {
+      recovered.emplace(std::move(second), Text(*row, "documentkey"));
+      continue;
+    }
+    if (fieldname != kAuditDeleted) continue;
+    Result<int64_t> ts = ParseSnowTimestamp(second);
+    const bool continues = continued_second && ts.ok() && *ts == *continued_second;
+    if (continues || recovered.count({second, Text(*row, "documentkey")}) != 0) {
+      (*row)[kMayBeRestoredMember] = true;
+    }
+  }
+}
+
 std::string RecoveredRowsTarget(const TableSettings& rows, const boost::json::array& audit_rows) {
   std::string ids;
   for (const boost::json::value& v : audit_rows) {
     const boost::json::object* row = v.if_object();
-    if (row == nullptr || !IsRecoveredEntry(*row)) continue;
+    if (row == nullptr || !NeedsRow(*row)) continue;
     const std::string id = Text(*row, "documentkey");
     if (!IsSysId(id)) continue;
     ids += (ids.empty() ? "" : ",") + id;
@@ -114,7 +144,7 @@ void AttachRecoveredRows(const TableSettings& rows, const boost::json::array& fe
   }
   for (boost::json::value& v : audit_rows) {
     boost::json::object* row = v.if_object();
-    if (row == nullptr || !IsRecoveredEntry(*row)) continue;
+    if (row == nullptr || !NeedsRow(*row)) continue;
     auto it = by_id.find(Text(*row, "documentkey"));
     if (it != by_id.end()) (*row)[kRecoveredRowMember] = *it->second;
   }
@@ -241,6 +271,14 @@ std::vector<kafka::OutRecord> AuditRecords(const boost::json::object& audit_row,
   }
   out.push_back(record);
   if (source.emit_tombstones) out.push_back(TombstoneFor(record));
+  // The row exists now though this entry deleted it: restored since, maybe within this
+  // entry's second (MarkPossibleRestores), so it must come after the DELETE.
+  if (const boost::json::value* now = audit_row.if_contains(kRecoveredRowMember);
+      now != nullptr && now->is_object()) {
+    if (Result<RowKey> row_key = ReadRowKey(now->get_object(), rows); row_key.ok()) {
+      out.push_back(BuildRecord(now->get_object(), *row_key, rows, source, extracted_at_ms));
+    }
+  }
   return out;
 }
 

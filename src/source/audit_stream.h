@@ -12,9 +12,10 @@
 //   - the stream's settings (AuditTableSettings): table sys_audit, base query
 //     tablename=<name>^fieldnameINDELETED,RECOVERED, timestamp sys_created_on;
 //   - the records (AuditRecords): DELETED -> a DELETE record keyed by the deleted row's sys_id
-//     (plus a tombstone with snow.source.emit.tombstones=true); RECOVERED -> the row as it is
-//     now, re-read by sys_id, as an UPSERT (nothing when it is gone again: a later DELETED
-//     entry follows);
+//     (plus a tombstone with snow.source.emit.tombstones=true; then the row as it is now when
+//     it may have been restored in the same second and exists: MarkPossibleRestores); RECOVERED ->
+//     the row as it is now, re-read by sys_id, as an UPSERT (nothing when it is gone again: a later
+//     DELETED entry follows);
 //   - the ordering gate (RowWatermark): a DELETE must never overtake the row's last UPSERT.
 //
 // Why the gate is enough. Both streams produce through one producer, with the same key, so
@@ -36,6 +37,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,12 +84,24 @@ int64_t DeletesSweepClock(int64_t server_now_ms, const RowWatermark& watermark,
 // True when the audit row is a RECOVERED entry (its row must be re-read before producing).
 bool IsRecoveredEntry(const boost::json::object& audit_row);
 
-// The request that re-reads the rows of these RECOVERED entries (sys_idIN...), with the
-// table's own fields and display settings. Empty when `audit_rows` holds none.
+// sys_audit stamps whole seconds and the keyset reads one second's entries in sys_id order,
+// which is random: a row deleted and restored within one second may come as RECOVERED, then
+// DELETED. Which came last only the row's current state tells, so such a DELETED entry is
+// marked (kMayBeRestoredMember) to have its row re-read with the RECOVERED ones; a DELETE
+// then becomes DELETE followed by the row if the row exists now. Marked: a DELETED entry
+// after a RECOVERED entry of the same row and second in the page, and every DELETED entry of
+// `continued_second` (the second a drain page continues, whose earlier entries came in the
+// previous page), when given.
+inline constexpr std::string_view kMayBeRestoredMember = "__snowcar_may_be_restored";
+void MarkPossibleRestores(boost::json::array& audit_rows, std::optional<int64_t> continued_second);
+
+// The request that re-reads the rows of these RECOVERED entries (and of the DELETED entries
+// MarkPossibleRestores marked) (sys_idIN...), with the table's own fields and display
+// settings. Empty when `audit_rows` holds none.
 std::string RecoveredRowsTarget(const TableSettings& rows, const boost::json::array& audit_rows);
 
-// Puts each re-read row (from the answer to RecoveredRowsTarget) into its RECOVERED entries
-// under kRecoveredRowMember.
+// Puts each re-read row (from the answer to RecoveredRowsTarget) into its RECOVERED (and
+// marked DELETED) entries under kRecoveredRowMember.
 inline constexpr std::string_view kRecoveredRowMember = "__snowcar_row";
 void AttachRecoveredRows(const TableSettings& rows, const boost::json::array& fetched,
                          boost::json::array& audit_rows);

@@ -307,8 +307,8 @@ void TablePoller::OnAnswer(const PlannedQuery& query, int64_t sent_at_ms,
     }
   } else {
     status_.pages_fetched.fetch_add(1);
-    if (FetchAuditReads(result.response.rows)) return;  // a deletes stream; accepts later
-    if (HoldForTypes(result.response.rows)) return;     // typed: types first
+    if (FetchAuditReads(query, result.response.rows)) return;  // a deletes stream; accepts later
+    if (HoldForTypes(result.response.rows)) return;            // typed: types first
     // The page's own count, when its query asked for one (phase stream).
     const std::optional<int64_t> total =
         query.with_total ? result.response.total_count : std::nullopt;

@@ -235,10 +235,11 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   // Produces them as one unit: one delivery report, OK only when every record's is.
   void ProduceRecords(std::vector<kafka::OutRecord> records, AckTracker::Ticket ticket,
                       state::DedupKey dedup);
-  // A deletes stream's page with RECOVERED entries: re-read their rows first; with
+  // A deletes stream's page with RECOVERED entries (or DELETED ones that may have been
+  // restored within their second: MarkPossibleRestores): re-read their rows first; with
   // deletes.last.row, then read what sys_audit_delete kept of its DELETED ones. False when the
   // page needs neither (accept it at once).
-  bool FetchAuditReads(boost::json::array& rows);
+  bool FetchAuditReads(const PlannedQuery& query, boost::json::array& rows);
   // One of those reads (`recovered`: the first kind); accepts the page after the last one.
   void SendAuditRead(std::string target, boost::json::array rows, bool recovered);
   // The entries of a deletes stream's page not yet in the dedup window.
@@ -255,6 +256,7 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   struct DeliveredNote {
     std::string sys_id;
     bool is_delete = false;
+    bool row_after = false;  // the DELETE is followed by the row (MarkPossibleRestores)
   };
   void ApplyNote(const DeliveredNote* note, const kafka::DeliveryReport& report);
   // Starts and stops what is attached to the row stream besides its deletes stream.

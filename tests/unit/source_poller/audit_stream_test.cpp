@@ -151,6 +151,48 @@ TEST(AuditStream, ARecoveredEntryReReadsTheRowAndEmitsItAsAnUpsert) {
   EXPECT_TRUE(AuditRecords(page[2].as_object(), key, stream, source, 1).empty());
 }
 
+// A row deleted and restored within one second: its entries share sys_created_on and may come
+// RECOVERED first. The DELETED one then re-reads the row and, when it exists, ends with it.
+TEST(AuditStream, ADeletionThatMayHaveBeenRestoredInItsSecondEndsWithTheRowIfItExists) {
+  const TableSettings rows = Rows();
+  DeletesStream stream;
+  stream.rows = &rows;
+  SourceSettings source;
+  source.emit_tombstones = true;
+  const std::string other = "11111111111111111111111111111111";
+  boost::json::array page{Entry("RECOVERED"), Entry("DELETED", other), Entry("DELETED")};
+  MarkPossibleRestores(page, std::nullopt);
+  EXPECT_FALSE(page[1].as_object().contains(kMayBeRestoredMember));  // no restore of its row
+  EXPECT_TRUE(page[2].as_object().contains(kMayBeRestoredMember));
+  // A drain page continues a second: its DELETED entries of that second may follow a restore
+  // the previous page held.
+  boost::json::array drained{Entry("DELETED", other)};
+  MarkPossibleRestores(drained, kT - 1);
+  EXPECT_FALSE(drained[0].as_object().contains(kMayBeRestoredMember));
+  MarkPossibleRestores(drained, kT);
+  EXPECT_TRUE(drained[0].as_object().contains(kMayBeRestoredMember));
+
+  const std::string target = RecoveredRowsTarget(rows, page);
+  EXPECT_NE(target.find("sys_idIN" + kRowId + "%2C" + kRowId), std::string::npos) << target;
+  boost::json::array fetched{boost::json::object{{"sys_id", kRowId},
+                                                 {"sys_updated_on", "2026-02-01 08:00:00"},
+                                                 {"sys_mod_count", "4"},
+                                                 {"short_description", "back"}}};
+  AttachRecoveredRows(rows, fetched, page);
+  const RowKey key{kT, kAuditId, 0};
+  auto records = AuditRecords(page[2].as_object(), key, stream, source, 1);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(Header(records[0], kOperationHeader), "DELETE");
+  EXPECT_FALSE(records[1].value.has_value());
+  EXPECT_EQ(Header(records[2], kOperationHeader), "UPSERT");
+  EXPECT_EQ(records[2].key, kRowId);
+  // Gone now (deleted last): the DELETE and its tombstone only.
+  boost::json::array gone{Entry("RECOVERED"), Entry("DELETED")};
+  MarkPossibleRestores(gone, std::nullopt);
+  AttachRecoveredRows(rows, boost::json::array{}, gone);
+  EXPECT_EQ(AuditRecords(gone[1].as_object(), key, stream, source, 1).size(), 2u);
+}
+
 // What sys_audit_delete kept of a row: the instance's XML export of the record.
 std::string Payload(std::string_view description) {
   return R"(<?xml version="1.0" encoding="UTF-8"?><record_update table="incident">)"
