@@ -171,10 +171,8 @@ void TablePoller::ProduceRecords(std::vector<kafka::OutRecord> records, AckTrack
 
 bool TablePoller::FetchAuditReads(const PlannedQuery& query, boost::json::array& rows) {
   if (!deps_.deletes) return false;
-  // A drain page continues a second whose first entries came in the previous page.
-  MarkPossibleRestores(rows, query.shape == QueryShape::kDrain
-                                 ? std::optional<int64_t>(query.drain_ts)
-                                 : std::nullopt);
+  // A drain or keyset page continues a second whose first entries came in the previous page.
+  MarkPossibleRestores(rows, ContinuedSecond(query));
   // Two reads a page of audit entries may need before it is accepted, in turn: the rows of
   // its undeletes, then (deletes.last.row) what sys_audit_delete kept of its deletions.
   const boost::json::array unseen = Unseen(rows);

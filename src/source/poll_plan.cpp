@@ -140,6 +140,13 @@ std::optional<std::string> MiddleSysId(std::string_view after, std::string_view 
   return FormatHex128(low + (high - low) / 2);
 }
 
+std::optional<int64_t> ContinuedSecond(const PlannedQuery& query) {
+  if (query.shape == QueryShape::kDrain || query.shape == QueryShape::kKeyset) {
+    return query.drain_ts;
+  }
+  return std::nullopt;
+}
+
 std::string DescribeQuery(const PlannedQuery& q) {
   std::string out;
   if (q.shape == QueryShape::kMoveOn) {

@@ -91,6 +91,11 @@ struct PlannedQuery {
 // "moveon(A,HI]" / "drain T>S" / "... count": for logs and test failure messages.
 std::string DescribeQuery(const PlannedQuery& query);
 
+// The second whose first rows came in an earlier page, when the query goes on with it: a drain
+// and a keyset query both continue drain_ts. The deletes stream needs it, since a second's
+// audit entries split over two pages can hide a restore behind its deletion.
+std::optional<int64_t> ContinuedSecond(const PlannedQuery& query);
+
 class PollPlan {
  public:
   explicit PollPlan(PlanSettings settings);

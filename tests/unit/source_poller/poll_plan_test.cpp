@@ -120,6 +120,17 @@ TEST(PollPlan, FullPageReadsOnWithOneKeysetQuery) {
   EXPECT_EQ(plan.FinishSweep(now), state::Phase::kStream);
 }
 
+// The deletes stream flags the deletions of a second split over two pages; after a full page
+// the plan goes on with a keyset query, which continues that second just as a drain does.
+TEST(PollPlan, DrainAndKeysetQueriesContinueTheirSecondAMoveOnNone) {
+  EXPECT_EQ(ContinuedSecond({.shape = QueryShape::kDrain, .drain_ts = kT0 + 10}), kT0 + 10);
+  EXPECT_EQ(
+      ContinuedSecond({.shape = QueryShape::kKeyset, .hi_ts = kT0 + 19, .drain_ts = kT0 + 10}),
+      kT0 + 10);
+  EXPECT_EQ(ContinuedSecond({.shape = QueryShape::kMoveOn, .after_ts = kT0, .hi_ts = kT0 + 19}),
+            std::nullopt);
+}
+
 // Phase stream: every page asks for its own X-Total-Count, and a page whose count equals its
 // rows finishes its range, so the same table takes three requests instead of six.
 TEST(PollPlan, InPhaseStreamAPageThatHoldsItsWholeCountFinishesItsRange) {
