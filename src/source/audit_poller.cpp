@@ -9,6 +9,7 @@
 #include "snowcar/common/time.h"
 #include "snowcar/source/record_builder.h"
 #include "table_poller.h"
+#include "typed_deletes.h"
 
 namespace snowcar::source {
 
@@ -37,6 +38,7 @@ std::shared_ptr<TablePoller> TablePoller::Make(Deps deps) {
   stream->rows = deps.table;
   stream->settings = AuditTableSettings(*deps.table);
   stream->watermark = watermark;
+  stream->typed = TypedDeletes::MakeIfNeeded(*deps.source, *deps.table);
   Deps deletes_deps = deps;
   deletes_deps.table = &stream->settings;  // lives as long as the poller holds the stream
   deletes_deps.deletes = stream;
@@ -106,6 +108,9 @@ void TablePoller::PublishWatermark() {
   // Every row the finished sweep read is in Kafka once none is queued or in flight (rows of
   // a sweep are queued before the sweep finishes, and a failed delivery clears finished_hi_).
   if (!deps_.watermark || finished_hi_ == RowWatermark::kNone) return;
+  // A typed table's deletions are written with the types its rows were (typed_deletes.h): none
+  // is read before those are published.
+  if (typed_ && !deps_.watermark->typed.load()) return;
   if (in_flight_ > 0 || !queued_pages_.empty() || produce_failed_) return;
   deps_.watermark->Publish(finished_hi_);
 }

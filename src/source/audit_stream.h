@@ -44,6 +44,7 @@
 #include "snowcar/kafka/record.h"
 #include "snowcar/source/row.h"
 #include "snowcar/source/source_settings.h"
+#include "typed_snapshot.h"
 
 namespace snowcar::source {
 
@@ -59,13 +60,25 @@ struct RowWatermark {
     while (hi > seen && !swept_hi.compare_exchange_weak(seen, hi)) {
     }
   }
+
+  // Typed tables: what the row stream writes with (typed_snapshot.h), published before its
+  // first record and so before its first HI; the deletes stream and reconciliation write
+  // theirs with it. Null for an untyped table, and before the row stream's first page.
+  std::atomic<std::shared_ptr<const TypedSnapshot>> typed;
+  void PublishTypes(std::shared_ptr<const TypedSnapshot> snapshot) {
+    if (typed.load() != snapshot) typed.store(std::move(snapshot));
+  }
 };
+
+class TypedDeletes;
 
 // What a deletes stream's poller needs besides its own (sys_audit) settings.
 struct DeletesStream {
   const TableSettings* rows = nullptr;  // the table whose deletions are read
   TableSettings settings;               // the stream's own: AuditTableSettings(*rows)
   std::shared_ptr<RowWatermark> watermark;
+  // A typed table's: re-encodes the records (typed_deletes.h). The deletes stream's strand only.
+  std::shared_ptr<TypedDeletes> typed;
 };
 
 inline constexpr std::string_view kDeletesAliasSuffix = ".deletes";

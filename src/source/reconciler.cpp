@@ -11,8 +11,8 @@
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
 #include "snowcar/source/keyset_query.h"
-#include "snowcar/source/record_builder.h"
 #include "snowcar/source/row.h"
+#include "typed_deletes.h"
 
 namespace snowcar::source {
 namespace {
@@ -56,8 +56,6 @@ std::optional<std::string> NotAList(const servicenow::CallResult& result) {
 }
 
 }  // namespace
-
-// ---- Reconciler ------------------------------------------------------------------------------
 
 Reconciler::Reconciler(Deps deps)
     : deps_(std::move(deps)), strand_(boost::asio::make_strand(*deps_.io)), timer_(strand_) {}
@@ -103,6 +101,7 @@ void Reconciler::Begin() {
     SetError(stored.status().message());
   }
   loaded_ = true;
+  typed_ = TypedDeletes::MakeIfNeeded(*deps_.source, *deps_.table);
   {
     std::lock_guard lock(view_mu_);
     view_.state = state_;
@@ -314,8 +313,11 @@ void Reconciler::ReadUnknownNext() {
           if (row == nullptr) continue;
           Result<RowKey> key = ReadRowKey(*row, table);
           if (!key.ok() || LeftToRowStream(key->ts, self->page_.rows_hi)) continue;
+          auto record = ReconciledRowRecord(self->typed_.get(), *self->deps_.watermark, *row, *key,
+                                            table, *self->deps_.source, now);
+          if (!record.ok()) continue;  // a typed value that does not parse: logged, skipped
           self->page_.held.push_back({std::string(key->sys_id), RowVersion{key->ts, key->mod_count},
-                                      BuildRecord(*row, *key, table, *self->deps_.source, now)});
+                                      std::move(record).value()});
         }
         self->ReadUnknownNext();
       });
@@ -411,10 +413,10 @@ void Reconciler::ProducePage() {
   if (!DropSuperseded() || !DropDeletedMeanwhile()) return;
   const int64_t now = WallMs();
   for (const std::string& id : page_.gone) {
-    for (kafka::OutRecord& r :
-         ReconciledDeleteRecords(*deps_.table, *deps_.source, id, page_.gone_seen_at_ms, now)) {
-      page_.records.push_back(std::move(r));
-    }
+    auto deleted = ReconciledDeletes(typed_.get(), *deps_.watermark, *deps_.table, *deps_.source,
+                                     id, page_.gone_seen_at_ms, now);
+    if (!deleted.ok()) return Retry(deleted.status().message());
+    for (kafka::OutRecord& r : *deleted) page_.records.push_back(std::move(r));
     page_.remove.push_back(id);
   }
   if (page_.records.empty()) {

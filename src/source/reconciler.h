@@ -34,6 +34,8 @@
 
 namespace snowcar::source {
 
+class TypedDeletes;
+
 // The ids a table's pollers emitted (added) or deleted (removed) since the last flush into
 // the store's id set. Any thread.
 class EmittedIds {
@@ -153,6 +155,7 @@ class Reconciler : public std::enable_shared_from_this<Reconciler> {
     bool waited = false;  // counted in gate_waits_
   };
   Page page_;
+  std::shared_ptr<TypedDeletes> typed_;  // a typed table's (typed_deletes.h), made by Begin
 
   mutable std::mutex view_mu_;
   View view_;

@@ -10,12 +10,20 @@
 #include "snowcar/servicenow/outcome_table.h"
 #include "snowcar/source/record_builder.h"
 #include "table_poller.h"
+#include "typed_deletes.h"
 
 namespace snowcar::source {
 
 Status TablePoller::RecordsFor(const boost::json::object& row, const RowKey& key,
                                int64_t extracted_at, std::vector<kafka::OutRecord>& out) {
   if (deps_.deletes) {
+    if (deps_.deletes->typed) {
+      auto records = TypedAuditRecords(row, key, *deps_.deletes, *deps_.source, extracted_at,
+                                       *deps_.deletes->typed);
+      if (!records.ok()) return records.status();
+      out = std::move(records).value();
+      return Status::Ok();
+    }
     out = AuditRecords(row, key, *deps_.deletes, *deps_.source, extracted_at);
     return Status::Ok();
   }
@@ -92,6 +100,8 @@ bool TablePoller::TypedReady() {
     }
   }
   typed_failures_ = 0;
+  // The deletes stream and reconciliation write with what the rows are written with.
+  if (deps_.watermark) deps_.watermark->PublishTypes(typed_->Snapshot());
   return true;
 }
 

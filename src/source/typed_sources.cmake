@@ -9,4 +9,5 @@ set(SNOWCAR_SOURCE_TYPED_SOURCES
   avro_datum.cpp
   typed_table.cpp
   typed_poller.cpp
+  typed_deletes.cpp
 )

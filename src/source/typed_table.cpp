@@ -161,6 +161,7 @@ Status TypedTable::OnDictionary(const boost::json::array& answer, const boost::j
                  {"changed", changed}});
     encoder_.reset();
     value_schema_id_.reset();
+    snapshot_.reset();
   }
   types_ = std::move(next);
   if (store_ != nullptr) {
@@ -190,6 +191,7 @@ Status TypedTable::RegisterSchemas() {
                                             " with the schema registry: " + id.status().message());
     }
     value_schema_id_ = *id;
+    snapshot_.reset();
   }
   if (HasSchema(source_.key_format) && !key_schema_id_) {
     auto id = registrar_(table_.topic, /*is_key=*/true, source_.key_format, "",
@@ -199,8 +201,29 @@ Status TypedTable::RegisterSchemas() {
                                             " with the schema registry: " + id.status().message());
     }
     key_schema_id_ = *id;
+    snapshot_.reset();
   }
   return Status::Ok();
+}
+
+std::shared_ptr<const TypedSnapshot> TypedTable::Snapshot() {
+  if (!snapshot_) {
+    snapshot_ = std::make_shared<const TypedSnapshot>(
+        TypedSnapshot{types_, value_schema_id_, key_schema_id_});
+  }
+  return snapshot_;
+}
+
+Status TypedTable::Adopt(const std::shared_ptr<const TypedSnapshot>& snapshot) {
+  if (snapshot == snapshot_) return Status::Ok();
+  types_ = snapshot->types;
+  value_schema_id_ = snapshot->value_schema_id;
+  key_schema_id_ = snapshot->key_schema_id;
+  encoder_.reset();
+  snapshot_ = snapshot;
+  Status s = Ready();
+  if (!s.ok()) snapshot_.reset();  // the next Adopt of it tries again
+  return s;
 }
 
 Result<kafka::OutRecord> TypedTable::Build(const boost::json::object& row, const RowKey& key,

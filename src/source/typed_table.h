@@ -26,6 +26,7 @@
 #include "snowcar/source/super_class_walk.h"
 #include "snowcar/source/typed_record.h"
 #include "snowcar/state/state_store.h"
+#include "typed_snapshot.h"
 
 namespace snowcar::schema_registry {
 class SchemaRegistryClient;
@@ -83,6 +84,14 @@ class TypedTable {
 
   const TableTypes* types() const { return types_ ? &*types_ : nullptr; }
 
+  // After Ready and RegisterSchemas: the types and schema ids records are written with; the
+  // same pointer until one of them changes.
+  std::shared_ptr<const TypedSnapshot> Snapshot();
+  // For a table that writes another's records (a deletes stream, reconciliation): takes the
+  // types and schema ids of `snapshot` instead of reading or registering its own, and builds
+  // the encoder for them (Ready).
+  Status Adopt(const std::shared_ptr<const TypedSnapshot>& snapshot);
+
  private:
   TypedTable(const SourceSettings& source, const TableSettings& table, state::StateStore* store,
              SchemaRegistrar registrar);
@@ -101,6 +110,7 @@ class TypedTable {
   std::optional<int32_t> value_schema_id_;
   std::optional<int32_t> key_schema_id_;
   std::string value_buffer_;
+  std::shared_ptr<const TypedSnapshot> snapshot_;  // null until asked, and after a change
 };
 
 }  // namespace snowcar::source
