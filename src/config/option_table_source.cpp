@@ -110,11 +110,10 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
               "compares them with the ids snowcar emitted and did not delete (kept in the state "
               "store): ids gone from the instance become DELETE records marked "
               "`snow.source.delete.found.by=reconciliation`, ids never emitted are read and "
-              "emitted. `audit+reconcile`: both. See docs/semantics.md, Deletes. Every mode but "
-              "`none` is refused (by `snowcar config check` and `snowcar run`, exit 2) with a "
-              "typed `value.format` (`json_typed`, `avro`, `json_schema`, or what "
-              "`snow.source.schema.mode=typed` makes) or a `key.format` other than `string`: its "
-              "DELETE records and re-emitted rows are still untyped JSON with plain-string keys."},
+              "emitted. `audit+reconcile`: both. See docs/semantics.md, Deletes. Every mode works "
+              "with every `value.format` and `key.format`: with a typed one the DELETE, its "
+              "tombstone and the rows re-read carry the key bytes of the row's UPSERTs and a "
+              "value of the table's schema (docs/source.md, Deletes of typed tables)."},
       {.name = "snow.table.<alias>.deletes.last.row",
        .type = T::kBool,
        .default_value = "false",

@@ -225,35 +225,6 @@ Result<SourceSettings> SourceSettings::FromConfig(const config::Config& config) 
     s.tables.push_back(ReadTable(config, alias, batch_size, poll_interval_ms, errors));
   }
 
-  if (s.value_format != RecordFormat::kJson || s.key_format != RecordFormat::kString) {
-    // Every delete mode writes records of its own (a DELETE, a tombstone, and reconciliation's
-    // re-emitted rows) as untyped JSON under a plain-string key: in a typed topic they would
-    // not decode, and their key bytes would send them to another partition than the row's
-    // UPSERTs. Refused until those records are typed too.
-    std::string formats;
-    if (s.value_format != RecordFormat::kJson) {
-      formats = config.IsSet("value.format")
-                    ? "value.format=" + config.GetString("value.format")
-                    : std::string(
-                          "value.format=json_typed (what snow.source.schema.mode=typed "
-                          "makes)");
-    }
-    if (s.key_format != RecordFormat::kString) {
-      formats +=
-          (formats.empty() ? "" : " and ") + ("key.format=" + config.GetString("key.format"));
-    }
-    for (const TableSettings& t : s.tables) {
-      if (t.deletes == DeleteCapture::kNone) continue;
-      errors.push_back("snow.table." + t.alias +
-                       ".deletes=" + config.GetString("snow.table." + t.alias + ".deletes") +
-                       " cannot be combined with " + formats +
-                       " yet: its DELETE records (and the rows reconciliation re-emits) are "
-                       "untyped JSON with plain-string keys; use value.format=json and "
-                       "key.format=string for this table, or set snow.table." +
-                       t.alias + ".deletes=none");
-    }
-  }
-
   if (!errors.empty()) {
     std::string message = "invalid source configuration (" + std::to_string(errors.size()) +
                           (errors.size() == 1 ? " problem):" : " problems):");

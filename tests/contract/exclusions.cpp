@@ -45,12 +45,6 @@ const std::vector<KnownBreak>& KnownRefusals() {
        "envelope",
        {"true"},
        "the change-event envelope wraps untyped JSON only"},
-      {"format",
-       {"json_typed", "avro", "json_schema"},
-       "deletes",
-       {"audit", "reconcile", "audit+reconcile"},
-       "DELETE records and reconciliation's re-emitted rows are untyped JSON: a typed format "
-       "takes no delete mode"},
   };
   return all;
 }

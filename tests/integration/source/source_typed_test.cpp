@@ -399,34 +399,5 @@ TEST_F(SourceTyped, ARefusedReadOfSysDbObjectStopsTheTableNamingIt) {
   StopGracefully();
 }
 
-// A typed format with a delete mode is refused by `config check` and by `run`, before anything
-// starts, naming both keys (their DELETE records would be untyped JSON in a typed topic).
-TEST_F(SourceTyped, ADeleteModeWithATypedFormatIsRefusedByCheckAndRun) {
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"avro", "reconcile"}, {"json_schema", "audit+reconcile"}, {"json_typed", "audit"}};
-  for (const auto& [format, mode] : cases) {
-    props_["value.format"] = format;
-    props_["schema.registry.url"] = "http://127.0.0.1:9";  // never asked: the check refuses
-    props_["snow.table.inc.deletes"] = mode;
-    std::string expected = "snow.table.inc.deletes=" + mode;
-    expected += " cannot be combined with value.format=";
-    expected += format;
-    const std::string config = WriteProps();
-    for (const char* command : {"check", "run"}) {
-      testsupport::ChildOptions opts;
-      opts.args = std::string(command) == "check"
-                      ? std::vector<std::string>{"config", "check", config}
-                      : std::vector<std::string>{"run", "--config", config};
-      opts.capture_stderr = true;
-      auto r = testsupport::RunToCompletion(SNOWCAR_BINARY, opts, 20s);
-      ASSERT_TRUE(r.ok()) << command << " " << format << " " << mode << ": "
-                          << r.status().ToString();
-      EXPECT_EQ(r->status.code, 2) << command << " " << format << " " << mode << r->err;
-      EXPECT_THAT(r->out + r->err, HasSubstr(expected)) << command;
-    }
-  }
-  EXPECT_EQ(emu_->journal().All().size(), 0u) << "nothing asked the instance";
-}
-
 }  // namespace
 }  // namespace snowcar::source::it

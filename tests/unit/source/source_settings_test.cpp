@@ -255,43 +255,32 @@ TEST(SourceSettingsTest, DeletesFromTheAuditTrailAndTombstones) {
   EXPECT_THAT(Settings(keys).status().message(), HasSubstr("snow.table.inc.deletes"));
 }
 
-// Every delete mode writes untyped JSON records under plain-string keys (DELETEs, tombstones,
-// the rows reconciliation re-emits): with a typed format each is refused, naming both keys.
-TEST(SourceSettingsTest, EveryDeleteModeIsRefusedWithEveryTypedFormat) {
+// Every delete mode writes its records in the table's typed encoding (typed_deletes.h): no
+// combination of a delete mode with a typed value or key format is refused.
+TEST(SourceSettingsTest, EveryDeleteModeIsAcceptedWithEveryTypedFormat) {
   for (const char* format : {"json_typed", "avro", "json_schema"}) {
     for (const char* mode : {"audit", "reconcile", "audit+reconcile"}) {
       auto keys = BaseKeys();
       keys["value.format"] = format;
+      keys["key.format"] = format;
       keys["schema.registry.url"] = "http://127.0.0.1:8081";
       keys["snow.table.inc.deletes"] = mode;
+      keys["snow.table.inc.deletes.last.row"] = std::string(mode) == "reconcile" ? "false" : "true";
       auto s = Settings(keys);
-      ASSERT_FALSE(s.ok()) << format << " with " << mode;
-      EXPECT_THAT(s.status().message(),
-                  HasSubstr(std::string("snow.table.inc.deletes=") + mode +
-                            " cannot be combined with value.format=" + format))
-          << s.status().message();
-      keys["snow.table.inc.deletes"] = "none";
-      EXPECT_TRUE(Settings(keys).ok()) << format;
+      ASSERT_TRUE(s.ok()) << format << " with " << mode << ": " << s.status().ToString();
+      EXPECT_EQ(s->schema_mode, SchemaMode::kTyped) << format;
     }
   }
-  // The typed mode alone makes json_typed; a typed key format alone is refused as well.
+  // The typed mode alone (json_typed), and a typed key format alone.
   auto keys = BaseKeys();
   keys["snow.source.schema.mode"] = "typed";
   keys["snow.table.inc.deletes"] = "reconcile";
-  auto s = Settings(keys);
-  ASSERT_FALSE(s.ok());
-  EXPECT_THAT(s.status().message(),
-              HasSubstr("snow.table.inc.deletes=reconcile cannot be combined with "
-                        "value.format=json_typed (what snow.source.schema.mode=typed makes)"));
+  EXPECT_TRUE(Settings(keys).ok());
   keys = BaseKeys();
   keys["key.format"] = "avro";
   keys["schema.registry.url"] = "http://127.0.0.1:8081";
   keys["snow.table.inc.deletes"] = "audit+reconcile";
-  s = Settings(keys);
-  ASSERT_FALSE(s.ok());
-  EXPECT_THAT(s.status().message(),
-              HasSubstr("snow.table.inc.deletes=audit+reconcile cannot be combined with "
-                        "key.format=avro"));
+  EXPECT_TRUE(Settings(keys).ok());
 }
 
 TEST(SourceSettingsTest, TheLastRowNeedsTheAuditTrail) {
