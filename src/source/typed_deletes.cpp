@@ -4,6 +4,7 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <optional>
 
 #include "reconcile_sweep.h"
 #include "snowcar/common/log.h"
@@ -58,7 +59,7 @@ Result<kafka::OutRecord> TypedDeletes::Row(const boost::json::object& row, const
 }
 
 Status TypedDeletes::RetypeDelete(kafka::OutRecord& record, std::string_view sys_id,
-                                  const boost::json::object* last_row, std::string& key) {
+                                  const boost::json::object* last_row) {
   // Build gives the key and value only: topic, timestamp and headers stay the DELETE's.
   const RowKey at{record.timestamp_ms / 1000, sys_id, 0};
   std::string last_row_error;
@@ -73,7 +74,6 @@ Status TypedDeletes::RetypeDelete(kafka::OutRecord& record, std::string_view sys
     built = table_->Build(boost::json::object{{rows_.sys_id_field, sys_id}}, at, 0);
   }
   if (!built.ok()) return built.status();
-  key = built->key.value_or("");
   record.key = built->key;
   if (source_.schema_mode != SchemaMode::kTyped) return Status::Ok();  // only the key is typed
   if (record.value) MoveDetailsToHeaders(*record.value, record.headers);
@@ -88,14 +88,15 @@ Status TypedDeletes::RetypeDelete(kafka::OutRecord& record, std::string_view sys
 Status TypedDeletes::Retype(std::vector<kafka::OutRecord>& records, std::string_view sys_id,
                             const boost::json::object* last_row, const boost::json::object* row_now,
                             int64_t extracted_at_ms) {
-  std::string key;  // the DELETE's, which comes before its tombstone
+  std::optional<kafka::OutRecord> deleted;  // the DELETE, which comes before its tombstone
   for (kafka::OutRecord& record : records) {
     const std::string_view op = Operation(record);
     if (op == "DELETE") {
-      SNOWCAR_RETURN_IF_ERROR(RetypeDelete(record, sys_id, last_row, key));
+      SNOWCAR_RETURN_IF_ERROR(RetypeDelete(record, sys_id, last_row));
+      deleted = record;
     } else if (op == kTombstoneOperation) {
-      if (key.empty()) return Status::Internal("a tombstone without its DELETE before it");
-      record.key = key;
+      if (!deleted) return Status::Internal("a tombstone without its DELETE before it");
+      record = TombstoneFor(*deleted);  // its key, timestamp and headers, as untyped
     } else if (op == "UPSERT") {
       if (row_now == nullptr) return Status::Internal("an UPSERT without its row");
       SNOWCAR_ASSIGN_OR_RETURN(RowKey row_key, ReadRowKey(*row_now, rows_));

@@ -54,10 +54,11 @@ class TypedDeletes {
                                int64_t extracted_at_ms);
 
   // Re-encodes `records`, the untyped records of one deletion of `sys_id` (its DELETE, maybe
-  // a tombstone, maybe the row restored since): DELETE and TOMBSTONE in place (see above;
-  // `last_row` the row sys_audit_delete kept, or null), and each UPSERT rebuilt from
-  // `row_now`. A last row that does not encode leaves the DELETE with the sys_id alone and
-  // its reason in `snow.source.delete.last_row_error`.
+  // a tombstone, maybe the row restored since): the DELETE in place (see above; `last_row`
+  // the row sys_audit_delete kept, or null), the tombstone made again from it (TombstoneFor:
+  // its key and headers), and each UPSERT rebuilt from `row_now`. A last row that does not
+  // encode leaves the DELETE with the sys_id alone and its reason in
+  // `snow.source.delete.last_row_error`.
   Status Retype(std::vector<kafka::OutRecord>& records, std::string_view sys_id,
                 const boost::json::object* last_row, const boost::json::object* row_now,
                 int64_t extracted_at_ms);
@@ -67,7 +68,7 @@ class TypedDeletes {
                std::unique_ptr<TypedTable> table)
       : source_(source), rows_(rows), table_(std::move(table)) {}
   Status RetypeDelete(kafka::OutRecord& record, std::string_view sys_id,
-                      const boost::json::object* last_row, std::string& key);
+                      const boost::json::object* last_row);
 
   const SourceSettings& source_;
   const TableSettings& rows_;

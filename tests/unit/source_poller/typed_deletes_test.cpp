@@ -153,6 +153,9 @@ TEST_P(TypedDeletesTest, AnAuditDeleteAndItsTombstoneCarryTheUpsertsKeyAndTheTyp
   EXPECT_EQ(Header(del, "snow.source.delete.deleted_at"), FormatSnowTimestamp(kT));
   EXPECT_EQ(Header(del, "snow.source.delete.audit_sys_id"), kAuditId);
   EXPECT_EQ(Header(del, "snow.source.delete.last_row_error"), "");
+  // The tombstone has the DELETE's headers but the operation, as untyped.
+  EXPECT_EQ(Header(tomb, "snow.source.delete.deleted_by"), "alice");
+  EXPECT_EQ(tomb.headers.size(), del.headers.size());
 }
 
 TEST_P(TypedDeletesTest, WithoutALastRowOrWithOneThatDoesNotParseTheValueHoldsTheSysIdAlone) {
