@@ -34,7 +34,6 @@
 #include <functional>
 #include <map>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -46,6 +45,7 @@
 
 namespace {
 
+using snowcar::bench::MetricSum;
 using snowcar::bench::SecondsSince;
 using snowcar::bench::StartSnowcar;
 using Clock = std::chrono::steady_clock;
@@ -66,21 +66,6 @@ std::vector<std::string> SysIds(const std::string& base, int rows) {
     ids.emplace_back(row.as_object().at("sys_id").as_string());
   }
   return ids;
-}
-
-// Sum of every sample of `name` in the sidecar's /metrics.
-double MetricSum(const std::string& socket, const std::string& name) {
-  const std::string text = snowcar::bench::SocketGet(socket, "/metrics");
-  std::istringstream lines(text);
-  std::string line;
-  double sum = 0;
-  while (std::getline(lines, line)) {
-    if (line.rfind(name, 0) != 0) continue;
-    const char next = line.size() > name.size() ? line[name.size()] : '\0';
-    if (next != '{' && next != ' ') continue;
-    sum += std::atof(line.substr(line.rfind(' ') + 1).c_str());
-  }
-  return sum;
 }
 
 struct Measured {
@@ -183,19 +168,14 @@ Measured Run(const std::string& base, const std::string& bootstrap, const Worklo
   const std::string config_path = dir.File("bench.properties");
   {
     std::ofstream cfg(config_path);
-    cfg << "snow.url=" << base << "\nsnow.auth.username=admin\nsnow.auth.password=admin-emulator\n"
-        << "source.enabled=false\nsink.enabled=true\nthreads=2\n"
-        << "snow.sink.topics=" << w.topic << "\nsnow.sink.table=incident\n"
+    cfg << snowcar::bench::SinkSidecarProperties(base, bootstrap, w.topic, "bench-" + w.topic,
+                                                 dir.path().string())
         << "snow.sink.max.in.flight=" << in_flight << "\n"
         << "snow.sink.ordering=" << w.ordering << "\n"
         << (g_max_held > 0
                 ? "snow.sink.ordering.max.held.records=" + std::to_string(g_max_held) + "\n"
                 : std::string())
-        << "snow.http.max.concurrent.requests=" << in_flight << "\n"
-        << "snow.sink.unknown.field.behavior=passthrough\n"
-        << "state.dir=" << dir.File("state") << "\nsocket.path=" << socket << "\n"
-        << "log.level=warn\nkafka.bootstrap.servers=" << bootstrap << "\n"
-        << "kafka.group.id=bench-" << w.topic << "\n";
+        << "snow.http.max.concurrent.requests=" << in_flight << "\n";
   }
   snowcar::testsupport::ChildOptions options;
   options.args = {"run", "--config", config_path};
@@ -371,11 +351,7 @@ int main(int argc, char** argv) {
   }
   std::printf("1 partition, ordering=key: %.1f%% of max.in.flight/latency (target >= 90%%): %s\n",
               keyed.rate / ceiling * 100, keyed.rate >= 0.9 * ceiling ? "met" : "NOT met");
-  (void)emulator.process->Signal(SIGTERM);
-  (void)emulator.process->Wait(std::chrono::seconds(30));
-  if (broker.process) {
-    (void)broker.process->Signal(SIGTERM);
-    (void)broker.process->Wait(std::chrono::seconds(30));
-  }
+  snowcar::bench::Stop(emulator);
+  snowcar::bench::Stop(broker);
   return 0;
 }

@@ -33,7 +33,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -45,6 +44,7 @@
 
 namespace {
 
+using snowcar::bench::MetricSum;
 using snowcar::bench::SecondsSince;
 using snowcar::bench::StartSnowcar;
 using Clock = std::chrono::steady_clock;
@@ -54,22 +54,6 @@ constexpr int kPartitions = 4;
 [[noreturn]] void Fail(const std::string& what) {
   std::fprintf(stderr, "sink_restart_bench: %s\n", what.c_str());
   std::exit(1);
-}
-
-// Sum of every sample of `name` in the sidecar's /metrics; -1 when the socket does not answer.
-double MetricSum(const std::string& socket, const std::string& name) {
-  const std::string text = snowcar::bench::SocketGet(socket, "/metrics");
-  if (text.find("# TYPE") == std::string::npos) return -1;
-  std::istringstream lines(text);
-  std::string line;
-  double sum = 0;
-  while (std::getline(lines, line)) {
-    if (line.rfind(name, 0) != 0) continue;
-    const char next = line.size() > name.size() ? line[name.size()] : '\0';
-    if (next != '{' && next != ' ') continue;
-    sum += std::atof(line.substr(line.rfind(' ') + 1).c_str());
-  }
-  return sum;
 }
 
 bool HasPartitions(const std::string& socket) {
@@ -118,13 +102,9 @@ Measured Run(const std::string& mode, int run, const std::string& base,
   const std::string config_path = dir.File("bench.properties");
   {
     std::ofstream cfg(config_path);
-    cfg << "snow.url=" << base << "\nsnow.auth.username=admin\nsnow.auth.password=admin-emulator\n"
-        << "source.enabled=false\nsink.enabled=true\nthreads=2\n"
-        << "snow.sink.topics=" << topic << "\nsnow.sink.table=incident\n"
-        << "snow.sink.unknown.field.behavior=passthrough\n"
-        << "state.dir=" << dir.File("state") << "\nsocket.path=" << socket << "\n"
-        << "log.level=warn\nkafka.bootstrap.servers=" << bootstrap << "\n"
-        << "kafka.group.id=restart-bench-" << mode << "-" << run << "\n";
+    cfg << snowcar::bench::SinkSidecarProperties(
+        base, bootstrap, topic, "restart-bench-" + mode + "-" + std::to_string(run),
+        dir.path().string());
     if (session_timeout_ms > 0) cfg << "kafka.session.timeout.ms=" << session_timeout_ms << "\n";
   }
   snowcar::testsupport::ChildOptions options;
@@ -220,11 +200,7 @@ int main(int argc, char** argv) {
                 Summary(written).c_str());
     std::fflush(stdout);
   }
-  (void)emulator.process->Signal(SIGTERM);
-  (void)emulator.process->Wait(std::chrono::seconds(30));
-  if (broker.process) {
-    (void)broker.process->Signal(SIGTERM);
-    (void)broker.process->Wait(std::chrono::seconds(30));
-  }
+  snowcar::bench::Stop(emulator);
+  snowcar::bench::Stop(broker);
   return 0;
 }

@@ -14,7 +14,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "snowcar/common/log.h"
+#include "cli/stop_signals.h"
 #include "snowcar/emulator/data_gen.h"
 #include "snowcar/emulator/emulator_server.h"
 
@@ -147,14 +147,8 @@ int EmulateMain(int argc, char** argv) {
     clock = *parsed;
   }
 
-  // Block the stop signals before any thread starts, so every thread inherits the mask and
-  // only sigwait below receives them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGHUP);  // a closed terminal: stop as for Ctrl-C
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // Before any thread starts: see stop_signals.h.
+  const sigset_t stop_signals = BlockStopSignals();
 
   emulator::EmulatorServer server(options);
   if (clock.at_ms.has_value()) {
@@ -187,15 +181,7 @@ int EmulateMain(int argc, char** argv) {
     std::fprintf(stderr, "snowcar emulate: %s\n", started.message().c_str());
     return 1;
   }
-  std::printf("%s\n", server.base_url().c_str());
-  std::fflush(stdout);
-
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
-  SNOWCAR_LOG(kInfo, "emulator.stopping",
-              {{"signal", sig == SIGTERM  ? "SIGTERM"
-                          : sig == SIGINT ? "SIGINT"
-                                          : "SIGHUP"}});
+  ServeUntilStopped(server.base_url(), stop_signals, "emulator.stopping");
   server.Stop();
   return 0;
 }

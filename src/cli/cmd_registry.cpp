@@ -3,13 +3,12 @@
 //
 // Like `snowcar emulate`, the first line on stdout is the base URL (flushed), so scripts and
 // tests can start it with --port 0 and read where it listens.
-#include <csignal>
 #include <cstdio>
 #include <string>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "snowcar/common/log.h"
+#include "cli/stop_signals.h"
 #include "snowcar/registry/registry_server.h"
 
 namespace snowcar::cli {
@@ -36,28 +35,15 @@ int RegistryMain(int argc, char** argv) {
   app->add_option("--password", options.password, "the basic-auth password")->type_name("P");
   if (auto exit = ParseCommandLine(*app, argc, argv)) return *exit;
 
-  // Block the stop signals before any thread starts, so only sigwait below receives them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // Before any thread starts: see stop_signals.h.
+  const sigset_t stop_signals = BlockStopSignals();
 
   registry::RegistryServer server(options);
   if (Status started = server.Start(); !started.ok()) {
     std::fprintf(stderr, "snowcar registry: %s\n", started.message().c_str());
     return 1;
   }
-  std::printf("%s\n", server.base_url().c_str());
-  std::fflush(stdout);
-
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
-  SNOWCAR_LOG(kInfo, "registry.stopping",
-              {{"signal", sig == SIGTERM  ? "SIGTERM"
-                          : sig == SIGINT ? "SIGINT"
-                                          : "SIGHUP"}});
+  ServeUntilStopped(server.base_url(), stop_signals, "registry.stopping");
   server.Stop();
   return 0;
 }

@@ -36,12 +36,7 @@ class Rewriter {
   // Sets `target` from the Confluent key `from`, unless the file gives `target` itself.
   void Put(const std::string& target, std::string value, const std::string& from,
            const RawValue& raw) {
-    if (const auto it = merged_.find(target); it != merged_.end()) {
-      errors_.push_back("both '" + from + "' [" + raw.origin + "] and '" + target + "' [" +
-                        it->second.origin + "] are given; '" + from + "' sets '" + target +
-                        "', give only one");
-      return;
-    }
+    if (GivenBothWays(merged_, target, from, raw, errors_)) return;
     merged_[target] = RawValue{std::move(value), from + " [" + raw.origin + "]"};
   }
 

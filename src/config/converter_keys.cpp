@@ -101,12 +101,7 @@ class ConverterRewriter {
   // same value twice is fine, two different ones are an error (snowcar has one registry).
   void Put(const std::string& target, std::string value, const std::string& from,
            const RawValue& raw) {
-    if (const auto it = merged_.find(target); it != merged_.end()) {
-      errors_.push_back("both '" + from + "' [" + raw.origin + "] and '" + target + "' [" +
-                        it->second.origin + "] are given; '" + from + "' sets '" + target +
-                        "', give only one");
-      return;
-    }
+    if (GivenBothWays(merged_, target, from, raw, errors_)) return;
     if (const auto it = puts_.find(target); it != puts_.end()) {
       if (Trim(it->second.value) != Trim(value)) {
         errors_.push_back("'" + from + "' [" + raw.origin + "] and " + it->second.origin +

@@ -112,6 +112,20 @@ int64_t Counter(const boost::json::object& table, const char* name) {
   return v != nullptr && v->is_int64() ? v->as_int64() : -1;
 }
 
+// Mounts `disk`, puts the rig's state.dir at `state_dir` on it, and starts the sidecar and a
+// writer of 40 rows a second. False when the disk cannot be had (the row says why) or the
+// sidecar does not start (the row failed).
+bool StartOnDisk(Row& row, SourceRig& rig, const SmallDisk& disk, const std::string& state_dir) {
+  if (!CanMount(row, disk)) return false;
+  rig.sidecar().props()["state.dir"] = state_dir;
+  if (!rig.sidecar().Start()) {
+    row.Fail(rig.sidecar().last_error());
+    return false;
+  }
+  (void)rig.StartWriter(40);
+  return true;
+}
+
 // Disk full under a running source: commits are refused (the state store keeps 8 MiB in
 // reserve), the table stops advancing after one window and says why; space comes back and it
 // resumes without a restart. Then a SIGTERM and a start while full, and a start after.
@@ -121,14 +135,8 @@ Row DiskFull() {
   row.rounds = 2;
   SourceRig rig(300);
   SmallDisk disk(rig.dir().File("disk"), 64);
-  if (!CanMount(row, disk)) return row;
   const std::string state_dir = rig.dir().File("disk") + "/state";
-  rig.sidecar().props()["state.dir"] = state_dir;
-  if (!rig.sidecar().Start()) {
-    row.Fail(rig.sidecar().last_error());
-    return row;
-  }
-  (void)rig.StartWriter(40);
+  if (!StartOnDisk(row, rig, disk, state_dir)) return row;
   testsupport::WaitFor([&] { return Counter(rig.Table(), "rows_emitted") >= 300; }, 30s, 50ms);
 
   // 1. Full while running: the next commit is refused and the table says so.
@@ -222,14 +230,8 @@ Row ReadOnly() {
   row.bound = 0;  // the stop before was graceful
   SourceRig rig(300);
   SmallDisk disk(rig.dir().File("disk"), 64);
-  if (!CanMount(row, disk)) return row;
   const std::string state_dir = rig.dir().File("disk") + "/state";
-  rig.sidecar().props()["state.dir"] = state_dir;
-  if (!rig.sidecar().Start()) {
-    row.Fail(rig.sidecar().last_error());
-    return row;
-  }
-  (void)rig.StartWriter(40);
+  if (!StartOnDisk(row, rig, disk, state_dir)) return row;
   testsupport::WaitFor(
       [&] {
         return rig.Table().contains("rows_emitted") &&

@@ -282,49 +282,15 @@ size_t CountMissing(const std::set<std::pair<std::string, std::string>>& want,
   return missing;
 }
 
-namespace {
-testsupport::KafkaHandle GroupHandle(const std::string& bootstrap, const std::string& group) {
-  char err[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof err);
-  rd_kafka_conf_set(conf, "group.id", group.c_str(), err, sizeof err);
-  rd_kafka_conf_set(conf, "enable.auto.commit", "false", err, sizeof err);
-  return testsupport::KafkaHandle(rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err));
-}
-}  // namespace
-
 std::vector<int64_t> CommittedOffsets(const std::string& bootstrap, const std::string& group,
                                       const std::string& topic, int partitions) {
-  auto rk = GroupHandle(bootstrap, group);
-  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
-  for (int i = 0; i < partitions; ++i) rd_kafka_topic_partition_list_add(list, topic.c_str(), i);
-  std::vector<int64_t> out(partitions, -1);
-  if (rd_kafka_committed(rk.get(), list, 10000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-    for (int i = 0; i < list->cnt; ++i) {
-      if (list->elems[i].offset >= 0) out[list->elems[i].partition] = list->elems[i].offset;
-    }
-  }
-  rd_kafka_topic_partition_list_destroy(list);
-  return out;
+  auto offsets = testsupport::CommittedOffsets(bootstrap, group, topic, partitions);
+  return offsets.ok() ? *offsets : std::vector<int64_t>(partitions, -1);
 }
 
 Status CommitOffsets(const std::string& bootstrap, const std::string& group,
                      const std::string& topic, const std::vector<int64_t>& offsets) {
-  auto rk = GroupHandle(bootstrap, group);
-  rd_kafka_topic_partition_list_t* list =
-      rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()));
-  for (size_t i = 0; i < offsets.size(); ++i) {
-    if (offsets[i] < 0) continue;
-    rd_kafka_topic_partition_list_add(list, topic.c_str(), static_cast<int32_t>(i))->offset =
-        offsets[i];
-  }
-  rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
-  if (list->cnt > 0) err = rd_kafka_commit(rk.get(), list, 0);
-  rd_kafka_topic_partition_list_destroy(list);
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return Status::Internal(std::string("commit: ") + rd_kafka_err2str(err));
-  }
-  return Status::Ok();
+  return testsupport::CommitOffsets(bootstrap, group, topic, offsets);
 }
 
 }  // namespace snowcar::fault

@@ -199,6 +199,26 @@ class SinkRig {
   int64_t produced_ = 0;
 };
 
+// Each round: one more batch of commands, the sink started, `fault(round)` at a random point
+// within 300 ms, and the next round in a fresh consumer group; then what is left is drained and
+// the instance compared with the commands.
+template <typename Fault>
+void FaultRounds(Row& row, SinkRig& rig, std::mt19937& rng, Fault fault) {
+  for (int round = 0; round < row.rounds && !row.failed_check; ++round) {
+    if (Status s = rig.ProduceRound(); !s.ok()) {
+      row.Fail(s.ToString());
+      break;
+    }
+    if (!rig.StartSink(row)) break;
+    PauseForFault(std::chrono::milliseconds(rng() % 300));
+    fault(round);
+    ++row.faults;
+    rig.MoveToFreshGroup(row);
+  }
+  if (!row.failed_check) rig.Drain(row);
+  rig.Compare(row);
+}
+
 }  // namespace
 
 std::vector<Row> SinkKillNine(const RunOptions& options) {
@@ -208,19 +228,7 @@ std::vector<Row> SinkKillNine(const RunOptions& options) {
   row.bound = 0;  // duplicate rows created; repeated PATCHes are harmless and not counted
   SinkRig rig;
   std::mt19937 rng(options.seed + 2);
-  for (int round = 0; round < row.rounds && !row.failed_check; ++round) {
-    if (Status s = rig.ProduceRound(); !s.ok()) {
-      row.Fail(s.ToString());
-      break;
-    }
-    if (!rig.StartSink(row)) break;
-    PauseForFault(std::chrono::milliseconds(rng() % 300));
-    rig.sidecar().Kill9();
-    ++row.faults;
-    rig.MoveToFreshGroup(row);
-  }
-  if (!row.failed_check) rig.Drain(row);
-  rig.Compare(row);
+  FaultRounds(row, rig, rng, [&](int) { rig.sidecar().Kill9(); });
   row.Note("every PATCHed row ends at its last command; every create made exactly one row; " +
            std::to_string(row.out - row.in) + " writes repeated after crashes");
   return {row};
@@ -233,20 +241,10 @@ std::vector<Row> SinkSigterm(const RunOptions& options) {
   row.bound = 0;
   SinkRig rig;
   std::mt19937 rng(options.seed + 3);
-  for (int round = 0; round < row.rounds && !row.failed_check; ++round) {
-    if (Status s = rig.ProduceRound(); !s.ok()) {
-      row.Fail(s.ToString());
-      break;
-    }
-    if (!rig.StartSink(row)) break;
-    PauseForFault(std::chrono::milliseconds(rng() % 300));
+  FaultRounds(row, rig, rng, [&](int round) {
     const auto status = rig.sidecar().Terminate();
-    ++row.faults;
     if (!status.ok()) row.Fail("round " + std::to_string(round) + " " + status.ToString());
-    rig.MoveToFreshGroup(row);
-  }
-  if (!row.failed_check) rig.Drain(row);
-  rig.Compare(row);
+  });
   // A graceful stop commits what it finished: no write may reach the instance twice.
   row.duplicated += std::max<int64_t>(row.out - row.in, 0);
   row.Note("duplicated = repeated writes + duplicate rows; every stop exited 0");

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "support/source_sidecar_config.h"
 #include "support/wait.h"
 
 namespace snowcar::fault {
@@ -12,26 +13,11 @@ SourceRig::SourceRig(int backlog, std::vector<std::string> emulate_args, int par
   emulate_args.insert(emulate_args.begin(), {"--tables", "incident:" + std::to_string(backlog)});
   emulator_ = std::make_unique<Emulator>(emulate_args);
   broker_ = std::make_unique<Broker>(topic_ + ":" + std::to_string(partitions));
-  sidecar_ = std::make_unique<Sidecar>(dir_.path().string(),
-                                       std::map<std::string, std::string>{
-                                           {"state.dir", dir_.File("state")},
-                                           {"socket.path", dir_.File("run/snowcar.sock")},
-                                           {"source.enabled", "true"},
-                                           {"sink.enabled", "false"},
-                                           {"threads", "2"},
-                                           {"log.format", "json"},
-                                           {"snow.url", emulator_->url()},
-                                           {"snow.auth.username", "admin"},
-                                           {"snow.auth.password", "admin-emulator"},
-                                           {"snow.retry.initial.backoff.ms", "50"},
-                                           {"snow.retry.max.backoff.ms", "400"},
-                                           {"snow.tables", "inc"},
-                                           {"snow.table.inc.name", "incident"},
-                                           {"snow.table.inc.topic", topic_},
-                                           {"snow.source.poll.interval.ms", "100"},
-                                           {"snow.source.batch.size", std::to_string(kBatch)},
-                                           {"kafka.bootstrap.servers", broker_->bootstrap()},
-                                       });
+  auto config =
+      testsupport::SourceSidecarConfig(dir_, emulator_->url(), topic_, broker_->bootstrap());
+  config["snow.source.poll.interval.ms"] = "100";
+  config["snow.source.batch.size"] = std::to_string(kBatch);
+  sidecar_ = std::make_unique<Sidecar>(dir_.path().string(), std::move(config));
 }
 
 Status SourceRig::StartWriter(int rows_per_second) {

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <sstream>
 
 #include "snowcar/common/spawn.h"
 
@@ -268,6 +269,15 @@ Result<RunResult> RunToCompletion(const std::string& binary, const ChildOptions&
                                     " ms; stderr: " + child->Stderr());
   }
   return RunResult{*status, std::move(out).value(), child->Stderr()};
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
 }
 
 }  // namespace snowcar::testsupport

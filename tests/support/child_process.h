@@ -102,4 +102,7 @@ struct RunResult {
 Result<RunResult> RunToCompletion(const std::string& binary, const ChildOptions& options,
                                   std::chrono::milliseconds timeout, std::string_view input = {});
 
+// The non-empty lines of a process's output, in order.
+std::vector<std::string> Lines(const std::string& text);
+
 }  // namespace snowcar::testsupport

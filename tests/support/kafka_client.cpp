@@ -39,7 +39,9 @@ Result<KafkaHandle> MakeHandle(rd_kafka_type_t type, rd_kafka_conf_t* conf) {
   return KafkaHandle(rk);
 }
 
-Message Copy(const rd_kafka_message_t* m) {
+}  // namespace
+
+Message CopyMessage(const rd_kafka_message_t* m) {
   Message out;
   out.topic = rd_kafka_topic_name(m->rkt);
   out.partition = m->partition;
@@ -65,7 +67,52 @@ Message Copy(const rd_kafka_message_t* m) {
   return out;
 }
 
-}  // namespace
+KafkaHandle GroupHandle(const std::string& bootstrap, const std::string& group) {
+  char err[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof err);
+  rd_kafka_conf_set(conf, "group.id", group.c_str(), err, sizeof err);
+  rd_kafka_conf_set(conf, "enable.auto.commit", "false", err, sizeof err);
+  return KafkaHandle(rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err));
+}
+
+Result<std::vector<int64_t>> CommittedOffsets(const std::string& bootstrap,
+                                              const std::string& group, const std::string& topic,
+                                              int partitions) {
+  auto rk = GroupHandle(bootstrap, group);
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
+  for (int i = 0; i < partitions; ++i) rd_kafka_topic_partition_list_add(list, topic.c_str(), i);
+  const rd_kafka_resp_err_t err = rd_kafka_committed(rk.get(), list, 10000);
+  std::vector<int64_t> out(partitions, -1);
+  for (int i = 0; i < list->cnt; ++i) {
+    const auto& e = list->elems[i];
+    if (e.offset >= 0) out[e.partition] = e.offset;
+  }
+  rd_kafka_topic_partition_list_destroy(list);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return Status::Unavailable(std::string("committed offsets: ") + rd_kafka_err2str(err));
+  }
+  return out;
+}
+
+Status CommitOffsets(const std::string& bootstrap, const std::string& group,
+                     const std::string& topic, const std::vector<int64_t>& offsets) {
+  auto rk = GroupHandle(bootstrap, group);
+  rd_kafka_topic_partition_list_t* list =
+      rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()));
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    if (offsets[i] < 0) continue;
+    rd_kafka_topic_partition_list_add(list, topic.c_str(), static_cast<int32_t>(i))->offset =
+        offsets[i];
+  }
+  rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+  if (list->cnt > 0) err = rd_kafka_commit(rk.get(), list, 0);
+  rd_kafka_topic_partition_list_destroy(list);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return Status::Internal(std::string("commit: ") + rd_kafka_err2str(err));
+  }
+  return Status::Ok();
+}
 
 std::optional<std::string> Message::Header(const std::string& name) const {
   for (const auto& [k, v] : headers) {
@@ -241,7 +288,7 @@ Result<std::vector<Message>> TestConsumer::PollUntil(
       rd_kafka_message_destroy(m);
       return s;
     }
-    got.push_back(Copy(m));
+    got.push_back(CopyMessage(m));
     rd_kafka_message_destroy(m);
   }
   return got;
@@ -258,7 +305,7 @@ std::vector<Message> TestConsumer::PollFor(std::chrono::milliseconds quiet) {
   while (int left = RemainingMs(deadline)) {
     rd_kafka_message_t* m = rd_kafka_consumer_poll(rk_.get(), std::min(left, 100));
     if (m == nullptr) continue;
-    if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) got.push_back(Copy(m));
+    if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) got.push_back(CopyMessage(m));
     rd_kafka_message_destroy(m);
   }
   return got;

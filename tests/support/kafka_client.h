@@ -59,6 +59,21 @@ struct KafkaHandleDeleter {
 };
 using KafkaHandle = std::unique_ptr<rd_kafka_t, KafkaHandleDeleter>;
 
+// A consumed message copied out of librdkafka's buffer (`m` stays the caller's to destroy).
+Message CopyMessage(const rd_kafka_message_t* m);
+
+// A consumer of `group` (auto commit off) that never subscribes: for reading or writing the
+// group's committed offsets. Null when librdkafka refuses the configuration.
+KafkaHandle GroupHandle(const std::string& bootstrap, const std::string& group);
+
+// The committed offset of partitions 0..partitions-1 of `topic` in `group` (-1: none).
+Result<std::vector<int64_t>> CommittedOffsets(const std::string& bootstrap,
+                                              const std::string& group, const std::string& topic,
+                                              int partitions);
+// Commits offsets[i] for partition i of `topic` in `group`; a negative entry is left alone.
+Status CommitOffsets(const std::string& bootstrap, const std::string& group,
+                     const std::string& topic, const std::vector<int64_t>& offsets);
+
 // Messages as the test wants them: key-<i>, value-<i>, header seq=<i>, for i in [first, first+n).
 std::vector<OutMessage> NumberedMessages(int first, int n);
 

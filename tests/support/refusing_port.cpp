@@ -31,6 +31,19 @@ RefusingPort::~RefusingPort() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+uint16_t UnusedPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  const bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+                     ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
+  ::close(fd);
+  return bound ? ntohs(addr.sin_port) : 0;
+}
+
 std::string RefusingPort::http_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
 }  // namespace snowcar::testsupport

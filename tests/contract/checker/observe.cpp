@@ -6,6 +6,8 @@
 
 #include <memory>
 
+#include "support/kafka_client.h"
+
 namespace snowcar::contract {
 namespace {
 
@@ -92,25 +94,13 @@ Result<TopicDump> ReadTopic(const std::string& bootstrap, const std::string& top
     rd_kafka_message_t* m = rd_kafka_consumer_poll(rk.get(), 200);
     if (m == nullptr) continue;
     if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      testsupport::Message copy = testsupport::CopyMessage(m);
       KafkaRecord r;
-      r.partition = m->partition;
-      r.offset = m->offset;
-      if (m->key != nullptr) r.key.emplace(static_cast<const char*>(m->key), m->key_len);
-      if (m->payload != nullptr) {
-        r.value.emplace(static_cast<const char*>(m->payload), m->len);
-      }
-      rd_kafka_headers_t* hdrs = nullptr;
-      if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-        const char* name = nullptr;
-        const void* value = nullptr;
-        size_t size = 0;
-        for (size_t i = 0;
-             rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
-             ++i) {
-          r.headers.emplace_back(
-              name, value ? std::string(static_cast<const char*>(value), size) : std::string());
-        }
-      }
+      r.partition = copy.partition;
+      r.offset = copy.offset;
+      r.key = std::move(copy.key);
+      r.value = std::move(copy.value);
+      r.headers = std::move(copy.headers);
       auto it = pending.find(m->partition);
       if (it != pending.end() && m->offset + 1 >= it->second) pending.erase(it);
       by_partition[m->partition].push_back(std::move(r));

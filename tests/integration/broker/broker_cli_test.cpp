@@ -25,14 +25,7 @@ using testsupport::ChildProcess;
 using testsupport::RunToCompletion;
 using testsupport::TempDir;
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) out.push_back(line);
-  }
-  return out;
-}
+using testsupport::Lines;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);

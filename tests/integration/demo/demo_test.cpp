@@ -56,6 +56,45 @@ testsupport::ChildOptions DemoOptions(const testsupport::TempDir& tmp,
   return options;
 }
 
+// The demo's process group is gone: none of its children is left running.
+void ExpectChildrenGone(const std::string& out) {
+  const int64_t pgid = FindInt(out, "process group ([0-9]+)");
+  ASSERT_GT(pgid, 0) << out;
+  EXPECT_TRUE(GroupGone(static_cast<pid_t>(pgid)));
+}
+
+// The demo removed the work dir it named.
+void ExpectWorkDirRemoved(const std::string& out) {
+  const auto work = Find(out, "work dir (\\S+);");
+  ASSERT_TRUE(work) << out;
+  EXPECT_FALSE(std::filesystem::exists(*work)) << *work;
+}
+
+// Starts the demo on 100 rows and reads its stdout into `seen` until the sidecar is up: every
+// child of the demo is running then.
+void StartUntilSidecarUp(const testsupport::TempDir& tmp,
+                         std::unique_ptr<testsupport::ChildProcess>& child, std::string& seen) {
+  auto spawned =
+      testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, DemoOptions(tmp, {"--rows", "100"}));
+  ASSERT_TRUE(spawned.ok()) << spawned.status().message();
+  child = std::move(spawned).value();
+  while (seen.find("sidecar pid") == std::string::npos) {
+    auto line = child->ReadLine(60s);
+    ASSERT_TRUE(line.ok()) << line.status().message() << "\n" << seen;
+    seen += *line + "\n";
+  }
+}
+
+// After a stop signal: the rest of stdout goes to `seen`, and the demo exits 0.
+void ExpectStopped(testsupport::ChildProcess& child, std::string& seen) {
+  auto rest = child.ReadAllStdout(60s);
+  ASSERT_TRUE(rest.ok()) << rest.status().message();
+  seen += *rest;
+  auto exit = child.Wait(30s);
+  ASSERT_TRUE(exit.ok());
+  EXPECT_TRUE(exit->ok()) << exit->ToString() << "\n" << seen << child.Stderr();
+}
+
 TEST(DemoTest, RunsBothDirectionsRestartsWithoutDuplicatesAndCleansUp) {
   testsupport::TempDir tmp("snowcar-demo-test");
   auto run = testsupport::RunToCompletion(
@@ -91,12 +130,8 @@ TEST(DemoTest, RunsBothDirectionsRestartsWithoutDuplicatesAndCleansUp) {
       << out;
   EXPECT_EQ(FindInt(out, "duplicates re-emitted: ([0-9]+)$"), 0) << out;
 
-  const int64_t pgid = FindInt(out, "process group ([0-9]+)");
-  ASSERT_GT(pgid, 0) << out;
-  EXPECT_TRUE(GroupGone(static_cast<pid_t>(pgid)));
-  const auto work = Find(out, "work dir (\\S+);");
-  ASSERT_TRUE(work) << out;
-  EXPECT_FALSE(std::filesystem::exists(*work)) << *work;
+  ASSERT_NO_FATAL_FAILURE(ExpectChildrenGone(out));
+  ExpectWorkDirRemoved(out);
 }
 
 // More rows than the embedded broker holds (5 MiB per partition, about 3 700 of these records
@@ -124,59 +159,30 @@ TEST(DemoTest, SaysWhenTheBrokerDroppedRecords) {
 
 TEST(DemoTest, CtrlCStopsEveryChildAndRemovesTheWorkDir) {
   testsupport::TempDir tmp("snowcar-demo-test");
-  auto child =
-      testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, DemoOptions(tmp, {"--rows", "100"}));
-  ASSERT_TRUE(child.ok()) << child.status().message();
+  std::unique_ptr<testsupport::ChildProcess> child;
   std::string seen;
-  // Wait until the sidecar is up: every child of the demo is running then.
-  while (seen.find("sidecar pid") == std::string::npos) {
-    auto line = (*child)->ReadLine(60s);
-    ASSERT_TRUE(line.ok()) << line.status().message() << "\n" << seen;
-    seen += *line + "\n";
-  }
-  ASSERT_TRUE((*child)->Signal(SIGINT).ok());
-  auto rest = (*child)->ReadAllStdout(60s);
-  ASSERT_TRUE(rest.ok()) << rest.status().message();
-  seen += *rest;
-  auto exit = (*child)->Wait(30s);
-  ASSERT_TRUE(exit.ok());
-  EXPECT_TRUE(exit->ok()) << exit->ToString() << "\n" << seen << (*child)->Stderr();
+  ASSERT_NO_FATAL_FAILURE(StartUntilSidecarUp(tmp, child, seen));
+  ASSERT_TRUE(child->Signal(SIGINT).ok());
+  ASSERT_NO_FATAL_FAILURE(ExpectStopped(*child, seen));
   EXPECT_TRUE(Find(seen, "== SIGINT received")) << seen;
 
-  const int64_t pgid = FindInt(seen, "process group ([0-9]+)");
-  ASSERT_GT(pgid, 0) << seen;
-  EXPECT_TRUE(GroupGone(static_cast<pid_t>(pgid)));
-  const auto work = Find(seen, "work dir (\\S+);");
-  ASSERT_TRUE(work) << seen;
-  EXPECT_FALSE(std::filesystem::exists(*work)) << *work;
+  ASSERT_NO_FATAL_FAILURE(ExpectChildrenGone(seen));
+  ExpectWorkDirRemoved(seen);
 }
 
 // A closed terminal (SIGHUP) stops the demo as Ctrl-C does; the user signals do nothing.
 // Had SIGUSR1 killed the demo (its default action), its children would be left running.
 TEST(DemoTest, HangupStopsEveryChildAndUserSignalsAreIgnored) {
   testsupport::TempDir tmp("snowcar-demo-test");
-  auto child =
-      testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, DemoOptions(tmp, {"--rows", "100"}));
-  ASSERT_TRUE(child.ok()) << child.status().message();
+  std::unique_ptr<testsupport::ChildProcess> child;
   std::string seen;
-  while (seen.find("sidecar pid") == std::string::npos) {
-    auto line = (*child)->ReadLine(60s);
-    ASSERT_TRUE(line.ok()) << line.status().message() << "\n" << seen;
-    seen += *line + "\n";
-  }
-  ASSERT_TRUE((*child)->Signal(SIGUSR1).ok());
-  ASSERT_TRUE((*child)->Signal(SIGUSR2).ok());
-  ASSERT_TRUE((*child)->Signal(SIGHUP).ok());
-  auto rest = (*child)->ReadAllStdout(60s);
-  ASSERT_TRUE(rest.ok()) << rest.status().message();
-  seen += *rest;
-  auto exit = (*child)->Wait(30s);
-  ASSERT_TRUE(exit.ok());
-  EXPECT_TRUE(exit->ok()) << exit->ToString() << "\n" << seen << (*child)->Stderr();
+  ASSERT_NO_FATAL_FAILURE(StartUntilSidecarUp(tmp, child, seen));
+  ASSERT_TRUE(child->Signal(SIGUSR1).ok());
+  ASSERT_TRUE(child->Signal(SIGUSR2).ok());
+  ASSERT_TRUE(child->Signal(SIGHUP).ok());
+  ASSERT_NO_FATAL_FAILURE(ExpectStopped(*child, seen));
   EXPECT_TRUE(Find(seen, "== SIGHUP received")) << seen;
-  const int64_t pgid = FindInt(seen, "process group ([0-9]+)");
-  ASSERT_GT(pgid, 0) << seen;
-  EXPECT_TRUE(GroupGone(static_cast<pid_t>(pgid)));
+  ExpectChildrenGone(seen);
 }
 
 TEST(DemoTest, RefusesBadOptionsNamingThem) {

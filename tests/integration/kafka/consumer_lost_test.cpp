@@ -12,7 +12,6 @@
 namespace snowcar::kafka {
 namespace {
 
-using std::chrono::milliseconds;
 using std::chrono::seconds;
 using testing::PollUntil;
 using testing::TestConsumerOptions;
@@ -98,7 +97,7 @@ TEST_F(ConsumerLost, CloseIsBoundedWhileTheCoordinatorIsUnreachable) {
   EXPECT_LT(took, seconds(20)) << "Close waited for the session timeout";
   EXPECT_EQ(revokes, 1);  // the listener still ran on the way out
   EXPECT_GE((*c)->stats().commit_failures, 1);
-  EXPECT_FALSE((*c)->Poll(milliseconds(1)).ok());
+  EXPECT_FALSE((*c)->Poll(std::chrono::milliseconds(1)).ok());
   ASSERT_TRUE(broker().SetBrokerUp(1).ok());
 }
 

@@ -49,6 +49,16 @@ class Consumer : public testsupport::SharedBrokerTest<Consumer> {
   }
 };
 
+// The lowest offset read of each partition in `got`.
+std::map<TopicPartition, int64_t> LowestOffsets(const std::vector<InRecord>& got) {
+  std::map<TopicPartition, int64_t> lowest;
+  for (const InRecord& r : got) {
+    auto [it, fresh] = lowest.try_emplace({r.topic, r.partition}, r.offset);
+    if (!fresh) it->second = std::min(it->second, r.offset);
+  }
+  return lowest;
+}
+
 TEST_F(Consumer, DeliversRecordsWithKeysHeadersAndTimestamps) {
   const std::string topic = NewTopic(1);
   testsupport::OutMessage m;
@@ -345,11 +355,7 @@ TEST_P(ConsumerRebalance, SecondMemberTriggersRevokeAndStoredOffsetsAreCommitted
       // stored offset was committed, so the new owner re-reads the work instead of skipping it.
       for (const auto& tp : moved) EXPECT_LE(committed->at(tp), kStored) << tp.ToString();
       ASSERT_TRUE(PollUntil(*b, b_got, b_read_to_end, seconds(20)));
-      std::map<TopicPartition, int64_t> first;
-      for (const InRecord& r : b_got) {
-        auto [it, fresh] = first.try_emplace({r.topic, r.partition}, r.offset);
-        if (!fresh) it->second = std::min(it->second, r.offset);
-      }
+      const std::map<TopicPartition, int64_t> first = LowestOffsets(b_got);
       for (const auto& tp : moved) {
         ASSERT_TRUE(first.contains(tp)) << tp.ToString();
         EXPECT_LE(first.at(tp), kStored) << tp.ToString();
@@ -378,11 +384,7 @@ TEST_P(ConsumerRebalance, SecondMemberTriggersRevokeAndStoredOffsetsAreCommitted
     }
     // - so the new owner starts at or before the stored offset and never skips work.
     ASSERT_TRUE(PollUntil(*b, b_got, b_read_to_end, seconds(20)));
-    std::map<TopicPartition, int64_t> first;
-    for (const InRecord& r : b_got) {
-      auto [it, fresh] = first.try_emplace({r.topic, r.partition}, r.offset);
-      if (!fresh) it->second = std::min(it->second, r.offset);
-    }
+    const std::map<TopicPartition, int64_t> first = LowestOffsets(b_got);
     for (const auto& tp : moved) {
       ASSERT_TRUE(first.contains(tp)) << tp.ToString();
       // Not "== kStored when committed": after several rebalances the second member may have

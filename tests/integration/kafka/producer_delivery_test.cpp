@@ -33,12 +33,7 @@ class ProducerDelivery : public testsupport::SharedBrokerTest<ProducerDelivery> 
   void TearDown() override { pool_.Join(); }
 
   std::unique_ptr<KafkaProducer> MakeProducer(std::map<std::string, std::string> extra = {}) {
-    ProducerOptions options;
-    options.properties = std::move(extra);
-    options.properties["bootstrap.servers"] = bootstrap();
-    auto producer = KafkaProducer::Create(options);
-    EXPECT_TRUE(producer.ok()) << producer.status().ToString();
-    return producer.ok() ? std::move(*producer) : nullptr;
+    return testing::MakeProducer(bootstrap(), std::move(extra));
   }
 
   std::string NewTopic(int partitions) {

@@ -19,7 +19,6 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 using testing::ReportCollector;
-using testsupport::WaitFor;
 
 constexpr char kTopic[] = "faults";
 
@@ -32,12 +31,7 @@ class ProducerFaults : public testsupport::EmbeddedBrokerTest {
   }
 
   std::unique_ptr<KafkaProducer> MakeProducer(std::map<std::string, std::string> extra = {}) {
-    ProducerOptions options;
-    options.properties = std::move(extra);
-    options.properties["bootstrap.servers"] = bootstrap();
-    auto producer = KafkaProducer::Create(options);
-    EXPECT_TRUE(producer.ok()) << producer.status().ToString();
-    return producer.ok() ? std::move(*producer) : nullptr;
+    return testing::MakeProducer(bootstrap(), std::move(extra));
   }
 
   static OutRecord Record(int i) {
@@ -53,7 +47,7 @@ class ProducerFaults : public testsupport::EmbeddedBrokerTest {
   void WarmUp(KafkaProducer& producer) {
     ReportCollector warm(1);
     producer.Produce(Record(-1), pool_.executor(), warm.For(0));
-    ASSERT_TRUE(WaitFor([&] { return warm.total() == 1; }, seconds(10)));
+    ASSERT_TRUE(testsupport::WaitFor([&] { return warm.total() == 1; }, seconds(10)));
     ASSERT_TRUE(warm.report(0).status.ok()) << warm.report(0).status.ToString();
   }
 
@@ -69,7 +63,7 @@ TEST_F(ProducerFaults, BrokerDownPastMessageTimeoutReportsARetriableErrorNamingT
   r.partition = 1;
   ReportCollector reports(1);
   producer->Produce(r, pool_.executor(), reports.For(0));
-  ASSERT_TRUE(WaitFor([&] { return reports.total() == 1; }, seconds(15)));
+  ASSERT_TRUE(testsupport::WaitFor([&] { return reports.total() == 1; }, seconds(15)));
   const Status& s = reports.report(0).status;
   EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
   EXPECT_TRUE(s.retriable());
@@ -95,7 +89,7 @@ TEST_F(ProducerFaults, BrokerDownThenBackUpDeliversEverythingOnceInOrder) {
   EXPECT_FALSE(producer->Flush(milliseconds(300)).ok());  // nothing can be acknowledged yet
   ASSERT_TRUE(broker().SetBrokerUp(1).ok());
   ASSERT_TRUE(producer->Flush(seconds(25)).ok());
-  ASSERT_TRUE(WaitFor([&] { return reports.total() == kRecords; }, seconds(5)));
+  ASSERT_TRUE(testsupport::WaitFor([&] { return reports.total() == kRecords; }, seconds(5)));
   EXPECT_EQ(reports.FirstError(), "");
   EXPECT_TRUE(reports.NotExactlyOnce().empty());
   auto read = testing::ReadFromStart(bootstrap(), kTopic, 1, kRecords + 1, seconds(20));
@@ -117,7 +111,7 @@ TEST_F(ProducerFaults, FlushTimesOutNamingWhatIsLeft) {
   producer->Close(milliseconds(0));
   // Each record gets its (cancelled) report; waiting for them also keeps `reports` alive
   // until the pool has run every callback that points at it.
-  ASSERT_TRUE(WaitFor([&] { return reports.total() == 3; }, seconds(10)));
+  ASSERT_TRUE(testsupport::WaitFor([&] { return reports.total() == 3; }, seconds(10)));
   EXPECT_TRUE(reports.NotExactlyOnce().empty());
   ASSERT_TRUE(broker().SetBrokerUp(1).ok());
 }
@@ -174,7 +168,8 @@ TEST_F(ProducerFaults, MetadataReachableFollowsTheBroker) {
   ASSERT_TRUE(broker().SetBrokerDown(1).ok());
   EXPECT_FALSE(producer->MetadataReachable(milliseconds(500)));
   ASSERT_TRUE(broker().SetBrokerUp(1).ok());
-  EXPECT_TRUE(WaitFor([&] { return producer->MetadataReachable(milliseconds(500)); }, seconds(10)));
+  EXPECT_TRUE(testsupport::WaitFor([&] { return producer->MetadataReachable(milliseconds(500)); },
+                                   seconds(10)));
   producer->Close(milliseconds(0));
   EXPECT_FALSE(producer->MetadataReachable(milliseconds(100)));
 }
@@ -187,7 +182,7 @@ TEST_F(ProducerFaults, PermanentErrorIsNotRetriableAndTheNextRecordGoesThrough) 
   big.value = std::string(10'000, 'x');
   producer->Produce(big, pool_.executor(), reports.For(0));
   producer->Produce(Record(1), pool_.executor(), reports.For(1));
-  ASSERT_TRUE(WaitFor([&] { return reports.total() == 2; }, seconds(10)));
+  ASSERT_TRUE(testsupport::WaitFor([&] { return reports.total() == 2; }, seconds(10)));
   const Status& s = reports.report(0).status;
   EXPECT_FALSE(s.ok());
   EXPECT_FALSE(s.retriable()) << s.ToString();

@@ -3,9 +3,13 @@
 // callback ran, on which strand, and with what report.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <boost/asio/strand.hpp>
 #include <cstddef>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -14,6 +18,18 @@
 #include "snowcar/kafka/producer.h"
 
 namespace snowcar::kafka::testing {
+
+// A producer on `bootstrap` with `extra` librdkafka properties; null (the test failed) when it
+// cannot be created.
+inline std::unique_ptr<KafkaProducer> MakeProducer(const std::string& bootstrap,
+                                                   std::map<std::string, std::string> extra) {
+  ProducerOptions options;
+  options.properties = std::move(extra);
+  options.properties["bootstrap.servers"] = bootstrap;
+  auto producer = KafkaProducer::Create(options);
+  EXPECT_TRUE(producer.ok()) << producer.status().ToString();
+  return producer.ok() ? std::move(*producer) : nullptr;
+}
 
 class ReportCollector {
  public:

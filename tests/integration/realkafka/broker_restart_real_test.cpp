@@ -59,19 +59,6 @@ class BrokerRestartRealKafkaTest : public RealKafkaTest {
     RealKafkaTest::TearDown();
   }
 
-  // Distinct short_description values of the emulator's incident rows.
-  std::set<std::string> Descriptions() {
-    std::set<std::string> out;
-    auto schema = emu_.store().Schema("incident");
-    auto rows = emu_.store().Snapshot("incident");
-    if (schema == nullptr || !rows.ok()) return out;
-    for (size_t i = 0; i < schema->size(); ++i) {
-      if (schema->field(i).name != "short_description") continue;
-      for (const auto& row : *rows) out.emplace(row->Get(i));
-    }
-    return out;
-  }
-
   // Every row of the instance has at least one record in the table topic.
   bool EveryRowInTopic(const std::string& topic) {
     auto rows = emu_.store().Snapshot("incident");

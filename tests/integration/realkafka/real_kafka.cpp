@@ -81,20 +81,6 @@ std::string KafkaServerScript() {
   return std::string(SNOWCAR_SOURCE_DIR) + "/scripts/kafka-server";
 }
 
-double MetricSum(const std::string& text, const std::string& name) {
-  if (text.find("# TYPE") == std::string::npos) return -1;
-  std::istringstream lines(text);
-  std::string line;
-  double sum = 0;
-  while (std::getline(lines, line)) {
-    if (line.rfind(name, 0) != 0) continue;
-    const char next = line.size() > name.size() ? line[name.size()] : '\0';
-    if (next != '{' && next != ' ') continue;
-    sum += std::atof(line.substr(line.rfind(' ') + 1).c_str());
-  }
-  return sum;
-}
-
 void RealKafkaTest::SetUp() {
   auto k = LoadRealKafka();
   ASSERT_TRUE(k.ok()) << k.status().message();
@@ -174,6 +160,18 @@ std::string RealKafkaTest::SecretFile(const std::string& file, const std::string
 size_t RealKafkaTest::IncidentRows() {
   auto rows = emu_.store().Snapshot("incident");
   return rows.ok() ? rows->size() : 0;
+}
+
+std::set<std::string> RealKafkaTest::Descriptions() {
+  std::set<std::string> out;
+  auto schema = emu_.store().Schema("incident");
+  auto rows = emu_.store().Snapshot("incident");
+  if (schema == nullptr || !rows.ok()) return out;
+  for (size_t i = 0; i < schema->size(); ++i) {
+    if (schema->field(i).name != "short_description") continue;
+    for (const auto& row : *rows) out.emplace(row->Get(i));
+  }
+  return out;
 }
 
 }  // namespace snowcar::realkafka

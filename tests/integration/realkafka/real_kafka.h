@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "support/child_process.h"
 #include "support/kafka_admin.h"
 #include "support/kafka_client.h"
+#include "support/metrics_text.h"
 #include "support/temp_dir.h"
 
 namespace snowcar::realkafka {
@@ -54,7 +56,7 @@ std::map<std::string, std::vector<std::string>> ReadLog(const std::string& boots
 std::string KafkaServerScript();
 
 // Sum of every sample of `name` in a /metrics text; -1 when `text` is not one.
-double MetricSum(const std::string& text, const std::string& name);
+using testsupport::MetricSum;
 
 // A test with the broker's addresses, an emulator with an `incident` table and a temp dir.
 class RealKafkaTest : public ::testing::Test {
@@ -76,6 +78,8 @@ class RealKafkaTest : public ::testing::Test {
   std::string SecretFile(const std::string& file, const std::string& secret) const;
   // Rows of the emulator's `incident` table.
   size_t IncidentRows();
+  // Distinct short_description values of the emulator's incident rows.
+  std::set<std::string> Descriptions();
   // Starts scripts/kafka-server `args` as a broker of this test's own (for what would disturb
   // the shared one) and points kafka_ at it once it serves; TearDown stops it.
   void UseOwnBroker(const std::vector<std::string>& args);

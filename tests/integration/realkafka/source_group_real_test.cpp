@@ -95,6 +95,17 @@ class SourceGroupRealKafkaTest : public RealKafkaTest {
     }
   }
 
+  // Starts replicas a and b and waits until every row reached its table's topic.
+  void StartTwoReplicas(std::unique_ptr<testsupport::ChildProcess>& a,
+                        std::unique_ptr<testsupport::ChildProcess>& b) {
+    a = StartSidecar("a", Config("a"));
+    b = StartSidecar("b", Config("b"));
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    ASSERT_TRUE(testsupport::WaitFor([&] { return EveryRowInItsTopic(); }, 90s))
+        << a->Stderr() << b->Stderr();
+  }
+
   // Whether `log` (a replica's stderr) says it acquired a table.
   static bool OwnsATable(const std::string& log) {
     return log.find("\"source.group.table_acquired\"") != std::string::npos;
@@ -105,12 +116,9 @@ class SourceGroupRealKafkaTest : public RealKafkaTest {
 };
 
 TEST_F(SourceGroupRealKafkaTest, ReplicasShareTablesOnTopicsTheyCreateAndLoseNothingOnAKill) {
-  auto a = StartSidecar("a", Config("a"));
-  auto b = StartSidecar("b", Config("b"));
-  ASSERT_NE(a, nullptr);
-  ASSERT_NE(b, nullptr);
-  ASSERT_TRUE(testsupport::WaitFor([&] { return EveryRowInItsTopic(); }, 90s))
-      << a->Stderr() << b->Stderr();
+  std::unique_ptr<testsupport::ChildProcess> a;
+  std::unique_ptr<testsupport::ChildProcess> b;
+  ASSERT_NO_FATAL_FAILURE(StartTwoReplicas(a, b));
   // The group's topics exist because the sidecars created them; the state topic compacted.
   auto partitions = testsupport::PartitionCount(kafka_.plaintext, group_ + ".tables", 10s);
   ASSERT_TRUE(partitions.ok()) << partitions.status().message();
@@ -139,12 +147,9 @@ TEST_F(SourceGroupRealKafkaTest, ReplicasShareTablesOnTopicsTheyCreateAndLoseNot
 }
 
 TEST_F(SourceGroupRealKafkaTest, ASigtermedReplicaHandsItsTablesOverWithoutDuplicates) {
-  auto a = StartSidecar("a", Config("a"));
-  auto b = StartSidecar("b", Config("b"));
-  ASSERT_NE(a, nullptr);
-  ASSERT_NE(b, nullptr);
-  ASSERT_TRUE(testsupport::WaitFor([&] { return EveryRowInItsTopic(); }, 90s))
-      << a->Stderr() << b->Stderr();
+  std::unique_ptr<testsupport::ChildProcess> a;
+  std::unique_ptr<testsupport::ChildProcess> b;
+  ASSERT_NO_FATAL_FAILURE(StartTwoReplicas(a, b));
   ASSERT_TRUE(
       testsupport::WaitFor([&] { return OwnsATable(a->Stderr()) && OwnsATable(b->Stderr()); }, 60s))
       << a->Stderr() << b->Stderr();

@@ -62,19 +62,6 @@ class StaticMembershipRealKafkaTest : public RealKafkaTest {
     ASSERT_TRUE(r.ok()) << r.status().message();
   }
 
-  // Distinct short_description values of the emulator's incident rows.
-  std::set<std::string> Descriptions() {
-    std::set<std::string> out;
-    auto schema = emu_.store().Schema("incident");
-    auto rows = emu_.store().Snapshot("incident");
-    if (schema == nullptr || !rows.ok()) return out;
-    for (size_t i = 0; i < schema->size(); ++i) {
-      if (schema->field(i).name != "short_description") continue;
-      for (const auto& row : *rows) out.emplace(row->Get(i));
-    }
-    return out;
-  }
-
   double Applied(const std::string& name) {
     return MetricSum(Get(name, "/metrics"), "snowcar_sink_records_total");
   }

@@ -292,6 +292,16 @@ void WriteFile(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::trunc) << text;
 }
 
+const InstanceRequest kOneRow = Get("/api/now/table/incident?sysparm_limit=1");
+
+// `o` reading the credential `key` from `file`, retrying quickly.
+ClientOptions ReadingFile(ClientOptions o, const std::string& key, const std::string& file) {
+  o.credential_files = {{key, file}};
+  o.retry.initial_backoff_ms = 20;
+  o.retry.max_backoff_ms = 100;
+  return o;
+}
+
 // A password refused for good closes the gate; while the file still holds the wrong one, the
 // gate's probes read it once each (not in a loop); once the file holds the right one, the next
 // probe uses it and the gate opens with no new client.
@@ -302,13 +312,9 @@ TEST_F(EmulatorClientTest, CorrectedPasswordFileReopensTheGate) {
   WriteFile(file, "wrong-password-77\n");
   ClientOptions o = Basic();
   o.password = "wrong-password-77";
-  o.credential_files = {{"snow.auth.password", file}};
-  o.retry.initial_backoff_ms = 20;
-  o.retry.max_backoff_ms = 100;
-  auto client = MakeClient(io_.io(), o);
+  auto client = MakeClient(io_.io(), ReadingFile(o, "snow.auth.password", file));
 
-  CallResult refused =
-      SendAndWait(*client, io_.io(), Get("/api/now/table/incident?sysparm_limit=1"));
+  CallResult refused = SendAndWait(*client, io_.io(), kOneRow);
   EXPECT_EQ(refused.klass, OutcomeClass::kUnauthorized);
   ASSERT_TRUE(testsupport::WaitFor([&] { return client->gate()->Read().probes >= 3; }, 10s));
   const int64_t rereads = client->stats().credential_rereads;  // read before the probes
@@ -319,7 +325,7 @@ TEST_F(EmulatorClientTest, CorrectedPasswordFileReopensTheGate) {
 
   WriteFile(file, std::string(emulator::kDefaultPassword) + "\n");
   ASSERT_TRUE(testsupport::WaitFor([&] { return client->gate()->IsOpen(); }, 10s));
-  CallResult ok = SendAndWait(*client, io_.io(), Get("/api/now/table/incident?sysparm_limit=1"));
+  CallResult ok = SendAndWait(*client, io_.io(), kOneRow);
   EXPECT_TRUE(ok.ok()) << ok.message;
   EXPECT_EQ(server_.journal().All().back().user, emulator::kDefaultUser);
 }
@@ -333,20 +339,16 @@ TEST_F(EmulatorClientTest, CorrectedClientSecretFileReopensTheGate) {
   WriteFile(file, "wrong-secret-77\n");
   ClientOptions o = OAuth(GrantType::kClientCredentials);
   o.client_secret = "wrong-secret-77";
-  o.credential_files = {{"snow.oauth.client.secret", file}};
-  o.retry.initial_backoff_ms = 20;
-  o.retry.max_backoff_ms = 100;
-  auto client = MakeClient(io_.io(), o);
+  auto client = MakeClient(io_.io(), ReadingFile(o, "snow.oauth.client.secret", file));
 
-  CallResult refused =
-      SendAndWait(*client, io_.io(), Get("/api/now/table/incident?sysparm_limit=1"));
+  CallResult refused = SendAndWait(*client, io_.io(), kOneRow);
   EXPECT_EQ(refused.klass, OutcomeClass::kUnauthorized);
   ASSERT_TRUE(testsupport::WaitFor([&] { return client->stats().credential_rereads >= 2; }, 10s));
   EXPECT_FALSE(client->gate()->IsOpen());
 
   WriteFile(file, std::string(emulator::kDefaultClientSecret) + "\n");
   ASSERT_TRUE(testsupport::WaitFor([&] { return client->gate()->IsOpen(); }, 10s));
-  CallResult ok = SendAndWait(*client, io_.io(), Get("/api/now/table/incident?sysparm_limit=1"));
+  CallResult ok = SendAndWait(*client, io_.io(), kOneRow);
   EXPECT_TRUE(ok.ok()) << ok.message;
 }
 

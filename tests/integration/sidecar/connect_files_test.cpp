@@ -12,12 +12,12 @@
 #include <fstream>
 #include <string>
 
-#include "snowcar/api/client.h"
 #include "snowcar/emulator/data_gen.h"
 #include "snowcar/emulator/emulator_server.h"
 #include "support/broker_fixture.h"
 #include "support/child_process.h"
 #include "support/kafka_client.h"
+#include "support/sidecar_process.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
 
@@ -26,13 +26,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-int64_t JsonInt(const std::string& body, const char* field) {
-  boost::system::error_code ec;
-  auto v = boost::json::parse(body, ec);
-  if (ec || !v.is_object() || !v.as_object().contains(field)) return -1;
-  const auto& f = v.as_object().at(field);
-  return f.is_int64() ? f.as_int64() : -1;
-}
+using testsupport::JsonInt;
 
 class ConnectFilesTest : public testsupport::EmbeddedBrokerTest {
  protected:
@@ -72,51 +66,26 @@ class ConnectFilesTest : public testsupport::EmbeddedBrokerTest {
   }
 
   // `snowcar run --config FILE` with only the sidecar's local paths set.
-  std::unique_ptr<testsupport::ChildProcess> Run(const std::string& path) {
-    testsupport::ChildOptions options;
-    options.args = {"run",
-                    "--config",
-                    path,
-                    "--set",
-                    "state.dir=" + dir_.File("state"),
-                    "--set",
-                    "socket.path=" + socket_};
-    options.capture_stderr = true;
-    auto child = testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, options);
-    EXPECT_TRUE(child.ok()) << child.status().message();
-    return child.ok() ? std::move(child).value() : nullptr;
+  testsupport::ChildProcess* Run(const std::string& path) {
+    sidecar_ = testsupport::SidecarProcess::Start(path, {}, "snowcar-connect-files");
+    return sidecar_ != nullptr ? &sidecar_->child() : nullptr;
   }
 
-  std::string Get(const char* target) {
-    auto r = client_.Get(socket_, target);
-    return (r.ok() && r->status == 200) ? r->body : std::string();
-  }
-
-  void Stop(testsupport::ChildProcess& child) {
-    ASSERT_TRUE(child.Signal(SIGTERM).ok());
-    auto exit = child.Wait(30s);
-    ASSERT_TRUE(exit.ok());
-    EXPECT_TRUE(exit->ok()) << exit->ToString() << child.Stderr();
-  }
+  std::string Get(const char* target) { return sidecar_->Get(target); }
 
   // A CREATE command on `topic` becomes row 13 of the emulator's incident table.
   void ExpectCommandBecomesARow(const std::string& topic) {
     testsupport::OutMessage command;
     command.value = R"({"short_description":"from a connect file"})";
     ASSERT_TRUE(testsupport::ProduceMessages(bootstrap(), topic, {command}, 30s).ok());
-    EXPECT_TRUE(testsupport::WaitFor(
-        [&] {
-          auto rows = emu_.store().Snapshot("incident");
-          return rows.ok() && rows->size() == 13;
-        },
-        60s))
+    EXPECT_TRUE(
+        testsupport::WaitFor([&] { return testsupport::TableHasRows(emu_, "incident", 13); }, 60s))
         << Get("/v1/sink/partitions");
   }
 
   emulator::EmulatorServer emu_;
   testsupport::TempDir dir_{"snowcar-connect-files"};
-  std::string socket_ = dir_.File("snowcar.sock");
-  api::Client client_;
+  std::unique_ptr<testsupport::SidecarProcess> sidecar_;
 };
 
 TEST_F(ConnectFilesTest, ConfluentSourceConnectorFile) {
@@ -158,7 +127,7 @@ TEST_F(ConnectFilesTest, ConfluentSourceConnectorFile) {
   EXPECT_EQ(records->size(), 12u);
   // Only the source runs: the file was written for a source connector.
   EXPECT_EQ(Get("/v1/sink/partitions"), "");
-  Stop(*child);
+  sidecar_->StopCleanly();
 }
 
 TEST_F(ConnectFilesTest, ConfluentSinkConnectorFile) {
@@ -199,7 +168,7 @@ TEST_F(ConnectFilesTest, ConfluentSinkConnectorFile) {
   ASSERT_TRUE(reports.ok()) << reports.status().message();
   // The sink consumed in the group Kafka Connect gave the connector, connect-<name>.
   EXPECT_NE(child->Stderr().find("connect-servicenow-sink"), std::string::npos);
-  Stop(*child);
+  sidecar_->StopCleanly();
 }
 
 // The reference connector's sink file as a Connect cluster exports it: before, the source
@@ -230,7 +199,7 @@ TEST_F(ConnectFilesTest, ReferenceSinkConnectorFile) {
   auto child = Run(path);
   ASSERT_NE(child, nullptr);
   ExpectCommandBecomesARow("reference.commands");
-  Stop(*child);
+  sidecar_->StopCleanly();
 }
 
 }  // namespace

@@ -76,6 +76,11 @@ Version Parse(const testsupport::Message& m) {
   return v;
 }
 
+std::vector<std::string> Slice(const std::vector<std::string>& ids, size_t from, size_t n) {
+  return {ids.begin() + static_cast<std::ptrdiff_t>(from),
+          ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), from + n))};
+}
+
 class EchoOriginTest : public testsupport::EmbeddedBrokerTest {
  protected:
   void SetUp() override {
@@ -162,6 +167,23 @@ class EchoOriginTest : public testsupport::EmbeddedBrokerTest {
   }
 
   // Another user changes these rows: each gets a new version the sink did not write.
+  // Others change the table (20 rows a second, mostly updates) while two rounds of PATCHes go
+  // over the same rows, the second over versions others changed meanwhile. The generator is
+  // still running afterwards.
+  void TwoRoundsAmidOthers(emulator::RowGenerator& generator,
+                           std::vector<std::vector<CommandSent>>& batches) {
+    emulator::RowGeneratorOptions wo;
+    wo.tables = {"incident"};
+    wo.rows_per_second = 20;
+    wo.update_share = 0.8;
+    ASSERT_TRUE(generator.Start(wo).ok());
+    batches.push_back(Patch(Slice(ids_, 0, 12), 0));
+    WaitRecorded(batches.back());
+    ChangeAsOther(batches.back(), 4);
+    batches.push_back(Patch(Slice(ids_, 2, 12), 100));
+    WaitRecorded(batches.back());
+  }
+
   void ChangeAsOther(const std::vector<CommandSent>& sent, size_t count) {
     emulator::WriteOptions other;
     other.user = "other.user";
@@ -272,28 +294,12 @@ std::map<int, CommandSent> ByNumber(const std::vector<std::vector<CommandSent>>&
   return out;
 }
 
-std::vector<std::string> Slice(const std::vector<std::string>& ids, size_t from, size_t n) {
-  return {ids.begin() + static_cast<std::ptrdiff_t>(from),
-          ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), from + n))};
-}
-
 TEST_F(EchoOriginTest, TheSinksVersionsAreMarkedWithTheirCommandAndNoOthers) {
   auto child = Run({std::string("snow.sink.reporter.success.topic=") + kSuccessTopic});
   ASSERT_NE(child, nullptr);
   emulator::RowGenerator generator(emu_->store());
-  emulator::RowGeneratorOptions wo;
-  wo.tables = {"incident"};
-  wo.rows_per_second = 20;
-  wo.update_share = 0.8;
-  ASSERT_TRUE(generator.Start(wo).ok());
-
-  // Two rounds over the same rows: the second PATCHes versions others changed meanwhile.
   std::vector<std::vector<CommandSent>> batches;
-  batches.push_back(Patch(Slice(ids_, 0, 12), 0));
-  WaitRecorded(batches.back());
-  ChangeAsOther(batches.back(), 4);
-  batches.push_back(Patch(Slice(ids_, 2, 12), 100));
-  WaitRecorded(batches.back());
+  ASSERT_NO_FATAL_FAILURE(TwoRoundsAmidOthers(generator, batches));
   ChangeAsOther(batches.back(), 3);
   generator.Stop();
 
@@ -336,17 +342,8 @@ TEST_F(EchoOriginTest, SuppressKeepsTheSinksVersionsOutAndEveryOtherIn) {
   auto child = Run({"snow.source.echo=suppress"});
   ASSERT_NE(child, nullptr);
   emulator::RowGenerator generator(emu_->store());
-  emulator::RowGeneratorOptions wo;
-  wo.tables = {"incident"};
-  wo.rows_per_second = 20;
-  wo.update_share = 0.8;
-  ASSERT_TRUE(generator.Start(wo).ok());
   std::vector<std::vector<CommandSent>> batches;
-  batches.push_back(Patch(Slice(ids_, 0, 12), 0));
-  WaitRecorded(batches.back());
-  ChangeAsOther(batches.back(), 4);
-  batches.push_back(Patch(Slice(ids_, 2, 12), 100));
-  WaitRecorded(batches.back());
+  ASSERT_NO_FATAL_FAILURE(TwoRoundsAmidOthers(generator, batches));
   generator.Stop();
 
   int sink_finals = 0;

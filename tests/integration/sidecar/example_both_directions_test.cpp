@@ -7,16 +7,13 @@
 
 #include <boost/json.hpp>
 #include <chrono>
-#include <csignal>
 #include <string>
 
-#include "snowcar/api/client.h"
 #include "snowcar/emulator/data_gen.h"
 #include "snowcar/emulator/emulator_server.h"
 #include "support/broker_fixture.h"
-#include "support/child_process.h"
 #include "support/kafka_client.h"
-#include "support/temp_dir.h"
+#include "support/sidecar_process.h"
 #include "support/wait.h"
 
 namespace snowcar {
@@ -26,13 +23,7 @@ using namespace std::chrono_literals;
 
 class ExampleConfigTest : public testsupport::EmbeddedBrokerTest {};
 
-int64_t JsonInt(const std::string& body, const char* field) {
-  boost::system::error_code ec;
-  auto v = boost::json::parse(body, ec);
-  if (ec || !v.is_object() || !v.as_object().contains(field)) return -1;
-  const auto& f = v.as_object().at(field);
-  return f.is_int64() ? f.as_int64() : -1;
-}
+using testsupport::JsonInt;
 
 TEST_F(ExampleConfigTest, BothDirectionsRunFromTheShippedExample) {
   emulator::EmulatorServer emu;
@@ -40,30 +31,13 @@ TEST_F(ExampleConfigTest, BothDirectionsRunFromTheShippedExample) {
   ASSERT_TRUE(emulator::Populate(emu.store(), "incident", {.rows = 30}).ok());
   ASSERT_TRUE(emu.Start().ok());
 
-  testsupport::TempDir dir("snowcar-example");
-  const std::string socket = dir.File("snowcar.sock");
-  testsupport::ChildOptions options;
-  options.args = {"run",
-                  "--config",
-                  std::string(SNOWCAR_SOURCE_DIR) + "/docs/examples/source-and-sink.properties",
-                  "--set",
-                  "snow.url=" + emu.base_url(),
-                  "--set",
-                  "kafka.bootstrap.servers=" + bootstrap(),
-                  "--set",
-                  "kafka.session.timeout.ms=6000",
-                  "--set",
-                  "state.dir=" + dir.File("state"),
-                  "--set",
-                  "socket.path=" + socket};
-  auto child = testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, options);
-  ASSERT_TRUE(child.ok()) << child.status().message();
-
-  api::Client client;
-  const auto get = [&](const char* target) {
-    auto r = client.Get(socket, target);
-    return (r.ok() && r->status == 200) ? r->body : std::string();
-  };
+  auto sidecar = testsupport::SidecarProcess::Start(
+      testsupport::ExampleConfig("source-and-sink.properties"),
+      {"snow.url=" + emu.base_url(), "kafka.bootstrap.servers=" + bootstrap(),
+       "kafka.session.timeout.ms=6000"},
+      "snowcar-example");
+  ASSERT_NE(sidecar, nullptr);
+  const auto get = [&](const char* target) { return sidecar->Get(target); };
   // Source: every generated row is emitted.
   ASSERT_TRUE(testsupport::WaitFor(
       [&] { return JsonInt(get("/v1/source/tables/incident"), "rows_emitted") == 30; }, 60s))
@@ -75,12 +49,8 @@ TEST_F(ExampleConfigTest, BothDirectionsRunFromTheShippedExample) {
   testsupport::OutMessage command;
   command.value = R"({"short_description":"from kafka","correlation_id":"example-1"})";
   ASSERT_TRUE((*producer)->ProduceAll("snow.commands", {command}, 30s).ok());
-  ASSERT_TRUE(testsupport::WaitFor(
-      [&] {
-        auto rows = emu.store().Snapshot("incident");
-        return rows.ok() && rows->size() == 31;
-      },
-      60s))
+  ASSERT_TRUE(
+      testsupport::WaitFor([&] { return testsupport::TableHasRows(emu, "incident", 31); }, 60s))
       << get("/v1/sink/partitions");
   const std::string metrics = get("/metrics");
   EXPECT_NE(metrics.find("snowcar_sink_records_total"), std::string::npos);
@@ -91,10 +61,7 @@ TEST_F(ExampleConfigTest, BothDirectionsRunFromTheShippedExample) {
   EXPECT_NE(metrics.find("snowcar_kafka_producer_queue_length{client=\"sink\"} 0"),
             std::string::npos);
 
-  ASSERT_TRUE((*child)->Signal(SIGTERM).ok());
-  auto exit = (*child)->Wait(30s);
-  ASSERT_TRUE(exit.ok());
-  EXPECT_TRUE(exit->ok()) << exit->ToString();
+  sidecar->StopCleanly();
 }
 
 }  // namespace

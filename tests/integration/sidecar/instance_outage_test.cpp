@@ -5,9 +5,6 @@
 // instance instead of "starting"; once an emulator listens on that port, everything turns ok
 // by itself. Once for the source (it cannot start), once for the sink (its lane retries).
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <boost/json.hpp>
 #include <chrono>
@@ -18,6 +15,7 @@
 #include "snowcar/emulator/emulator_server.h"
 #include "support/broker_fixture.h"
 #include "support/kafka_client.h"
+#include "support/refusing_port.h"
 #include "support/temp_dir.h"
 
 namespace snowcar {
@@ -26,20 +24,6 @@ namespace {
 using namespace std::chrono_literals;
 using sidecartest::HealthComponent;
 using sidecartest::SocketGet;
-
-// A loopback port that was free a moment ago: connecting there is refused. 0 if none.
-uint16_t UnusedPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return 0;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-                     getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-  close(fd);
-  return bound ? ntohs(addr.sin_port) : 0;
-}
 
 std::string OverallStatus(const std::string& socket) {
   auto [status, body] = SocketGet(socket, "/v1/health");
@@ -72,7 +56,7 @@ class InstanceOutageTest : public testsupport::EmbeddedBrokerTest {
 
   void SetUp() override {
     EmbeddedBrokerTest::SetUp();
-    port_ = UnusedPort();
+    port_ = testsupport::UnusedPort();
     ASSERT_NE(port_, 0);
   }
 
@@ -94,6 +78,18 @@ class InstanceOutageTest : public testsupport::EmbeddedBrokerTest {
   }
 
   // The emulator, on the very port snow.url names.
+  // Starts `emu` on the port the sidecar was given and waits until health says ok again;
+  // `seconds` is how long that took.
+  void BringInstanceUp(emulator::EmulatorServer& emu, const testsupport::ChildProcess& child,
+                       double& seconds) {
+    ASSERT_TRUE(emu.Start().ok()) << "port " << port_ << " was taken meanwhile";
+    const auto up = std::chrono::steady_clock::now();
+    ASSERT_TRUE(testsupport::WaitFor([&] { return OverallStatus(socket_) == "ok"; }, 60s))
+        << SocketGet(socket_, "/v1/health").second << "\n"
+        << child.Stderr();
+    seconds = SecondsSince(up);
+  }
+
   std::unique_ptr<emulator::EmulatorServer> NewEmulator() {
     emulator::EmulatorOptions options;
     options.port = port_;
@@ -135,12 +131,8 @@ TEST_F(InstanceOutageTest, SourceHealthFollowsTheInstanceAndReadinessSaysWhy) {
   // The instance comes up on that port: ok again, ready, rows flow, without a restart.
   auto emu = NewEmulator();
   ASSERT_TRUE(emulator::Populate(emu->store(), "incident", {.rows = 3}).ok());
-  ASSERT_TRUE(emu->Start().ok()) << "port " << port_ << " was taken meanwhile";
-  const auto up = std::chrono::steady_clock::now();
-  ASSERT_TRUE(testsupport::WaitFor([&] { return OverallStatus(socket_) == "ok"; }, 60s))
-      << SocketGet(socket_, "/v1/health").second << "\n"
-      << child->Stderr();
-  const double to_ok = SecondsSince(up);
+  double to_ok = 0;
+  ASSERT_NO_FATAL_FAILURE(BringInstanceUp(*emu, *child, to_ok));
   EXPECT_TRUE(
       testsupport::WaitFor([&] { return SocketGet(socket_, "/v1/ready").first == 200; }, 30s))
       << SocketGet(socket_, "/v1/ready").second;
@@ -206,12 +198,8 @@ TEST_F(InstanceOutageTest, SinkLanesRetryingAgainstAnUnreachableInstanceTurnHeal
   EXPECT_NE(Detail(socket_, "servicenow").find("Couldn't connect"), std::string::npos);
   EXPECT_EQ(SocketGet(socket_, "/v1/ready").first, 200) << "readiness, once reached, stays";
 
-  ASSERT_TRUE(emu->Start().ok()) << "port " << port_ << " was taken meanwhile";
-  const auto up = std::chrono::steady_clock::now();
-  ASSERT_TRUE(testsupport::WaitFor([&] { return OverallStatus(socket_) == "ok"; }, 60s))
-      << SocketGet(socket_, "/v1/health").second << "\n"
-      << child->Stderr();
-  const double to_ok = SecondsSince(up);
+  double to_ok = 0;
+  ASSERT_NO_FATAL_FAILURE(BringInstanceUp(*emu, *child, to_ok));
   ASSERT_TRUE(testsupport::WaitFor(
       [&] {
         auto r = emu->store().Get("incident", sys_id);

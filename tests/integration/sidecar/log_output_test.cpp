@@ -18,14 +18,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) out.push_back(line);
-  }
-  return out;
-}
+using testsupport::Lines;
 
 // Runs the shell-only sidecar until ready, stops it, and returns its whole stderr.
 std::string RunOnce(const std::vector<std::string>& extra) {

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
-#include <csignal>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -18,13 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "snowcar/api/client.h"
 #include "snowcar/emulator/data_gen.h"
 #include "snowcar/emulator/emulator_server.h"
 #include "support/broker_fixture.h"
-#include "support/child_process.h"
 #include "support/kafka_client.h"
-#include "support/temp_dir.h"
+#include "support/sidecar_process.h"
 #include "support/wait.h"
 
 namespace snowcar {
@@ -112,30 +109,13 @@ TEST_F(MonitoringMetricsTest, EveryMetricTheDashboardAndTheAlertsUseIsExported) 
   ASSERT_TRUE(emu.store().CreateTable("incident").ok());
   ASSERT_TRUE(emulator::Populate(emu.store(), "incident", {.rows = 10}).ok());
   ASSERT_TRUE(emu.Start().ok());
-  testsupport::TempDir dir("snowcar-monitoring");
-  const std::string socket = dir.File("snowcar.sock");
-  testsupport::ChildOptions options;
-  options.args = {"run",
-                  "--config",
-                  std::string(SNOWCAR_SOURCE_DIR) + "/docs/examples/source-and-sink.properties",
-                  "--set",
-                  "snow.url=" + emu.base_url(),
-                  "--set",
-                  "kafka.bootstrap.servers=" + bootstrap(),
-                  "--set",
-                  "kafka.session.timeout.ms=6000",
-                  "--set",
-                  "state.dir=" + dir.File("state"),
-                  "--set",
-                  "socket.path=" + socket};
-  auto child = testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, options);
-  ASSERT_TRUE(child.ok()) << child.status().message();
-
-  api::Client client;
-  const auto metrics = [&] {
-    auto r = client.Get(socket, "/metrics");
-    return (r.ok() && r->status == 200) ? r->body : std::string();
-  };
+  auto sidecar = testsupport::SidecarProcess::Start(
+      testsupport::ExampleConfig("source-and-sink.properties"),
+      {"snow.url=" + emu.base_url(), "kafka.bootstrap.servers=" + bootstrap(),
+       "kafka.session.timeout.ms=6000"},
+      "snowcar-monitoring");
+  ASSERT_NE(sidecar, nullptr);
+  const auto metrics = [&] { return sidecar->Get("/metrics"); };
   // Activity on both sides, so the per-table and per-partition families have samples.
   ASSERT_TRUE(testsupport::WaitFor(
       [&] {
@@ -202,10 +182,7 @@ TEST_F(MonitoringMetricsTest, EveryMetricTheDashboardAndTheAlertsUseIsExported) 
   }
   if (HasFailure()) ADD_FAILURE() << exported;
 
-  ASSERT_TRUE((*child)->Signal(SIGTERM).ok());
-  auto exit = (*child)->Wait(30s);
-  ASSERT_TRUE(exit.ok());
-  EXPECT_TRUE(exit->ok()) << exit->ToString();
+  sidecar->StopCleanly();
 }
 
 // The sink's consumer lag rises while commands wait for a slow instance and falls back to 0
@@ -217,31 +194,14 @@ TEST_F(MonitoringMetricsTest, SinkLagRisesWhileCommandsWaitAndLatencyShowsWhy) {
   ASSERT_TRUE(emu.Start().ok());
   // Every create takes at least 1.5 s.
   emu.faults().SetLatency({.fixed_ms = 1500, .scope = {.method = "POST", .path_prefix = ""}});
-  testsupport::TempDir dir("snowcar-monitoring");
-  const std::string socket = dir.File("snowcar.sock");
-  testsupport::ChildOptions options;
-  options.args = {"run", "--config",
-                  std::string(SNOWCAR_SOURCE_DIR) + "/docs/examples/source-and-sink.properties"};
-  for (const std::string& set :
-       {"snow.url=" + emu.base_url(), "kafka.bootstrap.servers=" + bootstrap(),
-        std::string("kafka.session.timeout.ms=6000"), std::string("source.enabled=false"),
-        "state.dir=" + dir.File("state"), "socket.path=" + socket}) {
-    options.args.push_back("--set");
-    options.args.push_back(set);
-  }
-  auto child = testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, options);
-  ASSERT_TRUE(child.ok()) << child.status().message();
-  api::Client client;
-  const auto metrics = [&] {
-    auto r = client.Get(socket, "/metrics");
-    return (r.ok() && r->status == 200) ? r->body : std::string();
-  };
-  ASSERT_TRUE(testsupport::WaitFor(
-      [&] {
-        return client.Get(socket, "/v1/ready").ok() &&
-               client.Get(socket, "/v1/ready")->status == 200;
-      },
-      60s));
+  auto sidecar = testsupport::SidecarProcess::Start(
+      testsupport::ExampleConfig("source-and-sink.properties"),
+      {"snow.url=" + emu.base_url(), "kafka.bootstrap.servers=" + bootstrap(),
+       "kafka.session.timeout.ms=6000", "source.enabled=false"},
+      "snowcar-monitoring");
+  ASSERT_NE(sidecar, nullptr);
+  const auto metrics = [&] { return sidecar->Get("/metrics"); };
+  ASSERT_TRUE(testsupport::WaitFor([&] { return !sidecar->Get("/v1/ready").empty(); }, 60s));
 
   // Four creates on one partition, applied one after another.
   auto producer = testsupport::TestProducer::Create(bootstrap());
@@ -290,10 +250,7 @@ TEST_F(MonitoringMetricsTest, SinkLagRisesWhileCommandsWaitAndLatencyShowsWhy) {
             0)
       << m;
 
-  ASSERT_TRUE((*child)->Signal(SIGTERM).ok());
-  auto exit = (*child)->Wait(30s);
-  ASSERT_TRUE(exit.ok());
-  EXPECT_TRUE(exit->ok()) << exit->ToString();
+  sidecar->StopCleanly();
 }
 
 }  // namespace

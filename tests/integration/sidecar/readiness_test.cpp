@@ -4,9 +4,6 @@
 // are there, and the Kafka and state families on /metrics. `sidecar.ready` is logged when
 // /v1/ready turns 200 and not before; `sidecar.not_ready` when it stops being 200.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
@@ -17,6 +14,7 @@
 #include "snowcar/emulator/data_gen.h"
 #include "snowcar/emulator/emulator_server.h"
 #include "support/broker_fixture.h"
+#include "support/refusing_port.h"
 #include "support/temp_dir.h"
 
 namespace snowcar {
@@ -30,21 +28,6 @@ std::string ExampleConfig() {
   return std::string(SNOWCAR_SOURCE_DIR) + "/docs/examples/source-and-sink.properties";
 }
 
-// A loopback port that was free a moment ago: connecting there is refused.
-// 0 if no port could be had.
-uint16_t UnusedPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return 0;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-                     getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-  close(fd);
-  return bound ? ntohs(addr.sin_port) : 0;
-}
-
 bool ComponentOk(const std::string& socket, const std::string& name) {
   auto c = HealthComponent(socket, name);
   return c.is_object() && c.as_object().at("ok").as_bool();
@@ -55,7 +38,7 @@ TEST(ReadinessTest, NotReadyWhileKafkaDoesNotAnswer) {
   ASSERT_TRUE(emu.Start().ok());
   testsupport::TempDir dir("snowcar-ready");
   const std::string socket = dir.File("s.sock");
-  const uint16_t port = UnusedPort();
+  const uint16_t port = testsupport::UnusedPort();
   ASSERT_NE(port, 0);
   const std::string bootstrap = "127.0.0.1:" + std::to_string(port);
   auto child = sidecartest::SpawnRun(
@@ -175,7 +158,7 @@ size_t EventAt(const std::string& log, const std::string& event) {
 // readiness; once an emulator listens on snow.url's port, `sidecar.ready` is logged, and
 // /v1/ready answers 200 whenever the log says ready. SIGTERM logs `sidecar.not_ready`.
 TEST_F(ReadyWithBrokerTest, ReadinessIsLoggedWhenItTurnsTrueAndWhenItEnds) {
-  const uint16_t port = UnusedPort();
+  const uint16_t port = testsupport::UnusedPort();
   ASSERT_NE(port, 0);
   testsupport::TempDir dir("snowcar-ready");
   const std::string socket = dir.File("s.sock");

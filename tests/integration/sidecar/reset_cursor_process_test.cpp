@@ -17,9 +17,6 @@ namespace snowcar {
 namespace {
 
 using namespace std::chrono_literals;
-using testsupport::ChildOptions;
-using testsupport::ChildProcess;
-using testsupport::RunToCompletion;
 
 constexpr int64_t kCursorTs = 1764664157;  // 2025-12-02 08:29:17
 constexpr int64_t kRewindTs = 1764662400;  // 2025-12-02 08:00:00
@@ -41,10 +38,10 @@ class ResetCursorProcessTest : public ::testing::Test {
   }
 
   testsupport::RunResult Snowcar(std::vector<std::string> args) {
-    ChildOptions opts;
+    testsupport::ChildOptions opts;
     opts.args = std::move(args);
     opts.capture_stderr = true;
-    auto r = RunToCompletion(SNOWCAR_BINARY, opts, 10s);
+    auto r = testsupport::RunToCompletion(SNOWCAR_BINARY, opts, 10s);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : testsupport::RunResult{};
   }
@@ -54,8 +51,8 @@ class ResetCursorProcessTest : public ::testing::Test {
     return Snowcar(std::move(args));
   }
 
-  std::unique_ptr<ChildProcess> StartSidecar() {
-    ChildOptions opts;
+  std::unique_ptr<testsupport::ChildProcess> StartSidecar() {
+    testsupport::ChildOptions opts;
     opts.args = {"run",
                  "--config",
                  std::string(SNOWCAR_SOURCE_DIR) + "/docs/examples/shell-only.properties",
@@ -64,7 +61,7 @@ class ResetCursorProcessTest : public ::testing::Test {
                  "--set",
                  "socket.path=" + socket_path_};
     opts.capture_stderr = true;
-    auto child = ChildProcess::Spawn(SNOWCAR_BINARY, opts);
+    auto child = testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, opts);
     EXPECT_TRUE(child.ok()) << child.status().ToString();
     if (!child.ok()) return nullptr;
     auto c = std::move(child).value();

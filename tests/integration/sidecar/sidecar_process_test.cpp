@@ -91,10 +91,33 @@ class SidecarProcessTest : public ::testing::Test {
     return {std::stoi(out.substr(nl + 1)), out.substr(0, nl)};
   }
 
+  // Runs `opts` (stderr captured) until the socket says ready, then stops it with SIGTERM and
+  // expects exit 0; `child` keeps the process for its stderr.
+  void RunUntilReady(ChildOptions opts, std::unique_ptr<ChildProcess>& child) {
+    opts.capture_stderr = true;
+    auto spawned = ChildProcess::Spawn(SNOWCAR_BINARY, opts);
+    ASSERT_TRUE(spawned.ok()) << spawned.status().ToString();
+    child = std::move(spawned).value();
+    ASSERT_TRUE(testsupport::WaitFor([&] { return State({"ready"}).status.ok(); }, 20s, 25ms))
+        << child->Stderr();
+    ASSERT_TRUE(child->Signal(SIGTERM).ok());
+    auto exit = child->Wait(20s);
+    ASSERT_TRUE(exit.ok());
+    EXPECT_TRUE(exit->ok()) << exit->ToString() << child->Stderr();
+  }
+
   testsupport::TempDir dir_{"snowcar-sidecar"};
   std::string state_dir_;
   std::string socket_path_;
 };
+
+// Sends `signal` and expects the sidecar to exit 0 within 20 s.
+void ExpectCleanExit(ChildProcess& sidecar, int signal) {
+  ASSERT_TRUE(sidecar.Signal(signal).ok());
+  auto exit = sidecar.Wait(20s);
+  ASSERT_TRUE(exit.ok());
+  EXPECT_TRUE(exit->ok()) << exit->ToString();
+}
 
 TEST_F(SidecarProcessTest, AnswersOnTheSocketAndStopsCleanlyOnSigterm) {
   auto sidecar = StartSidecar();
@@ -179,10 +202,7 @@ TEST_F(SidecarProcessTest, AnswersOnTheSocketAndStopsCleanlyOnSigterm) {
   // The state dir is released: a new process starts on it.
   auto again = StartSidecar();
   ASSERT_NE(again, nullptr);
-  ASSERT_TRUE(again->Signal(SIGINT).ok());
-  auto exit2 = again->Wait(20s);
-  ASSERT_TRUE(exit2.ok());
-  EXPECT_TRUE(exit2->ok()) << exit2->ToString();
+  ExpectCleanExit(*again, SIGINT);
 }
 
 TEST_F(SidecarProcessTest, SecondProcessOnTheSameStateDirFailsFastNamingTheHolder) {
@@ -205,10 +225,7 @@ TEST_F(SidecarProcessTest, SecondProcessOnTheSameStateDirFailsFastNamingTheHolde
   EXPECT_NE(third->err.find(socket_path_), std::string::npos) << third->err;
   EXPECT_EQ(Curl("/v1/health").first, 200) << "the first sidecar must keep its socket";
 
-  ASSERT_TRUE(first->Signal(SIGTERM).ok());
-  auto exit = first->Wait(20s);
-  ASSERT_TRUE(exit.ok());
-  EXPECT_TRUE(exit->ok()) << exit->ToString();
+  ExpectCleanExit(*first, SIGTERM);
 }
 
 TEST_F(SidecarProcessTest, StaleSocketFromAKilledRunIsReplaced) {
@@ -221,10 +238,7 @@ TEST_F(SidecarProcessTest, StaleSocketFromAKilledRunIsReplaced) {
   auto second = StartSidecar();
   ASSERT_NE(second, nullptr);
   EXPECT_EQ(Curl("/v1/ready").first, 200);
-  ASSERT_TRUE(second->Signal(SIGTERM).ok());
-  auto exit = second->Wait(20s);
-  ASSERT_TRUE(exit.ok());
-  EXPECT_TRUE(exit->ok()) << exit->ToString();
+  ExpectCleanExit(*second, SIGTERM);
 }
 
 TEST_F(SidecarProcessTest, BadConfigFailsStartupNamingTheKey) {
@@ -371,17 +385,10 @@ TEST_F(SidecarProcessTest, StrayEnvironmentVariableIsAWarningNotAnError) {
   ChildOptions opts;
   opts.args = RunArgs(state_dir_, socket_path_);
   opts.env = {{"SNOWCAR_BIN", "/opt/wrapper/bin"}};
-  opts.capture_stderr = true;
-  auto child = ChildProcess::Spawn(SNOWCAR_BINARY, opts);
-  ASSERT_TRUE(child.ok()) << child.status().ToString();
-  ASSERT_TRUE(testsupport::WaitFor([&] { return State({"ready"}).status.ok(); }, 20s, 25ms))
-      << (*child)->Stderr();
-  ASSERT_TRUE((*child)->Signal(SIGTERM).ok());
-  auto exit = (*child)->Wait(20s);
-  ASSERT_TRUE(exit.ok());
-  EXPECT_TRUE(exit->ok()) << exit->ToString();
-  ASSERT_TRUE((*child)->WaitStreamsDrained(10s));
-  const std::string err = (*child)->Stderr();
+  std::unique_ptr<ChildProcess> child;
+  ASSERT_NO_FATAL_FAILURE(RunUntilReady(opts, child));
+  ASSERT_TRUE(child->WaitStreamsDrained(10s));
+  const std::string err = child->Stderr();
   EXPECT_NE(err.find(R"("level":"warn","event":"config.warning")"), std::string::npos) << err;
   EXPECT_NE(err.find("environment variable SNOWCAR_BIN names no configuration key"),
             std::string::npos)
@@ -397,15 +404,8 @@ TEST_F(SidecarProcessTest, StateDirIsOwnerOnlyUnlessToldOtherwise) {
     ChildOptions opts;
     opts.args = RunArgs(state_dir, socket_path_);
     opts.args.insert(opts.args.end(), extra.begin(), extra.end());
-    opts.capture_stderr = true;
-    auto child = ChildProcess::Spawn(SNOWCAR_BINARY, opts);
-    ASSERT_TRUE(child.ok()) << child.status().ToString();
-    ASSERT_TRUE(testsupport::WaitFor([&] { return State({"ready"}).status.ok(); }, 20s, 25ms))
-        << (*child)->Stderr();
-    ASSERT_TRUE((*child)->Signal(SIGTERM).ok());
-    auto exit = (*child)->Wait(20s);
-    ASSERT_TRUE(exit.ok());
-    EXPECT_TRUE(exit->ok()) << exit->ToString() << (*child)->Stderr();
+    std::unique_ptr<ChildProcess> child;
+    RunUntilReady(opts, child);
   };
   const auto modes = [](const std::string& dir) {
     std::map<std::string, mode_t> out;

@@ -116,6 +116,17 @@ void StopCleanly(testsupport::ChildProcess& child) {
   EXPECT_TRUE(exit->ok()) << exit->ToString() << "\n" << child.Stderr();
 }
 
+// Waits until both group consumers exist, checks the group.instance.id each logged ("" when
+// static membership is off), and stops the sidecar.
+void ExpectInstanceIds(testsupport::ChildProcess& child, const std::string& want) {
+  ASSERT_TRUE(testsupport::WaitFor([&] { return BothConsumersCreated(child); }, 30s))
+      << child.Stderr();
+  const auto ids = InstanceIds(child.Stderr());
+  EXPECT_EQ(ids.at("snowcar-sink"), want);
+  EXPECT_EQ(ids.at("snowcar-source-group"), want);
+  StopCleanly(child);
+}
+
 TEST_F(StaticMembershipTest, PodNameIsTheInstanceIdOfBothGroupsAndTheSidecarWorks) {
   auto child = Start({{"POD_NAME", "snowcar-app-3"}});
   ASSERT_NE(child, nullptr);
@@ -155,22 +166,12 @@ TEST_F(StaticMembershipTest, OffWithoutPodNameAndWhenTurnedOff) {
   {
     auto child = Start({});
     ASSERT_NE(child, nullptr);
-    ASSERT_TRUE(testsupport::WaitFor([&] { return BothConsumersCreated(*child); }, 30s))
-        << child->Stderr();
-    const auto ids = InstanceIds(child->Stderr());
-    EXPECT_EQ(ids.at("snowcar-sink"), "");
-    EXPECT_EQ(ids.at("snowcar-source-group"), "");
-    StopCleanly(*child);
+    ASSERT_NO_FATAL_FAILURE(ExpectInstanceIds(*child, ""));
   }
   {
     auto child = Start({{"POD_NAME", "snowcar-app-0"}}, {"kafka.group.instance.id=off"});
     ASSERT_NE(child, nullptr);
-    ASSERT_TRUE(testsupport::WaitFor([&] { return BothConsumersCreated(*child); }, 30s))
-        << child->Stderr();
-    const auto ids = InstanceIds(child->Stderr());
-    EXPECT_EQ(ids.at("snowcar-sink"), "");
-    EXPECT_EQ(ids.at("snowcar-source-group"), "");
-    StopCleanly(*child);
+    ASSERT_NO_FATAL_FAILURE(ExpectInstanceIds(*child, ""));
   }
 }
 
@@ -178,12 +179,7 @@ TEST_F(StaticMembershipTest, AnExplicitIdWinsAndABadPodNameStopsTheStartNamingIt
   {
     auto child = Start({{"POD_NAME", "snowcar-app-0"}}, {"kafka.group.instance.id=orders-1"});
     ASSERT_NE(child, nullptr);
-    ASSERT_TRUE(testsupport::WaitFor([&] { return BothConsumersCreated(*child); }, 30s))
-        << child->Stderr();
-    const auto ids = InstanceIds(child->Stderr());
-    EXPECT_EQ(ids.at("snowcar-sink"), "orders-1");
-    EXPECT_EQ(ids.at("snowcar-source-group"), "orders-1");
-    StopCleanly(*child);
+    ASSERT_NO_FATAL_FAILURE(ExpectInstanceIds(*child, "orders-1"));
   }
   {
     auto child = Start({{"POD_NAME", "team/app 0"}});

@@ -52,6 +52,7 @@
 #include "support/broker_fixture.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
+#include "unit/sink_lanes/outcome_end.h"
 #include "unit/sink_lanes/sink_lanes_util.h"
 
 namespace snowcar::sinkit {
@@ -63,6 +64,9 @@ using emulator::FaultRule;
 using servicenow::Action;
 using servicenow::CallPurpose;
 using servicenow::FailureCase;
+using sinktest::End;
+using sinktest::EndName;
+using sinktest::EndOf;
 using testsupport::WaitFor;
 
 constexpr int kMaxAttempts = 3;
@@ -152,45 +156,6 @@ std::vector<Recipe> Recipes() {
   };
 }
 
-enum class End { kSuccess, kHold, kPause, kRecordError };
-
-std::string_view EndName(End e) {
-  switch (e) {
-    case End::kSuccess:
-      return "success";
-    case End::kHold:
-      return "hold";
-    case End::kPause:
-      return "pause";
-    case End::kRecordError:
-      return "record error";
-  }
-  return "?";
-}
-
-// Where each action ends for a fault that persists, under not.found.behavior=fail. A lookup
-// after a lost POST finds the row when the POST was applied (success); when it was not, it
-// POSTs again until snow.retry.max.attempts POSTs are lost (a record error, AMBIGUOUS).
-End EndOf(Action action, bool applied) {
-  switch (action) {
-    case Action::kSuccess:
-      return End::kSuccess;
-    case Action::kLookupAgain:
-      return applied ? End::kSuccess : End::kRecordError;
-    case Action::kHold:
-    case Action::kResendDelete:
-      return End::kHold;
-    case Action::kPauseInstance:
-      return End::kPause;
-    case Action::kRecordError:
-    case Action::kResendCreate:
-    case Action::kNotFoundPolicy:
-    case Action::kStopTable:
-      return End::kRecordError;
-  }
-  return End::kRecordError;
-}
-
 std::string MethodName(CallPurpose purpose) {
   switch (purpose) {
     case CallPurpose::kGetPage:
@@ -203,11 +168,9 @@ std::string MethodName(CallPurpose purpose) {
     case CallPurpose::kRegisterSchema:
       return "POST";
     case CallPurpose::kPatch:
-      return "PATCH";
     case CallPurpose::kPut:
-      return "PUT";
     case CallPurpose::kDelete:
-      return "DELETE";
+      return std::string(servicenow::CallPurposeName(purpose));  // their heading is the method
   }
   return "GET";
 }
@@ -462,34 +425,7 @@ TEST_P(FaultMatrix, EverySinkCellOfTheRowEndsAsTheTableSays) {
       std::optional<std::string> key = sinktest::SysId(1);
       std::optional<boost::json::object> value =
           boost::json::object{{"short_description", cell->value}};
-      switch (purpose) {
-        case CallPurpose::kCreateRetry:
-          s.ambiguous_create = sink::AmbiguousCreateBehavior::kRetry;
-          key.reset();
-          break;
-        case CallPurpose::kCreateFailAmbiguous:
-          s.ambiguous_create = sink::AmbiguousCreateBehavior::kFailAmbiguous;
-          key.reset();
-          break;
-        case CallPurpose::kCreateCorrelation:
-        case CallPurpose::kLookup:
-          s.ambiguous_create = sink::AmbiguousCreateBehavior::kCorrelationLookup;
-          s.correlation_field = "correlation_id";
-          key.reset();
-          (*value)["correlation_id"] = "CORR-" + std::to_string(n);
-          break;
-        case CallPurpose::kPut:
-          s.update_method = sink::Operation::kPut;
-          break;
-        case CallPurpose::kDelete:
-          value.reset();
-          break;
-        case CallPurpose::kPatch:
-        case CallPurpose::kGetPage:
-        case CallPurpose::kRegisterSchema:  // the registry's columns: registry_outcomes_test
-        case CallPurpose::kSchemaById:
-          break;
-      }
+      sinktest::ShapeCell(purpose, "CORR-" + std::to_string(n), s, key, value);
       if (recipe.wire == Wire::kRule) {
         FaultRule rule = purpose == CallPurpose::kDelete && recipe.delete_rule ? *recipe.delete_rule
                                                                                : recipe.rule;

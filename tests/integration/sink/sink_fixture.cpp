@@ -158,6 +158,13 @@ int64_t SinkIntegrationTest::Metric(const SinkProcess& sink, const std::string& 
   return -1;
 }
 
+bool SinkIntegrationTest::WaitApplied(const SinkProcess& sink, const std::string& operation,
+                                      size_t n) {
+  const std::string sample = "snowcar_sink_records_total{operation=\"" + operation + "\"}";
+  return testsupport::WaitFor([&] { return Metric(sink, sample) == static_cast<int64_t>(n); }, 60s,
+                              50ms);
+}
+
 void SinkIntegrationTest::Produce(const std::string& topic,
                                   const std::vector<testsupport::OutMessage>& messages) {
   auto reports = producer_->ProduceAll(topic, messages, 20s);
@@ -165,56 +172,22 @@ void SinkIntegrationTest::Produce(const std::string& topic,
   for (const auto& r : *reports) ASSERT_EQ(r.error, RD_KAFKA_RESP_ERR_NO_ERROR);
 }
 
-namespace {
-
-testsupport::KafkaHandle GroupHandle(const std::string& bootstrap, const std::string& group) {
-  char err[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof err);
-  rd_kafka_conf_set(conf, "group.id", group.c_str(), err, sizeof err);
-  rd_kafka_conf_set(conf, "enable.auto.commit", "false", err, sizeof err);
-  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-  return testsupport::KafkaHandle(rk);
-}
-
-}  // namespace
-
 std::vector<int64_t> SinkIntegrationTest::Committed(const std::string& group,
                                                     const std::string& topic, int n) {
-  auto rk = GroupHandle(bootstrap(), group);
-  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(n);
-  for (int i = 0; i < n; ++i) rd_kafka_topic_partition_list_add(list, topic.c_str(), i);
-  std::vector<int64_t> out(n, -1);
-  rd_kafka_resp_err_t err = rd_kafka_committed(rk.get(), list, 10000);
-  EXPECT_EQ(err, RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_err2str(err);
-  for (int i = 0; i < list->cnt; ++i) {
-    const auto& e = list->elems[i];
-    if (e.offset >= 0) out[e.partition] = e.offset;
-  }
-  rd_kafka_topic_partition_list_destroy(list);
-  return out;
+  auto offsets = testsupport::CommittedOffsets(bootstrap(), group, topic, n);
+  EXPECT_TRUE(offsets.ok()) << offsets.status().message();
+  return offsets.ok() ? *offsets : std::vector<int64_t>(n, -1);
 }
 
 void SinkIntegrationTest::CommitFor(const std::string& group, const std::string& topic,
                                     const std::vector<int64_t>& offsets) {
-  auto rk = GroupHandle(bootstrap(), group);
-  rd_kafka_topic_partition_list_t* list =
-      rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()));
-  for (size_t i = 0; i < offsets.size(); ++i) {
-    if (offsets[i] < 0) continue;
-    rd_kafka_topic_partition_list_add(list, topic.c_str(), static_cast<int32_t>(i))->offset =
-        offsets[i];
-  }
-  if (list->cnt > 0) {
-    rd_kafka_resp_err_t err = rd_kafka_commit(rk.get(), list, 0);
-    EXPECT_EQ(err, RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_err2str(err);
-  }
-  rd_kafka_topic_partition_list_destroy(list);
+  const Status committed = testsupport::CommitOffsets(bootstrap(), group, topic, offsets);
+  EXPECT_TRUE(committed.ok()) << committed.message();
 }
 
 void SinkIntegrationTest::CopyCommitted(const std::string& from_group, const std::string& to_group,
                                         const std::string& topic, int n) {
-  auto from = GroupHandle(bootstrap(), from_group);
+  auto from = testsupport::GroupHandle(bootstrap(), from_group);
   rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(n);
   for (int i = 0; i < n; ++i) rd_kafka_topic_partition_list_add(list, topic.c_str(), i);
   rd_kafka_resp_err_t err = rd_kafka_committed(from.get(), list, 10000);
@@ -234,7 +207,7 @@ void SinkIntegrationTest::CopyCommitted(const std::string& from_group, const std
     }
   }
   if (to_commit->cnt > 0) {
-    auto to = GroupHandle(bootstrap(), to_group);
+    auto to = testsupport::GroupHandle(bootstrap(), to_group);
     err = rd_kafka_commit(to.get(), to_commit, 0);
     EXPECT_EQ(err, RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_err2str(err);
   }
@@ -245,7 +218,7 @@ void SinkIntegrationTest::CopyCommitted(const std::string& from_group, const std
 std::vector<testsupport::Message> SinkIntegrationTest::ReadTopic(const std::string& topic,
                                                                  size_t count) {
   std::vector<testsupport::Message> out;
-  auto rk = GroupHandle(bootstrap(), testsupport::UniqueName("reader"));
+  auto rk = testsupport::GroupHandle(bootstrap(), testsupport::UniqueName("reader"));
   rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
   rd_kafka_topic_partition_list_add(list, topic.c_str(), 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
   EXPECT_EQ(rd_kafka_assign(rk.get(), list), RD_KAFKA_RESP_ERR_NO_ERROR);

@@ -58,6 +58,8 @@ class SinkIntegrationTest : public testsupport::SharedBrokerTest<SinkIntegration
   static std::string Tail(const SinkProcess& sink);
   // The value of a metric sample (the full sample name with labels), or -1.
   int64_t Metric(const SinkProcess& sink, const std::string& sample);
+  // True once the sink applied `n` commands of `operation` ("patch", "create"...) within 60 s.
+  bool WaitApplied(const SinkProcess& sink, const std::string& operation, size_t n);
 
   // Produces and waits for the acknowledgements.
   void Produce(const std::string& topic, const std::vector<testsupport::OutMessage>& messages);

@@ -50,12 +50,7 @@ TEST_F(SinkIntegrationTest, PerPartitionOrderHoldsWhileLanesOverlap) {
   }
   Produce(topic, messages);
 
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        return Metric(sink, "snowcar_sink_records_total{operation=\"patch\"}") ==
-               static_cast<int64_t>(messages.size());
-      },
-      60s, 50ms));
+  ASSERT_TRUE(WaitApplied(sink, "patch", messages.size()));
   for (int p = 0; p < kPartitions; ++p) {
     EXPECT_EQ(Row(SysId(1000 + p))->at("short_description"),
               "step " + std::to_string(kPerPartition - 1));
@@ -112,12 +107,7 @@ TEST_F(SinkIntegrationTest, A429StormNeverPushesInFlightPastTheLimit) {
     }
   }
   Produce(topic, messages);
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        return Metric(sink, "snowcar_sink_records_total{operation=\"patch\"}") ==
-               static_cast<int64_t>(messages.size());
-      },
-      60s, 50ms));
+  ASSERT_TRUE(WaitApplied(sink, "patch", messages.size()));
   int throttled = 0;
   for (const auto& e : Journal()) throttled += e.status == 429;
   EXPECT_GT(throttled, 0) << "the storm happened";

@@ -17,7 +17,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
-using ::testing::Not;
 using testsupport::WaitFor;
 
 std::string Dump(const std::vector<testsupport::Message>& messages) {
@@ -93,7 +92,7 @@ class SinkSecrets : public SinkIntegrationTest {
     return everything;
   }
   void ExpectNoSecret(const std::string& everything, const std::string& secret) {
-    EXPECT_THAT(everything, Not(HasSubstr(secret))) << "leaked: " << secret;
+    EXPECT_THAT(everything, ::testing::Not(HasSubstr(secret))) << "leaked: " << secret;
   }
 };
 

@@ -15,59 +15,12 @@
 namespace snowcar::source::it {
 namespace {
 
-// One record as kcat printed it, tombstones included.
-struct Rec {
-  int partition = 0;
-  int64_t offset = 0;
-  std::string key;
-  std::string headers;
-  std::optional<std::string> value;  // nullopt: a tombstone
-  bool IsDelete() const {
-    return value.has_value() && headers.find("snow.source.operation=DELETE") != std::string::npos;
-  }
-  bool IsUpsert() const {
-    return value.has_value() && headers.find("snow.source.operation=UPSERT") != std::string::npos;
-  }
-};
+using Rec = TopicRecord;
 
 class SourceDeletes : public SourceTest {
  protected:
   // Every record of the topic, tombstones included, in partition then offset order.
-  std::vector<Rec> ReadAll() {
-    testsupport::ChildOptions opts;
-    opts.args = {"-b",        bootstrap(), "-C", "-t", topic_, "-o",
-                 "beginning", "-e",        "-q", "-Z", "-f",   "%p\t%o\t%k\t%h\t%s\n"};
-    opts.capture_stderr = true;
-    auto r = testsupport::RunToCompletion("kcat", opts, 30s);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    std::vector<Rec> out;
-    if (!r.ok()) return out;
-    std::istringstream lines(r->out);
-    std::string line;
-    while (std::getline(lines, line)) {
-      std::vector<std::string> parts;
-      size_t b = 0;
-      for (int i = 0; i < 4; ++i) {
-        const size_t tab = line.find('\t', b);
-        if (tab == std::string::npos) break;
-        parts.push_back(line.substr(b, tab - b));
-        b = tab + 1;
-      }
-      if (parts.size() != 4) continue;
-      Rec rec;
-      rec.partition = std::stoi(parts[0]);
-      rec.offset = std::stoll(parts[1]);
-      rec.key = parts[2];
-      rec.headers = parts[3];
-      std::string value = line.substr(b);
-      if (value != "NULL") rec.value = std::move(value);
-      out.push_back(std::move(rec));
-    }
-    std::sort(out.begin(), out.end(), [](const Rec& a, const Rec& b) {
-      return std::tie(a.partition, a.offset) < std::tie(b.partition, b.offset);
-    });
-    return out;
-  }
+  std::vector<Rec> ReadAll() { return ReadWithTombstones(30s); }
 
   static std::map<std::string, std::vector<Rec>> ByKey(const std::vector<Rec>& records) {
     std::map<std::string, std::vector<Rec>> out;

@@ -15,7 +15,17 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class SourceFlow : public SourceTest {};
+class SourceFlow : public SourceTest {
+ protected:
+  // One row, the sidecar started and the row emitted: `journal` gets the requests up to then.
+  void RequestsUntilTheFirstRecord(std::vector<emulator::JournalEntry>& journal) {
+    LoadRows({NowS() - 100});
+    Start();
+    ASSERT_EQ(WaitForRecords(topic_, 1).size(), 1u);
+    journal = emu_->journal().All();
+    ASSERT_GE(journal.size(), 2u);
+  }
+};
 
 TEST_F(SourceFlow, DeliversEveryRowInOrderWithKeyHeadersAndTimestamp) {
   // The (timestamp, sys_id) order across the whole table is one sweep's; a parallel backfill
@@ -203,11 +213,8 @@ TEST_F(SourceFlow, RowsHiddenByAclsNeitherStallNorLeakTheOthers) {
 // the instance's clock (its Date header) before the first page is bounded.
 TEST_F(SourceFlow, ProbeOffSendsOnlyAClockReadBeforeTheFirstPoll) {
   props_["snow.source.startup.probe"] = "false";
-  LoadRows({NowS() - 100});
-  Start();
-  ASSERT_EQ(WaitForRecords(topic_, 1).size(), 1u);
-  auto journal = emu_->journal().All();
-  ASSERT_GE(journal.size(), 2u);
+  std::vector<emulator::JournalEntry> journal;
+  ASSERT_NO_FATAL_FAILURE(RequestsUntilTheFirstRecord(journal));
   EXPECT_THAT(journal[0].target, HasSubstr("sysparm_limit=1"));
   EXPECT_THAT(journal[0].target, Not(HasSubstr("ORDERBYsys_updated_on")));
   EXPECT_THAT(journal[1].target, HasSubstr("ORDERBYsys_updated_on"));
@@ -216,11 +223,8 @@ TEST_F(SourceFlow, ProbeOffSendsOnlyAClockReadBeforeTheFirstPoll) {
 }
 
 TEST_F(SourceFlow, ProbeChecksTheTableAndTheUsersTimeZone) {
-  LoadRows({NowS() - 100});
-  Start();
-  ASSERT_EQ(WaitForRecords(topic_, 1).size(), 1u);
-  auto journal = emu_->journal().All();
-  ASSERT_GE(journal.size(), 2u);
+  std::vector<emulator::JournalEntry> journal;
+  ASSERT_NO_FATAL_FAILURE(RequestsUntilTheFirstRecord(journal));
   EXPECT_THAT(journal[0].target, HasSubstr("sysparm_limit=1"));
   EXPECT_THAT(journal[0].target,
               HasSubstr("sysparm_fields=sys_id%2Csys_updated_on%2Csys_mod_count"));

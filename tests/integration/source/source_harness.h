@@ -6,14 +6,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <csignal>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "snowcar/api/client.h"
@@ -22,6 +26,7 @@
 #include "snowcar/emulator/emulator_server.h"
 #include "support/broker_fixture.h"
 #include "support/child_process.h"
+#include "support/source_sidecar_config.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
 
@@ -45,6 +50,18 @@ struct Consumed {
   std::string updated() const { return std::string(value.at("sys_updated_on").as_string()); }
 };
 
+// One record as kcat printed it, tombstones included (ReadWithTombstones).
+struct TopicRecord {
+  int partition = 0;
+  int64_t offset = 0;
+  std::string key;
+  std::string headers;               // "k=v,k=v"
+  std::optional<std::string> value;  // nullopt: a tombstone
+  bool Has(std::string_view header) const { return headers.find(header) != std::string::npos; }
+  bool IsDelete() const { return value.has_value() && Has("snow.source.operation=DELETE"); }
+  bool IsUpsert() const { return value.has_value() && Has("snow.source.operation=UPSERT"); }
+};
+
 class SourceTest : public testsupport::SharedBrokerTest<SourceTest> {
  protected:
   void SetUp() override {
@@ -54,25 +71,9 @@ class SourceTest : public testsupport::SharedBrokerTest<SourceTest> {
     ASSERT_TRUE(emu_->Start().ok());
     ASSERT_TRUE(emu_->store().CreateTable("incident").ok());
     topic_ = testsupport::UniqueName("src-inc");
-    props_ = {
-        {"state.dir", dir_.File("state")},
-        {"socket.path", dir_.File("run/snowcar.sock")},
-        {"source.enabled", "true"},
-        {"sink.enabled", "false"},
-        {"threads", "2"},
-        {"log.format", "json"},
-        {"snow.url", emu_->base_url()},
-        {"snow.auth.username", emulator::kDefaultUser},
-        {"snow.auth.password", emulator::kDefaultPassword},
-        {"snow.retry.initial.backoff.ms", "50"},
-        {"snow.retry.max.backoff.ms", "400"},
-        {"snow.tables", "inc"},
-        {"snow.table.inc.name", "incident"},
-        {"snow.table.inc.topic", topic_},
-        {"snow.source.poll.interval.ms", "200"},
-        {"snow.source.batch.size", "20"},
-        {"kafka.bootstrap.servers", bootstrap()},
-    };
+    props_ = testsupport::SourceSidecarConfig(dir_, emu_->base_url(), topic_, bootstrap());
+    props_["snow.source.poll.interval.ms"] = "200";
+    props_["snow.source.batch.size"] = "20";
   }
   void TearDown() override {
     child_.reset();
@@ -161,6 +162,38 @@ class SourceTest : public testsupport::SharedBrokerTest<SourceTest> {
   std::string TableState(const std::string& alias = "inc") {
     auto t = Table(alias);
     return t.contains("state") ? std::string(t.at("state").as_string()) : "";
+  }
+
+  // Every record of topic_ now, tombstones included, in partition then offset order (kcat, from
+  // the beginning to the end of each partition).
+  std::vector<TopicRecord> ReadWithTombstones(std::chrono::seconds timeout) {
+    testsupport::ChildOptions opts;
+    opts.args = {"-b",        bootstrap(), "-C", "-t", topic_, "-o",
+                 "beginning", "-e",        "-q", "-Z", "-f",   "%p\t%o\t%k\t%h\t%s\n"};
+    opts.capture_stderr = true;
+    auto r = testsupport::RunToCompletion("kcat", opts, timeout);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<TopicRecord> out;
+    if (!r.ok()) return out;
+    for (const std::string& line : testsupport::Lines(r->out)) {
+      std::vector<std::string> parts;
+      size_t b = 0;
+      for (int i = 0; i < 4; ++i) {
+        const size_t tab = line.find('\t', b);
+        if (tab == std::string::npos) break;
+        parts.push_back(line.substr(b, tab - b));
+        b = tab + 1;
+      }
+      if (parts.size() != 4) continue;
+      TopicRecord rec{std::stoi(parts[0]), std::stoll(parts[1]), parts[2], parts[3], std::nullopt};
+      std::string value = line.substr(b);
+      if (value != "NULL") rec.value = std::move(value);
+      out.push_back(std::move(rec));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const TopicRecord& a, const TopicRecord& b) {
+      return std::tie(a.partition, a.offset) < std::tie(b.partition, b.offset);
+    });
+    return out;
   }
 
   // Everything in `topic` now (kcat, from the beginning to the end of each partition).

@@ -17,14 +17,7 @@
 namespace snowcar::source::it {
 namespace {
 
-struct Rec {
-  std::string key;
-  std::string headers;
-  std::optional<std::string> value;
-  bool Has(std::string_view header) const { return headers.find(header) != std::string::npos; }
-  bool IsDelete() const { return value.has_value() && Has("snow.source.operation=DELETE"); }
-  bool IsUpsert() const { return value.has_value() && Has("snow.source.operation=UPSERT"); }
-};
+using Rec = TopicRecord;
 
 class SourceReconcile : public SourceTest {
  protected:
@@ -37,39 +30,7 @@ class SourceReconcile : public SourceTest {
   }
 
   // Every record of the topic in partition then offset order.
-  std::vector<Rec> ReadAll() {
-    testsupport::ChildOptions opts;
-    opts.args = {"-b",        bootstrap(), "-C", "-t", topic_, "-o",
-                 "beginning", "-e",        "-q", "-Z", "-f",   "%p\t%o\t%k\t%h\t%s\n"};
-    opts.capture_stderr = true;
-    auto r = testsupport::RunToCompletion("kcat", opts, 60s);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    std::vector<std::tuple<int, int64_t, Rec>> rows;
-    if (!r.ok()) return {};
-    std::istringstream lines(r->out);
-    std::string line;
-    while (std::getline(lines, line)) {
-      std::vector<std::string> parts;
-      size_t b = 0;
-      for (int i = 0; i < 4; ++i) {
-        const size_t tab = line.find('\t', b);
-        if (tab == std::string::npos) break;
-        parts.push_back(line.substr(b, tab - b));
-        b = tab + 1;
-      }
-      if (parts.size() != 4) continue;
-      Rec rec{parts[2], parts[3], std::nullopt};
-      std::string value = line.substr(b);
-      if (value != "NULL") rec.value = std::move(value);
-      rows.emplace_back(std::stoi(parts[0]), std::stoll(parts[1]), std::move(rec));
-    }
-    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-      return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
-    });
-    std::vector<Rec> out;
-    for (auto& row : rows) out.push_back(std::move(std::get<2>(row)));
-    return out;
-  }
+  std::vector<Rec> ReadAll() { return ReadWithTombstones(60s); }
 
   boost::json::object Reconciliation() {
     auto t = Table();

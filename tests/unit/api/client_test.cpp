@@ -53,14 +53,26 @@ TEST(Client, RegularFileSaysNotASocket) {
   EXPECT_NE(r.status().message().find("not a socket"), std::string::npos) << r.status().message();
 }
 
-TEST(Client, GetAndPostAgainstARealServer) {
+// The core routes (/v1/ready, /v1/health) on a Unix socket server of its own, not started.
+struct CoreRoutesServer {
+  static std::shared_ptr<ApiRouter> Router(Readiness& readiness, HealthRegistry& health) {
+    auto router = std::make_shared<ApiRouter>();
+    EXPECT_TRUE(RegisterCoreRoutes(*router, readiness, health).ok());
+    return router;
+  }
+
   TempDir dir;
   IoThreads io;
-  auto router = std::make_shared<ApiRouter>();
   Readiness readiness;
   HealthRegistry health;
-  ASSERT_TRUE(RegisterCoreRoutes(*router, readiness, health).ok());
-  UnixSocketServer server(io.io(), ServerOptions{.path = dir.path() + "/s.sock"}, router);
+  std::shared_ptr<ApiRouter> router = Router(readiness, health);
+  UnixSocketServer server{io.io(), ServerOptions{.path = dir.path() + "/s.sock"}, router};
+};
+
+TEST(Client, GetAndPostAgainstARealServer) {
+  CoreRoutesServer core;
+  UnixSocketServer& server = core.server;
+  Readiness& readiness = core.readiness;
   ASSERT_TRUE(server.Start().ok());
 
   auto r = Client().Get(server.path(), "/v1/ready");
@@ -112,13 +124,9 @@ TEST(Client, SpeaksTheSameOverTcp) {
 }
 
 TEST(Client, ManyConcurrentClientsAllGetAnswers) {
-  TempDir dir;
-  IoThreads io;
-  auto router = std::make_shared<ApiRouter>();
-  Readiness readiness;
-  HealthRegistry health;
-  ASSERT_TRUE(RegisterCoreRoutes(*router, readiness, health).ok());
-  UnixSocketServer server(io.io(), ServerOptions{.path = dir.path() + "/s.sock"}, router);
+  CoreRoutesServer core;
+  UnixSocketServer& server = core.server;
+  HealthRegistry& health = core.health;
   ASSERT_TRUE(server.Start().ok());
   std::atomic<int> ok{0};
   std::vector<std::thread> threads;

@@ -17,9 +17,7 @@ namespace snowcar::broker {
 namespace {
 
 using namespace std::chrono_literals;
-using testsupport::Message;
 using testsupport::OutMessage;
-using testsupport::TestConsumer;
 using testsupport::TestProducer;
 using testsupport::UniqueName;
 
@@ -74,17 +72,18 @@ class Transactions : public testsupport::EmbeddedBrokerTest {
 
   // Every record the consumer sees in `quiet` after the expected count arrived.
   std::multiset<std::string> ReadTags(const std::string& isolation, size_t expected) {
-    auto c = TestConsumer::Create(bootstrap(), UniqueName("g"), {"txn"},
-                                  {{"isolation.level", isolation}});
+    auto c = testsupport::TestConsumer::Create(bootstrap(), UniqueName("g"), {"txn"},
+                                               {{"isolation.level", isolation}});
     EXPECT_TRUE(c.ok()) << c.status().ToString();
     if (!c.ok()) return {};
     std::multiset<std::string> tags;
     auto got = (*c)->PollCount(expected, 60s);
     EXPECT_TRUE(got.ok()) << isolation << ": " << got.status().ToString();
     if (got.ok()) {
-      for (const Message& m : *got) tags.insert(m.Header("txn").value_or("?"));
+      for (const testsupport::Message& m : *got) tags.insert(m.Header("txn").value_or("?"));
     }
-    for (const Message& m : (*c)->PollFor(500ms)) tags.insert(m.Header("txn").value_or("?"));
+    for (const testsupport::Message& m : (*c)->PollFor(500ms))
+      tags.insert(m.Header("txn").value_or("?"));
     return tags;
   }
 

@@ -97,9 +97,10 @@ TEST_F(CmdConfigTest, CheckAppliesProcessEnvironment) {
   EXPECT_THAT(o.err, HasSubstr("[environment SNOWCAR_THREADS]"));
 }
 
-// `config check` makes every check `run` makes before it starts. These passed `config check`
-// and failed only when `run` created its Kafka clients (exit 1).
-TEST_F(CmdConfigTest, CheckRefusesTheKafkaPropertiesRunWouldRefuse) {
+// `config check` of a sink-only configuration (one table, one topic) whose Kafka clients
+// would reach `bootstrap`, with `more` arguments after.
+std::vector<std::string> SinkOnlyCheck(const std::string& bootstrap,
+                                       const std::vector<std::string>& more = {}) {
   std::vector<std::string> args = {"check",
                                    "--set=source.enabled=false",
                                    "--set=sink.enabled=true",
@@ -108,7 +109,15 @@ TEST_F(CmdConfigTest, CheckRefusesTheKafkaPropertiesRunWouldRefuse) {
                                    "--set=snow.auth.password=pw-123456",
                                    "--set=snow.sink.topics=cmds",
                                    "--set=snow.sink.table=incident",
-                                   "--set=kafka.bootstrap.servers=127.0.0.1:9092"};
+                                   "--set=kafka.bootstrap.servers=" + bootstrap};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+// `config check` makes every check `run` makes before it starts. These passed `config check`
+// and failed only when `run` created its Kafka clients (exit 1).
+TEST_F(CmdConfigTest, CheckRefusesTheKafkaPropertiesRunWouldRefuse) {
+  std::vector<std::string> args = SinkOnlyCheck("127.0.0.1:9092");
   const auto with = [&](const std::vector<std::string>& extra) {
     std::vector<std::string> all = args;
     all.insert(all.end(), extra.begin(), extra.end());
@@ -134,19 +143,9 @@ TEST_F(CmdConfigTest, CheckRefusesTheKafkaPropertiesRunWouldRefuse) {
 // beside its property with another value: `run` exits 2 on both, so the check does too. The
 // check creates the clients with no broker, so it contacts none (bootstrap here is unused).
 TEST_F(CmdConfigTest, CheckCreatesTheKafkaClientsAsRunWould) {
-  const std::vector<std::string> base = {"check",
-                                         "--set=source.enabled=false",
-                                         "--set=sink.enabled=true",
-                                         "--set=snow.url=https://x.example",
-                                         "--set=snow.auth.username=svc",
-                                         "--set=snow.auth.password=pw-123456",
-                                         "--set=snow.sink.topics=cmds",
-                                         "--set=snow.sink.table=incident",
-                                         "--set=kafka.bootstrap.servers=127.0.0.1:1",
-                                         "--set=kafka.group.id=g",
-                                         "--set=kafka.security.protocol=SASL_SSL",
-                                         "--set=kafka.sasl.username=u",
-                                         "--set=kafka.sasl.password=kafka-pw-1"};
+  const std::vector<std::string> base = SinkOnlyCheck(
+      "127.0.0.1:1", {"--set=kafka.group.id=g", "--set=kafka.security.protocol=SASL_SSL",
+                      "--set=kafka.sasl.username=u", "--set=kafka.sasl.password=kafka-pw-1"});
   const auto with = [&](const std::vector<std::string>& extra) {
     std::vector<std::string> all = base;
     all.insert(all.end(), extra.begin(), extra.end());

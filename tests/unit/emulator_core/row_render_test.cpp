@@ -62,6 +62,13 @@ class RenderTest : public ::testing::Test {
     return v.at("result").as_object();
   }
 
+  // The "result" object of a written row's record body under `o`.
+  json::object Rendered(const WriteResult& w, const RenderOptions& o) {
+    return json::parse(RenderRecordBody(*w.schema, *w.row, {}, o, &store_))
+        .at("result")
+        .as_object();
+  }
+
   static constexpr const char* kUser = "6816f79cc0a8016401c5a33be04be441";
   testing::TestClock clock_{testing::kBaseTime};
   TableStore store_{clock_};
@@ -157,8 +164,7 @@ TEST_F(RenderTest, DisplayAllShapeMatchesARealChangeRequest) {
   RenderOptions o;
   o.display_value = DisplayValue::kAll;
   o.exclude_reference_link = true;
-  json::object ours =
-      json::parse(RenderRecordBody(*w->schema, *w->row, {}, o, &store_)).at("result").as_object();
+  const json::object ours = Rendered(*w, o);
   size_t common = 0;
   for (const auto& kv : real) {
     if (!ours.contains(kv.key())) continue;
@@ -180,8 +186,7 @@ TEST_F(RenderTest, DisplayTrueShapeMatchesARealCmdbCi) {
   RenderOptions o;
   o.display_value = DisplayValue::kTrue;
   o.link_base = "https://dev97221.service-now.com/api/now/v1/table/";
-  json::object ours =
-      json::parse(RenderRecordBody(*w->schema, *w->row, {}, o, &store_)).at("result").as_object();
+  const json::object ours = Rendered(*w, o);
   size_t common = 0;
   for (const auto& kv : real) {
     if (!ours.contains(kv.key())) continue;

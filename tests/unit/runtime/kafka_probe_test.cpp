@@ -5,9 +5,6 @@
 #include "snowcar/runtime/kafka_probe.h"
 
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <iostream>
@@ -15,6 +12,7 @@
 #include "snowcar/api/readiness.h"
 #include "snowcar/broker/embedded_broker.h"
 #include "support/broker_fixture.h"
+#include "support/refusing_port.h"
 #include "support/wait.h"
 
 namespace snowcar::runtime {
@@ -94,24 +92,9 @@ TEST_F(KafkaProbeTest, SeesAllBrokersDownWithinTwoSecondsAndTheirReturnWithinOne
   (*probe)->Stop();
 }
 
-// A port that was free a moment ago: nothing answers there.
-// 0 if no port could be had.
-uint16_t UnusedPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return 0;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-                     getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-  close(fd);
-  return bound ? ntohs(addr.sin_port) : 0;
-}
-
 TEST(KafkaProbeNoBrokerTest, NeverReachedAndSaysWhere) {
   api::HealthRegistry health;
-  const uint16_t port = UnusedPort();
+  const uint16_t port = testsupport::UnusedPort();
   ASSERT_NE(port, 0);
   const std::string bootstrap = "127.0.0.1:" + std::to_string(port);
   auto probe = KafkaProbe::Create(FastOptions(bootstrap), &health);

@@ -10,10 +10,6 @@ namespace snowcar::sinktest {
 namespace {
 
 using namespace std::chrono_literals;
-using servicenow::InstanceRequest;
-using servicenow::OutcomeClass;
-using testsupport::FakeProducer;
-using testsupport::WaitFor;
 
 std::optional<std::string> HeaderOf(const kafka::OutRecord& r, const std::string& key) {
   const kafka::Header* h = kafka::FindHeader(r.headers, key);
@@ -104,8 +100,7 @@ TEST(LaneErrorPath, IgnoreWithoutDlqCompletesAndProducesNothing) {
 TEST(LaneErrorPath, OffsetWaitsForTheDlqAcknowledgement) {
   testsupport::FakeTableClient client(ForbidRow1);
   LaneRig rig(client, 4, WithDlq(sink::ApiErrorBehavior::kLog));
-  rig.producer().set_mode(FakeProducer::Mode::kHold);
-  auto lane = rig.Lane("cmds", 0);
+  auto lane = rig.HeldLane("cmds", 0);
   EnqueueThree(*lane);
   ASSERT_TRUE(WaitFor([&] { return rig.producer().held() == 1; }, 5s));
   EXPECT_EQ(rig.Completed(0), (std::vector<int64_t>{1}));
@@ -118,8 +113,7 @@ TEST(LaneErrorPath, OffsetWaitsForTheDlqAcknowledgement) {
 TEST(LaneErrorPath, AFailedDlqProduceIsRetriedWithoutRewritingTheRow) {
   testsupport::FakeTableClient client(ForbidRow1);
   LaneRig rig(client, 4, WithDlq(sink::ApiErrorBehavior::kLog));
-  rig.producer().set_mode(FakeProducer::Mode::kHold);
-  auto lane = rig.Lane("cmds", 0);
+  auto lane = rig.HeldLane("cmds", 0);
   EnqueueThree(*lane);
   ASSERT_TRUE(WaitFor([&] { return rig.producer().held() == 1; }, 5s));
   rig.producer().FailNext();
@@ -171,8 +165,7 @@ TEST(LaneErrorPath, SuccessReportIsAwaitedBeforeTheOffset) {
   sink::SinkSettings s;
   s.reporter_success_topic = "ok.reports";
   LaneRig rig(client, 4, s);
-  rig.producer().set_mode(FakeProducer::Mode::kHold);
-  auto lane = rig.Lane("cmds", 0);
+  auto lane = rig.HeldLane("cmds", 0);
   lane->Enqueue(Record("cmds", 0, 0, SysId(0), Desc("x")));
   ASSERT_TRUE(WaitFor([&] { return rig.producer().held() == 1; }, 5s));
   EXPECT_TRUE(rig.Completed(0).empty());

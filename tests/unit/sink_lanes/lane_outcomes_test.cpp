@@ -14,11 +14,6 @@ namespace snowcar::sinktest {
 namespace {
 
 using namespace std::chrono_literals;
-using servicenow::InstanceRequest;
-using servicenow::Method;
-using servicenow::OutcomeClass;
-using testsupport::FakeProducer;
-using testsupport::WaitFor;
 
 std::optional<std::string> OutcomeHeader(const kafka::OutRecord& r, const std::string& key) {
   const kafka::Header* h = kafka::FindHeader(r.headers, key);
@@ -95,15 +90,20 @@ TEST(LaneOutcomes, LostPatchAnswersNeverCompleteTheRecord) {
   EXPECT_EQ(lane->Snapshot().last_error_class, "RETRIES_EXHAUSTED");
 }
 
+// Creates under ambiguous.behavior=retry, at most 3 POSTs whose answer was lost, then the DLQ.
+sink::SinkSettings RetryCreateThreeTimes() {
+  sink::SinkSettings s = LogWithDlqSettings();
+  s.ambiguous_create = sink::AmbiguousCreateBehavior::kRetry;
+  s.max_ambiguous_posts = 3;
+  return s;
+}
+
 // Finding: ambiguous.behavior=retry re-POSTed without end (41 rows for one command). At most
 // snow.retry.max.attempts POSTs whose answer was lost, counted across the lane's own retries
 // too, then the record fails as AMBIGUOUS and is dead-lettered once.
 TEST(LaneOutcomes, RetryCreateSendsAtMostMaxAttemptsPostsThenFailsAmbiguous) {
   testsupport::FakeTableClient client([](const InstanceRequest&) { return LostAnswer(); });
-  sink::SinkSettings s = LogWithDlqSettings();
-  s.ambiguous_create = sink::AmbiguousCreateBehavior::kRetry;
-  s.max_ambiguous_posts = 3;
-  LaneRig rig(client, 4, s);
+  LaneRig rig(client, 4, RetryCreateThreeTimes());
   auto lane = rig.Lane("cmds", 0);
   lane->Enqueue(Record("cmds", 0, 0, std::nullopt, Desc("new")));
   ASSERT_TRUE(WaitFor([&] { return rig.Completed(0).size() == 1; }, 5s));
@@ -123,10 +123,7 @@ TEST(LaneOutcomes, RetryCreateBoundSurvivesLaneRetries) {
     // lost, 503 (exhausted: the lane retries), lost, 503, lost, ...
     return ++calls % 2 == 1 ? LostAnswer() : Fail(OutcomeClass::kRetryable, 503, "busy");
   });
-  sink::SinkSettings s = LogWithDlqSettings();
-  s.ambiguous_create = sink::AmbiguousCreateBehavior::kRetry;
-  s.max_ambiguous_posts = 3;
-  LaneRig rig(client, 4, s);
+  LaneRig rig(client, 4, RetryCreateThreeTimes());
   auto lane = rig.Lane("cmds", 0);
   lane->Enqueue(Record("cmds", 0, 0, std::nullopt, Desc("new")));
   ASSERT_TRUE(WaitFor([&] { return rig.Completed(0).size() == 1; }, 5s));
@@ -177,18 +174,31 @@ TEST(LaneOutcomes, SentBeforeDoesNotCarryOverToTheNextRecord) {
   EXPECT_EQ(OutcomeHeader(dlq[0], "snow.error.class"), "NOT_FOUND");
 }
 
+servicenow::CallResult RefusedWith403(const InstanceRequest&) {
+  return Fail(OutcomeClass::kPermission, 403, "Operation Failed");
+}
+
+// A refused record goes to the DLQ (cmds.dlq) and is reported on err.reports.
+sink::SinkSettings DlqAndReportSettings() {
+  sink::SinkSettings s = LogWithDlqSettings();
+  s.reporter_error_topic = "err.reports";
+  return s;
+}
+
+// One command (sys_id 1) on the lane of cmds/0 that the instance refuses with a 403: its DLQ
+// record and its error report wait in the producer until the test answers them.
+struct RefusedAndHeld {
+  RefusedAndHeld() { lane->Enqueue(Record("cmds", 0, 0, SysId(1), Desc("x"))); }
+  testsupport::FakeTableClient client{RefusedWith403};
+  LaneRig rig{client, 4, DlqAndReportSettings()};
+  std::shared_ptr<sink::Lane> lane = rig.HeldLane("cmds", 0);
+};
+
 // Finding: when the error report's produce failed, the whole error path ran again and the
 // DLQ got the same record twice. Each failure reaches each topic once.
 TEST(LaneOutcomes, DlqRecordIsProducedOnceWhenTheErrorReportMustBeProducedAgain) {
-  testsupport::FakeTableClient client([](const InstanceRequest&) {
-    return Fail(OutcomeClass::kPermission, 403, "Operation Failed");
-  });
-  sink::SinkSettings s = LogWithDlqSettings();
-  s.reporter_error_topic = "err.reports";
-  LaneRig rig(client, 4, s);
-  rig.producer().set_mode(FakeProducer::Mode::kHold);
-  auto lane = rig.Lane("cmds", 0);
-  lane->Enqueue(Record("cmds", 0, 0, SysId(1), Desc("x")));
+  RefusedAndHeld refused;
+  LaneRig& rig = refused.rig;
   ASSERT_TRUE(WaitFor([&] { return rig.producer().held() == 2; }, 5s));
   ASSERT_EQ(rig.producer().AckNext(), 1u);   // the DLQ record
   ASSERT_EQ(rig.producer().FailNext(), 1u);  // the error report
@@ -201,20 +211,13 @@ TEST(LaneOutcomes, DlqRecordIsProducedOnceWhenTheErrorReportMustBeProducedAgain)
   EXPECT_EQ(OnTopic(produced, "err.reports").size(), 2u) << "the failed one and its resend";
   EXPECT_EQ(OnTopic(rig.producer().acknowledged(), "err.reports").size(), 1u);
   EXPECT_EQ(rig.metrics().dlq(), 1);
-  EXPECT_EQ(client.request_count(), 1u);
+  EXPECT_EQ(refused.client.request_count(), 1u);
 }
 
 // The other way round: the report was acknowledged, the DLQ record was not.
 TEST(LaneOutcomes, ErrorReportIsProducedOnceWhenTheDlqRecordMustBeProducedAgain) {
-  testsupport::FakeTableClient client([](const InstanceRequest&) {
-    return Fail(OutcomeClass::kPermission, 403, "Operation Failed");
-  });
-  sink::SinkSettings s = LogWithDlqSettings();
-  s.reporter_error_topic = "err.reports";
-  LaneRig rig(client, 4, s);
-  rig.producer().set_mode(FakeProducer::Mode::kHold);
-  auto lane = rig.Lane("cmds", 0);
-  lane->Enqueue(Record("cmds", 0, 0, SysId(1), Desc("x")));
+  RefusedAndHeld refused;
+  LaneRig& rig = refused.rig;
   ASSERT_TRUE(WaitFor([&] { return rig.producer().held() == 2; }, 5s));
   ASSERT_EQ(rig.producer().FailNext(), 1u);  // the DLQ record
   ASSERT_EQ(rig.producer().AckNext(), 1u);   // the error report

@@ -20,6 +20,13 @@
 
 namespace snowcar::sinktest {
 
+// The names every lane test uses, by their short names.
+using servicenow::InstanceRequest;
+using servicenow::Method;
+using servicenow::OutcomeClass;
+using testsupport::FakeProducer;
+using testsupport::WaitFor;
+
 class LaneRig {
  public:
   // `store` (may be null) is the writer's correlation cache.
@@ -67,6 +74,12 @@ class LaneRig {
     return lane;
   }
 
+  // A lane (as Lane()) whose producer holds every record it is given until the test acks or
+  // fails it: the DLQ and error-report tests.
+  std::shared_ptr<sink::Lane> HeldLane(const std::string& topic, int32_t partition) {
+    producer_->set_mode(testsupport::FakeProducer::Mode::kHold);
+    return Lane(topic, partition);
+  }
   // A partition under key ordering: a KeyedLane whose key lanes are made like Lane() makes
   // them. Its progress (next offset, metadata) is recorded as Progress() shows.
   std::shared_ptr<sink::KeyedLane> Keyed(const std::string& topic, int32_t partition,

@@ -10,10 +10,6 @@ namespace snowcar::sinktest {
 namespace {
 
 using namespace std::chrono_literals;
-using servicenow::InstanceRequest;
-using servicenow::Method;
-using servicenow::OutcomeClass;
-using testsupport::WaitFor;
 
 TEST(Lane, AppliesOnePartitionInOffsetOrderOneRequestAtATime) {
   HoldingClient client([](const InstanceRequest&) { return Ok({{"sys_id", SysId(1)}}); });

@@ -18,6 +18,7 @@
 #include <atomic>
 
 #include "lane_rig.h"
+#include "outcome_end.h"
 #include "snowcar/servicenow/outcome_table.h"
 #include "snowcar/state/state_store.h"
 #include "support/fake_table_client.h"
@@ -36,43 +37,6 @@ using servicenow::Method;
 using servicenow::OutcomeClass;
 using testsupport::FakeProducer;
 using testsupport::WaitFor;
-
-enum class End { kSuccess, kHold, kPause, kRecordError };
-
-std::string_view EndName(End e) {
-  switch (e) {
-    case End::kSuccess:
-      return "success";
-    case End::kHold:
-      return "hold";
-    case End::kPause:
-      return "pause";
-    case End::kRecordError:
-      return "record error";
-  }
-  return "?";
-}
-
-// Where each action of the table ends for a failure that persists, under the default
-// not.found.behavior=fail.
-End EndOf(Action action) {
-  switch (action) {
-    case Action::kSuccess:
-    case Action::kLookupAgain:
-      return End::kSuccess;
-    case Action::kHold:
-    case Action::kResendDelete:
-      return End::kHold;
-    case Action::kPauseInstance:
-      return End::kPause;
-    case Action::kRecordError:
-    case Action::kResendCreate:
-    case Action::kNotFoundPolicy:
-    case Action::kStopTable:
-      return End::kRecordError;
-  }
-  return End::kRecordError;
-}
 
 size_t MatrixCount(const std::vector<InstanceRequest>& requests, Method method) {
   return static_cast<size_t>(std::count_if(requests.begin(), requests.end(),
@@ -157,34 +121,7 @@ void OutcomeMatrix::RunCell(const FailureCase& failure, CallPurpose purpose,
   s.dlq_topic = "cmds.dlq";
   std::optional<std::string> key = SysId(1);
   std::optional<boost::json::object> record_value = Desc("x");
-  switch (purpose) {
-    case CallPurpose::kCreateRetry:
-      s.ambiguous_create = sink::AmbiguousCreateBehavior::kRetry;
-      key.reset();
-      break;
-    case CallPurpose::kCreateFailAmbiguous:
-      s.ambiguous_create = sink::AmbiguousCreateBehavior::kFailAmbiguous;
-      key.reset();
-      break;
-    case CallPurpose::kCreateCorrelation:
-    case CallPurpose::kLookup:
-      s.ambiguous_create = sink::AmbiguousCreateBehavior::kCorrelationLookup;
-      s.correlation_field = "correlation_id";
-      key.reset();
-      (*record_value)["correlation_id"] = value;
-      break;
-    case CallPurpose::kPut:
-      s.update_method = sink::Operation::kPut;
-      break;
-    case CallPurpose::kDelete:
-      record_value.reset();
-      break;
-    case CallPurpose::kPatch:
-    case CallPurpose::kGetPage:
-    case CallPurpose::kRegisterSchema:  // the registry's columns: registry_outcomes_test.cpp
-    case CallPurpose::kSchemaById:
-      break;
-  }
+  ShapeCell(purpose, value, s, key, record_value);
   if (failure.kafka_produce) s.reporter_success_topic = "cmds.ok";
 
   LaneRig rig(client, 4, s, store_.get());

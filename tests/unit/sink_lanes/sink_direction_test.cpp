@@ -33,12 +33,11 @@ class SinkDirectionTest : public ::testing::Test {
     auto store = state::StateStore::Open({.dir = dir_.File("state")});
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(store).value();
-    direction::DirectionContext context;
-    context.config = config_.get();
-    context.io = &io_;
-    context.store = store_.get();
-    context.client = &client_;
-    context.health = &health_;
+    const direction::DirectionContext context{.config = config_.get(),
+                                              .io = &io_,
+                                              .store = store_.get(),
+                                              .client = &client_,
+                                              .health = &health_};
     auto sink = MakeSink(context);
     ASSERT_TRUE(sink.ok()) << sink.status().ToString();
     sink_ = std::move(sink).value();

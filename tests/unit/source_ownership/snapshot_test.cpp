@@ -6,6 +6,7 @@
 #include "snowcar/source/keyset_query.h"
 #include "source/audit_stream.h"
 #include "source/table_snapshot.h"
+#include "support/state_fixture.h"
 #include "support/temp_dir.h"
 
 namespace snowcar::source {
@@ -180,61 +181,40 @@ TEST(SnapshotStoreTest, ASnapshotOfAnotherConfigurationIsIgnored) {
 // The real store, except that after `writes_left` writes it "crashes": that write and every
 // later one do nothing and fail, like a process killed at that point (what reached RocksDB
 // before stays, nothing after does).
-class CrashingStore : public state::StateStore {
+class CrashingStore : public testsupport::ForwardingStateStore {
  public:
-  CrashingStore(state::StateStore* real, int writes_left) : real_(real), left_(writes_left) {}
+  CrashingStore(state::StateStore* real, int writes_left)
+      : ForwardingStateStore(real), left_(writes_left) {}
   int writes() const { return writes_; }
 
-  const std::string& dir() const override { return real_->dir(); }
-  Result<std::optional<state::Cursor>> LoadCursor(const state::CursorIdentity& id) override {
-    return real_->LoadCursor(id);
-  }
-  Result<std::vector<state::StoredCursor>> ListCursors() override { return real_->ListCursors(); }
-  Result<std::vector<state::StoredCursor>> CursorsForTable(std::string_view table) override {
-    return real_->CursorsForTable(table);
-  }
   Status ResetTable(std::string_view table) override {
     SNOWCAR_RETURN_IF_ERROR(Write());
-    return real_->ResetTable(table);
+    return ForwardingStateStore::ResetTable(table);
   }
-  Result<std::unique_ptr<state::DedupWindow>> LoadDedupWindow(
-      const state::CursorIdentity& id, const state::DedupPolicy& policy) override {
-    return real_->LoadDedupWindow(id, policy);
-  }
-  Result<std::vector<state::DedupKey>> DedupEntriesFor(std::string_view table,
-                                                       std::string_view sys_id) override {
-    return real_->DedupEntriesFor(table, sys_id);
-  }
-  Result<uint64_t> DedupCount(std::string_view table) override { return real_->DedupCount(table); }
   Result<std::vector<state::DedupKey>> DedupEntries(const state::CursorIdentity& id) override {
-    return real_->DedupEntries(id);
+    return real()->DedupEntries(id);
   }
   Status ReplaceTable(const state::CursorIdentity& id, const state::Cursor& cursor,
                       const std::vector<state::DedupKey>& entries,
                       const state::DedupPolicy& policy) override {
     SNOWCAR_RETURN_IF_ERROR(Write());
-    return real_->ReplaceTable(id, cursor, entries, policy);
+    return real()->ReplaceTable(id, cursor, entries, policy);
   }
   Status Commit(const state::CursorIdentity& id, const state::Cursor& cursor,
                 state::DedupWindow& window) override {
     SNOWCAR_RETURN_IF_ERROR(Write());
-    return real_->Commit(id, cursor, window);
-  }
-  Result<std::optional<std::string>> GetCorrelation(std::string_view table, std::string_view field,
-                                                    std::string_view value) override {
-    return real_->GetCorrelation(table, field, value);
+    return ForwardingStateStore::Commit(id, cursor, window);
   }
   Status PutCorrelation(std::string_view table, std::string_view field, std::string_view value,
                         std::string_view sys_id) override {
     SNOWCAR_RETURN_IF_ERROR(Write());
-    return real_->PutCorrelation(table, field, value, sys_id);
+    return ForwardingStateStore::PutCorrelation(table, field, value, sys_id);
   }
   Status EraseCorrelation(std::string_view table, std::string_view field,
                           std::string_view value) override {
     SNOWCAR_RETURN_IF_ERROR(Write());
-    return real_->EraseCorrelation(table, field, value);
+    return ForwardingStateStore::EraseCorrelation(table, field, value);
   }
-  uint32_t schema_version() const override { return real_->schema_version(); }
 
  private:
   Status Write() {
@@ -243,7 +223,6 @@ class CrashingStore : public state::StateStore {
     --left_;
     return Status::Ok();
   }
-  state::StateStore* real_;
   int left_;
   int writes_ = 0;
 };

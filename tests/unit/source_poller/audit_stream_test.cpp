@@ -121,6 +121,14 @@ TEST(AuditStream, ADeletedEntryBecomesADeleteRecordAndItsTombstone) {
   EXPECT_TRUE(AuditRecords(Entry("DELETED", "x^y"), key, stream, source, 1).empty());
 }
 
+// The re-read of kRowId once it was restored: version 4, "back".
+boost::json::array RowBack() {
+  return {boost::json::object{{"sys_id", kRowId},
+                              {"sys_updated_on", "2026-02-01 08:00:00"},
+                              {"sys_mod_count", "4"},
+                              {"short_description", "back"}}};
+}
+
 TEST(AuditStream, ARecoveredEntryReReadsTheRowAndEmitsItAsAnUpsert) {
   const TableSettings rows = Rows();
   DeletesStream stream;
@@ -136,11 +144,7 @@ TEST(AuditStream, ARecoveredEntryReReadsTheRowAndEmitsItAsAnUpsert) {
   EXPECT_TRUE(RecoveredRowsTarget(rows, boost::json::array{Entry("DELETED")}).empty());
 
   // Only the first row still exists.
-  boost::json::array fetched{boost::json::object{{"sys_id", kRowId},
-                                                 {"sys_updated_on", "2026-02-01 08:00:00"},
-                                                 {"sys_mod_count", "4"},
-                                                 {"short_description", "back"}}};
-  AttachRecoveredRows(rows, fetched, page);
+  AttachRecoveredRows(rows, RowBack(), page);
   const RowKey key{kT, kAuditId, 0};
   auto records = AuditRecords(page[1].as_object(), key, stream, source, 1);
   ASSERT_EQ(records.size(), 1u);
@@ -174,11 +178,7 @@ TEST(AuditStream, ADeletionThatMayHaveBeenRestoredInItsSecondEndsWithTheRowIfItE
 
   const std::string target = RecoveredRowsTarget(rows, page);
   EXPECT_NE(target.find("sys_idIN" + kRowId + "%2C" + kRowId), std::string::npos) << target;
-  boost::json::array fetched{boost::json::object{{"sys_id", kRowId},
-                                                 {"sys_updated_on", "2026-02-01 08:00:00"},
-                                                 {"sys_mod_count", "4"},
-                                                 {"short_description", "back"}}};
-  AttachRecoveredRows(rows, fetched, page);
+  AttachRecoveredRows(rows, RowBack(), page);
   const RowKey key{kT, kAuditId, 0};
   auto records = AuditRecords(page[2].as_object(), key, stream, source, 1);
   ASSERT_EQ(records.size(), 3u);

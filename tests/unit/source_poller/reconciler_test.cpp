@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "pool_rig.h"
 #include "sim_table.h"
 #include "snowcar/source/keyset_query.h"
 #include "snowcar/source/record_builder.h"
@@ -40,34 +41,24 @@ struct InstanceRow {
   bool hidden = false;  // an ACL hides it from the integration user
 };
 
-class ReconcilerTest : public ::testing::Test {
+class ReconcilerTest : public testing::PoolRig {
  protected:
+  ReconcilerTest() : PoolRig("reconciler") {}
   void SetUp() override {
-    auto store = state::StateStore::Open({.dir = dir_.File("state")});
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
-    store_ = std::move(store).value();
-    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
-    client_.set_server_now_ms((kT0 + 100) * 1000);
-    client_.set_handler([this](const servicenow::InstanceRequest& r) { return Answer(r); });
-    source_.instance = "acme.service-now.com";
-    table_.alias = "inc";
-    table_.name = "incident";
-    table_.topic = "snow.incident";
+    PoolRig::SetUp();
     table_.deletes = DeleteCapture::kReconcile;
     table_.reconcile_batch_size = 5;
     table_.reconcile_interval_ms = int64_t{3600} * 1000;
   }
   void TearDown() override {
     if (reconciler_) reconciler_->Stop();
-    work_.reset();
-    io_.stop();
-    for (auto& t : threads_) t.join();
+    StopPool();
   }
 
   // Answers the sweep's three requests the way an instance would: a page of ids after a
   // position (the limit applies before the ACL, so a page may come back short), and rows by
   // id, only the id or the table's fields.
-  servicenow::CallResult Answer(const servicenow::InstanceRequest& r) {
+  servicenow::CallResult Answer(const servicenow::InstanceRequest& r) override {
     std::lock_guard lock(mu_);
     if (script_) {
       if (auto scripted = script_(r)) return *scripted;
@@ -156,23 +147,11 @@ class ReconcilerTest : public ::testing::Test {
     return out;
   }
 
-  testsupport::TempDir dir_{"reconciler"};
-  boost::asio::io_context io_;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_ =
-      boost::asio::make_work_guard(io_);
-  std::vector<std::thread> threads_;
-  std::unique_ptr<state::StateStore> store_;
-  FakeTableClient client_;
-  std::shared_ptr<FakeProducer> producer_ = std::make_shared<FakeProducer>();
   std::shared_ptr<RowWatermark> watermark_ = std::make_shared<RowWatermark>();
   std::shared_ptr<EmittedIds> emitted_ = std::make_shared<EmittedIds>();
-  SourceSettings source_;
-  TableSettings table_;
   std::shared_ptr<Reconciler> reconciler_;
 
-  std::mutex mu_;
-  std::map<std::string, InstanceRow> rows_;  // by sys_id
-  std::function<std::optional<servicenow::CallResult>(const servicenow::InstanceRequest&)> script_;
+  std::map<std::string, InstanceRow> rows_;    // by sys_id
   std::function<void(bool only_id)> on_read_;  // runs as a read by id is answered
 };
 

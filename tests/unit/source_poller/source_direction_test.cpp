@@ -10,6 +10,7 @@
 #include <boost/json.hpp>
 #include <thread>
 
+#include "pool_rig.h"
 #include "sim_table.h"
 #include "snowcar/api/api_router.h"
 #include "snowcar/api/readiness.h"
@@ -31,32 +32,29 @@ using testing::SimTable;
 
 using testing::kT0;
 
-class SourceDirectionTest : public ::testing::Test {
+class SourceDirectionTest : public testing::PoolRig {
  protected:
+  SourceDirectionTest() : PoolRig("source-direction") {}
   void SetUp() override {
-    auto store = state::StateStore::Open({.dir = dir_.File("state")});
-    ASSERT_TRUE(store.ok());
-    store_ = std::move(store).value();
-    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
+    PoolRig::SetUp();
     sim_.rows = {{kT0 + 1, Id(1)}, {kT0 + 2, Id(2)}, {kT0 + 3, Id(3)}};
     client_.set_server_now_ms((kT0 + 60) * 1000);
-    client_.set_handler([this](const servicenow::InstanceRequest& r) {
-      if (r.target.find("/incident?") == std::string::npos &&
-          r.target.find("/sys_user?") == std::string::npos) {
-        return testsupport::FakeTableClient::Failure(servicenow::OutcomeClass::kPermanent, 400,
-                                                     "Invalid table");
-      }
-      return sim_.Answer(r.target);
-    });
+  }
+  // Tables other than incident (and the probe's sys_user) do not exist.
+  servicenow::CallResult Answer(const servicenow::InstanceRequest& r) override {
+    if (r.target.find("/incident?") == std::string::npos &&
+        r.target.find("/sys_user?") == std::string::npos) {
+      return testsupport::FakeTableClient::Failure(servicenow::OutcomeClass::kPermanent, 400,
+                                                   "Invalid table");
+    }
+    return sim_.Answer(r.target);
   }
   void TearDown() override {
     if (direction_) direction_->Stop(std::chrono::steady_clock::now() + 5s);
     // Held delivery callbacks own their poller (as a real producer's pending reports do
     // until Close cancels them): complete them so nothing stays alive in a cycle.
     producer_->AckAll();
-    work_.reset();
-    io_.stop();
-    for (auto& t : threads_) t.join();
+    StopPool();
     direction_.reset();
   }
 
@@ -85,12 +83,11 @@ class SourceDirectionTest : public ::testing::Test {
     auto config = config::Config::FromMap(values);
     if (!config.ok()) return config.status();
     config_ = std::make_unique<config::Config>(std::move(config).value());
-    direction::DirectionContext context;
-    context.config = config_.get();
-    context.io = &io_;
-    context.store = store_.get();
-    context.client = &client_;
-    context.health = &health_;
+    const direction::DirectionContext context{.config = config_.get(),
+                                              .io = &io_,
+                                              .store = store_.get(),
+                                              .client = &client_,
+                                              .health = &health_};
     auto direction = MakeSource(context, {.producer = producer_});
     if (!direction.ok()) return direction.status();
     direction_ = std::move(direction).value();
@@ -102,15 +99,6 @@ class SourceDirectionTest : public ::testing::Test {
     return boost::json::parse(r.body);
   }
 
-  testsupport::TempDir dir_{"source-direction"};
-  boost::asio::io_context io_;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_ =
-      boost::asio::make_work_guard(io_);
-  std::vector<std::thread> threads_;
-  std::unique_ptr<state::StateStore> store_;
-  testsupport::FakeTableClient client_;
-  std::shared_ptr<testsupport::FakeProducer> producer_ =
-      std::make_shared<testsupport::FakeProducer>();
   api::HealthRegistry health_;
   api::ApiRouter router_;
   SimTable sim_;

@@ -11,6 +11,7 @@
 #include <boost/asio/io_context.hpp>
 #include <thread>
 
+#include "pool_rig.h"
 #include "sim_table.h"
 #include "snowcar/api/readiness.h"
 #include "snowcar/registry/registry_server.h"
@@ -23,6 +24,7 @@
 #include "support/fake_table_client.h"
 #include "support/http_post.h"
 #include "support/refusing_port.h"
+#include "support/state_fixture.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
 
@@ -41,74 +43,32 @@ using testing::kT0;
 
 // The real store, except that Commit fails with RESOURCE_EXHAUSTED (what a full state.dir
 // answers) while `refuse` is set; every refused call is counted.
-class RefusingStore : public state::StateStore {
+class RefusingStore : public testsupport::ForwardingStateStore {
  public:
-  explicit RefusingStore(state::StateStore* real) : real_(real) {}
+  using ForwardingStateStore::ForwardingStateStore;
   std::atomic<bool> refuse{false};
   std::atomic<int> refused{0};
 
-  const std::string& dir() const override { return real_->dir(); }
-  Result<std::optional<state::Cursor>> LoadCursor(const state::CursorIdentity& id) override {
-    return real_->LoadCursor(id);
-  }
-  Result<std::vector<state::StoredCursor>> ListCursors() override { return real_->ListCursors(); }
-  Result<std::vector<state::StoredCursor>> CursorsForTable(std::string_view table) override {
-    return real_->CursorsForTable(table);
-  }
-  Status ResetTable(std::string_view table) override { return real_->ResetTable(table); }
-  Result<std::unique_ptr<state::DedupWindow>> LoadDedupWindow(
-      const state::CursorIdentity& identity, const state::DedupPolicy& policy) override {
-    return real_->LoadDedupWindow(identity, policy);
-  }
-  Result<std::vector<state::DedupKey>> DedupEntriesFor(std::string_view table,
-                                                       std::string_view sys_id) override {
-    return real_->DedupEntriesFor(table, sys_id);
-  }
-  Result<uint64_t> DedupCount(std::string_view table) override { return real_->DedupCount(table); }
   Status Commit(const state::CursorIdentity& id, const state::Cursor& cursor,
                 state::DedupWindow& window) override {
     if (refuse.load()) {
       refused.fetch_add(1);
       return Status::ResourceExhausted("state dir test: only 12 KiB free");
     }
-    return real_->Commit(id, cursor, window);
+    return ForwardingStateStore::Commit(id, cursor, window);
   }
-  Result<std::optional<std::string>> GetCorrelation(std::string_view table, std::string_view field,
-                                                    std::string_view value) override {
-    return real_->GetCorrelation(table, field, value);
-  }
-  Status PutCorrelation(std::string_view table, std::string_view field, std::string_view value,
-                        std::string_view sys_id) override {
-    return real_->PutCorrelation(table, field, value, sys_id);
-  }
-  Status EraseCorrelation(std::string_view table, std::string_view field,
-                          std::string_view value) override {
-    return real_->EraseCorrelation(table, field, value);
-  }
-  uint32_t schema_version() const override { return real_->schema_version(); }
-
- private:
-  state::StateStore* real_;
 };
 
-class TablePollerTest : public ::testing::Test {
+class TablePollerTest : public testing::PoolRig {
  protected:
+  TablePollerTest() : PoolRig("source-poller") {}
   void SetUp() override {
-    auto store = state::StateStore::Open({.dir = dir_.File("state")});
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
-    store_ = std::move(store).value();
-    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
-    client_.set_server_now_ms((kT0 + 100) * 1000);
-    client_.set_handler([this](const servicenow::InstanceRequest& r) { return Answer(r); });
-    source_.instance = "acme.service-now.com";
+    PoolRig::SetUp();
     source_.overlap_seconds = 2;
     source_.safety_lag_seconds = 1;
     source_.startup_probe = false;
     // These tests follow one sweep request by request; the parallel backfill has its own.
     source_.backfill_parallelism = 1;
-    table_.alias = "inc";
-    table_.name = "incident";
-    table_.topic = "snow.incident";
     table_.start_ts = kT0;
     table_.batch_size = 3;
     table_.poll_interval_ms = 20;
@@ -122,13 +82,11 @@ class TablePollerTest : public ::testing::Test {
       if (done.wait_for(5s) != std::future_status::ready) p->ForceFinish().wait_for(5s);
     }
     producer_->AckAll();  // held callbacks own their poller: let them go
-    work_.reset();
-    io_.stop();
-    for (auto& t : threads_) t.join();
+    StopPool();
     for (auto& p : pollers_) p->ReleaseWindow();
   }
 
-  servicenow::CallResult Answer(const servicenow::InstanceRequest& r) {
+  servicenow::CallResult Answer(const servicenow::InstanceRequest& r) override {
     std::lock_guard lock(mu_);
     if (script_) {
       if (auto scripted = script_(r)) return *scripted;
@@ -185,23 +143,11 @@ class TablePollerTest : public ::testing::Test {
     return out;
   }
 
-  testsupport::TempDir dir_{"source-poller"};
-  boost::asio::io_context io_;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_ =
-      boost::asio::make_work_guard(io_);
-  std::vector<std::thread> threads_;
-  std::unique_ptr<state::StateStore> store_;
   state::StateStore* poller_store_ = nullptr;  // when set, what pollers commit to instead
-  FakeTableClient client_;
-  std::shared_ptr<FakeProducer> producer_ = std::make_shared<FakeProducer>();
   api::HealthRegistry health_;
   ProcessOnce once_;
-  SourceSettings source_;
-  TableSettings table_;
   PollerOptions options_;
-  std::mutex mu_;
   SimTable sim_;
-  std::function<std::optional<servicenow::CallResult>(const servicenow::InstanceRequest&)> script_;
   std::vector<std::shared_ptr<TablePoller>> pollers_;
 };
 

@@ -6,19 +6,16 @@
 #include <vector>
 
 #include "snowcar/state/state_store.h"
-#include "state_test_util.h"
+#include "support/state_fixture.h"
 
 namespace snowcar::state {
 namespace {
 
-using testing::HexId;
-using testing::Identity;
-using testing::OpenOrDie;
-using testing::TempDir;
+class ConcurrencyTest : public testsupport::StateStoreTest {};
 
 // Several pollers commit their own tables while sink lanes use the correlation cache, all on
 // one store at once. Afterwards every table holds exactly its own last cursor and window.
-TEST(ConcurrencyTest, CommitsAndCorrelationFromManyThreads) {
+TEST_F(ConcurrencyTest, CommitsAndCorrelationFromManyThreads) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   constexpr int kTables = 4;

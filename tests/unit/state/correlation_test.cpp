@@ -2,15 +2,14 @@
 #include <gtest/gtest.h>
 
 #include "snowcar/state/state_store.h"
-#include "state_test_util.h"
+#include "support/state_fixture.h"
 
 namespace snowcar::state {
 namespace {
 
-using testing::OpenOrDie;
-using testing::TempDir;
+class CorrelationTest : public testsupport::StateStoreTest {};
 
-TEST(CorrelationTest, GetPutOverwriteErase) {
+TEST_F(CorrelationTest, GetPutOverwriteErase) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   auto missing = store->GetCorrelation("incident", "correlation_id", "ext-1");
@@ -29,7 +28,7 @@ TEST(CorrelationTest, GetPutOverwriteErase) {
   EXPECT_TRUE(store->EraseCorrelation("incident", "correlation_id", "ext-1").ok());
 }
 
-TEST(CorrelationTest, KeysDoNotRunIntoEachOther) {
+TEST_F(CorrelationTest, KeysDoNotRunIntoEachOther) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   ASSERT_TRUE(store->PutCorrelation("a", "bc", "d", "one").ok());
@@ -43,7 +42,7 @@ TEST(CorrelationTest, KeysDoNotRunIntoEachOther) {
   EXPECT_EQ(store->GetCorrelation("a", "b", "")->value_or(""), "four");
 }
 
-TEST(CorrelationTest, SurvivesReopen) {
+TEST_F(CorrelationTest, SurvivesReopen) {
   TempDir tmp;
   {
     auto store = OpenOrDie(tmp.path());
@@ -53,7 +52,7 @@ TEST(CorrelationTest, SurvivesReopen) {
   EXPECT_EQ(store->GetCorrelation("incident", "u_ext", "E-9")->value_or(""), "abc");
 }
 
-TEST(CorrelationTest, BadInputIsRefusedClearly) {
+TEST_F(CorrelationTest, BadInputIsRefusedClearly) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   auto s = store->PutCorrelation("incident", "", "v", "id");

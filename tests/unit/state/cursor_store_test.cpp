@@ -3,14 +3,12 @@
 
 #include "snowcar/common/time.h"
 #include "snowcar/state/state_store.h"
-#include "state_test_util.h"
+#include "support/state_fixture.h"
 
 namespace snowcar::state {
 namespace {
 
-using testing::Identity;
-using testing::OpenOrDie;
-using testing::TempDir;
+class CursorStoreTest : public testsupport::StateStoreTest {};
 
 Status CommitCursor(StateStore& store, const CursorIdentity& id, const Cursor& c) {
   auto w = store.LoadDedupWindow(id, DedupPolicy{});
@@ -18,7 +16,7 @@ Status CommitCursor(StateStore& store, const CursorIdentity& id, const Cursor& c
   return store.Commit(id, c, **w);
 }
 
-TEST(CursorStoreTest, NoCursorUntilTheFirstCommit) {
+TEST_F(CursorStoreTest, NoCursorUntilTheFirstCommit) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   auto c = store->LoadCursor(Identity("incident"));
@@ -29,7 +27,7 @@ TEST(CursorStoreTest, NoCursorUntilTheFirstCommit) {
   EXPECT_TRUE(all->empty());
 }
 
-TEST(CursorStoreTest, CommittedCursorSurvivesReopen) {
+TEST_F(CursorStoreTest, CommittedCursorSurvivesReopen) {
   TempDir tmp;
   const Cursor want{1764664800, "0123456789abcdef0123456789abcdef", Phase::kStream};
   const int64_t before = SystemClock::Instance().NowMillis();
@@ -50,7 +48,7 @@ TEST(CursorStoreTest, CommittedCursorSurvivesReopen) {
   EXPECT_EQ(PhaseName((*listed)[0].cursor.phase), "stream");
 }
 
-TEST(CursorStoreTest, LaterCommitReplacesTheCursor) {
+TEST_F(CursorStoreTest, LaterCommitReplacesTheCursor) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   ASSERT_TRUE(CommitCursor(*store, Identity("incident"), {100, "a", Phase::kBackfill}).ok());
@@ -61,7 +59,7 @@ TEST(CursorStoreTest, LaterCommitReplacesTheCursor) {
   EXPECT_EQ(store->ListCursors()->size(), 1u);
 }
 
-TEST(CursorStoreTest, DifferentFingerprintIsRefusedNamingBothAndTheReset) {
+TEST_F(CursorStoreTest, DifferentFingerprintIsRefusedNamingBothAndTheReset) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   ASSERT_TRUE(CommitCursor(*store, Identity("incident", "fp-old"), {100, "", Phase::kStream}).ok());
@@ -78,7 +76,7 @@ TEST(CursorStoreTest, DifferentFingerprintIsRefusedNamingBothAndTheReset) {
   EXPECT_EQ((*old)->ts, 100);
 }
 
-TEST(CursorStoreTest, DifferentTimestampFieldIsRefused) {
+TEST_F(CursorStoreTest, DifferentTimestampFieldIsRefused) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   ASSERT_TRUE(CommitCursor(*store, Identity("incident"), {100, "", Phase::kStream}).ok());
@@ -90,7 +88,7 @@ TEST(CursorStoreTest, DifferentTimestampFieldIsRefused) {
   EXPECT_NE(got.status().message().find("sys_updated_on"), std::string::npos);
 }
 
-TEST(CursorStoreTest, OtherTablesAndInstancesAreIndependent) {
+TEST_F(CursorStoreTest, OtherTablesAndInstancesAreIndependent) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   ASSERT_TRUE(CommitCursor(*store, Identity("incident"), {100, "", Phase::kStream}).ok());
@@ -103,14 +101,14 @@ TEST(CursorStoreTest, OtherTablesAndInstancesAreIndependent) {
   EXPECT_FALSE(other_instance->has_value());
 }
 
-TEST(CursorStoreTest, ResetTableRemovesItsCursorsAndDedupOnly) {
+TEST_F(CursorStoreTest, ResetTableRemovesItsCursorsAndDedupOnly) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   for (const char* table : {"incident", "incident_task"}) {
     auto w = store->LoadDedupWindow(Identity(table), DedupPolicy{2, 100});
     ASSERT_TRUE(w.ok());
-    ASSERT_TRUE((*w)->Insert({100, testing::HexId(1), 0}));
-    ASSERT_TRUE(store->Commit(Identity(table), {100, testing::HexId(1), Phase::kStream}, **w).ok());
+    ASSERT_TRUE((*w)->Insert({100, HexId(1), 0}));
+    ASSERT_TRUE(store->Commit(Identity(table), {100, HexId(1), Phase::kStream}, **w).ok());
   }
   ASSERT_TRUE(store->ResetTable("incident").ok());
   EXPECT_FALSE(store->LoadCursor(Identity("incident"))->has_value());
@@ -123,7 +121,7 @@ TEST(CursorStoreTest, ResetTableRemovesItsCursorsAndDedupOnly) {
   EXPECT_FALSE(fresh->has_value());
 }
 
-TEST(CursorStoreTest, EmptyTableNameIsRejected) {
+TEST_F(CursorStoreTest, EmptyTableNameIsRejected) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   auto got = store->LoadCursor(Identity(""));

@@ -9,23 +9,20 @@
 #include <tuple>
 
 #include "snowcar/state/state_store.h"
-#include "state_test_util.h"
+#include "support/state_fixture.h"
 
 namespace snowcar::state {
 namespace {
 
-using testing::HexId;
-using testing::Identity;
-using testing::OpenOrDie;
-using testing::TempDir;
+class DedupCommitTest : public testsupport::StateStoreTest {};
 
 std::unique_ptr<DedupWindow> Load(StateStore& store, const std::string& table, DedupPolicy policy) {
-  auto w = store.LoadDedupWindow(Identity(table), policy);
+  auto w = store.LoadDedupWindow(testsupport::StateIdentity(table), policy);
   EXPECT_TRUE(w.ok()) << w.status().ToString();
   return w.ok() ? std::move(w).value() : nullptr;
 }
 
-TEST(DedupCommitTest, CommittedEntriesAreDuplicatesAfterReopen) {
+TEST_F(DedupCommitTest, CommittedEntriesAreDuplicatesAfterReopen) {
   TempDir tmp;
   const DedupPolicy policy{2, 1000};
   {
@@ -46,7 +43,7 @@ TEST(DedupCommitTest, CommittedEntriesAreDuplicatesAfterReopen) {
   EXPECT_TRUE(w->Insert({100, HexId(3), 2}));  // a newer version of the row is new
 }
 
-TEST(DedupCommitTest, PendingEntriesAreNotVisibleAfterReopenWithoutCommit) {
+TEST_F(DedupCommitTest, PendingEntriesAreNotVisibleAfterReopenWithoutCommit) {
   TempDir tmp;
   const DedupPolicy policy{2, 1000};
   {
@@ -64,7 +61,7 @@ TEST(DedupCommitTest, PendingEntriesAreNotVisibleAfterReopenWithoutCommit) {
   EXPECT_EQ((*store->LoadCursor(Identity("incident")))->ts, 100);
 }
 
-TEST(DedupCommitTest, CommitPrunesBelowCursorMinusOverlap) {
+TEST_F(DedupCommitTest, CommitPrunesBelowCursorMinusOverlap) {
   TempDir tmp;
   const DedupPolicy policy{2, 1000};
   {
@@ -93,7 +90,7 @@ TEST(DedupCommitTest, CommitPrunesBelowCursorMinusOverlap) {
   }
 }
 
-TEST(DedupCommitTest, LargePruneStaysExact) {
+TEST_F(DedupCommitTest, LargePruneStaysExact) {
   TempDir tmp;
   const DedupPolicy policy{2, 100000};
   {
@@ -120,7 +117,7 @@ TEST(DedupCommitTest, LargePruneStaysExact) {
   }
 }
 
-TEST(DedupCommitTest, CapEvictingManyAtOnceStaysExact) {
+TEST_F(DedupCommitTest, CapEvictingManyAtOnceStaysExact) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   auto w = Load(*store, "incident", DedupPolicy{1 << 30, 100});
@@ -148,7 +145,7 @@ TEST(DedupCommitTest, CapEvictingManyAtOnceStaysExact) {
   }
 }
 
-TEST(DedupCommitTest, OutOfOrderRowsArePrunedExactly) {
+TEST_F(DedupCommitTest, OutOfOrderRowsArePrunedExactly) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   auto w = Load(*store, "incident", DedupPolicy{0, 1000});
@@ -166,7 +163,7 @@ TEST(DedupCommitTest, OutOfOrderRowsArePrunedExactly) {
     EXPECT_EQ(reloaded->Contains({ts, HexId(ts), 0}), ts >= 250);
 }
 
-TEST(DedupCommitTest, CapHoldsInMemoryAndOnDiskAfterReopen) {
+TEST_F(DedupCommitTest, CapHoldsInMemoryAndOnDiskAfterReopen) {
   TempDir tmp;
   const DedupPolicy policy{1000, 10};  // overlap large: only the cap prunes here
   {
@@ -191,7 +188,7 @@ TEST(DedupCommitTest, CapHoldsInMemoryAndOnDiskAfterReopen) {
   for (int i = 0; i < 25; ++i) EXPECT_EQ(w->Contains({1000 + i, HexId(i), 0}), i >= 15) << i;
 }
 
-TEST(DedupCommitTest, SmallerWindowAtLoadShrinksDiskOnNextCommit) {
+TEST_F(DedupCommitTest, SmallerWindowAtLoadShrinksDiskOnNextCommit) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   {
@@ -207,7 +204,7 @@ TEST(DedupCommitTest, SmallerWindowAtLoadShrinksDiskOnNextCommit) {
   EXPECT_EQ(*store->DedupCount("incident"), 5u);
 }
 
-TEST(DedupCommitTest, EvictedThenEmittedAgainStaysOnDisk) {
+TEST_F(DedupCommitTest, EvictedThenEmittedAgainStaysOnDisk) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   auto w = Load(*store, "incident", DedupPolicy{1000, 2});
@@ -224,7 +221,7 @@ TEST(DedupCommitTest, EvictedThenEmittedAgainStaysOnDisk) {
   EXPECT_TRUE(on_disk->Contains({4, HexId(4), 0}));
 }
 
-TEST(DedupCommitTest, EntriesForOneSysIdOldestFirst) {
+TEST_F(DedupCommitTest, EntriesForOneSysIdOldestFirst) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   auto w = Load(*store, "incident", DedupPolicy{1000, 100});
@@ -243,7 +240,7 @@ TEST(DedupCommitTest, EntriesForOneSysIdOldestFirst) {
   EXPECT_TRUE(store->DedupEntriesFor("problem", HexId(1))->empty());
 }
 
-TEST(DedupCommitTest, TablesWithSharedNamePrefixesStayApart) {
+TEST_F(DedupCommitTest, TablesWithSharedNamePrefixesStayApart) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   auto a = Load(*store, "inc", DedupPolicy{2, 100});
@@ -257,7 +254,7 @@ TEST(DedupCommitTest, TablesWithSharedNamePrefixesStayApart) {
   EXPECT_EQ(*store->DedupCount("incident"), 1u);
 }
 
-TEST(DedupCommitTest, CommitRefusesAWindowOfAnotherTableOrStore) {
+TEST_F(DedupCommitTest, CommitRefusesAWindowOfAnotherTableOrStore) {
   TempDir tmp, tmp2;
   auto store = OpenOrDie(tmp.path());
   auto other_store = OpenOrDie(tmp2.path());
@@ -281,7 +278,7 @@ namespace {
 // Random inserts (mostly in ts order, sometimes not) and commits at random points, for several
 // window sizes; after every commit the disk must hold exactly what a simple model says, which
 // exercises every pruning path (point deletes, ranges, evictions of the cut second).
-TEST(DedupCommitTest, RandomUseKeepsDiskEqualToTheModel) {
+TEST_F(DedupCommitTest, RandomUseKeepsDiskEqualToTheModel) {
   using Key = std::tuple<int64_t, std::string, uint32_t>;
   std::mt19937_64 rng(7);
   for (size_t cap : {5u, 150u}) {
@@ -289,9 +286,9 @@ TEST(DedupCommitTest, RandomUseKeepsDiskEqualToTheModel) {
       for (bool disorder : {false, true}) {
         SCOPED_TRACE("cap " + std::to_string(cap) + " overlap " + std::to_string(overlap) +
                      (disorder ? " with rows out of order" : ""));
-        testing::TempDir tmp;
-        auto store = testing::OpenOrDie(tmp.path());
-        auto w = store->LoadDedupWindow(testing::Identity("t"), DedupPolicy{overlap, cap});
+        TempDir tmp;
+        auto store = OpenOrDie(tmp.path());
+        auto w = store->LoadDedupWindow(Identity("t"), DedupPolicy{overlap, cap});
         ASSERT_TRUE(w.ok());
         std::deque<Key> model;  // emit order
         // Whether the window saw its entries in ts order since its last sort (its pruning
@@ -303,8 +300,7 @@ TEST(DedupCommitTest, RandomUseKeepsDiskEqualToTheModel) {
           if (rng() % 3 == 0) ++ts;
           const int64_t kts =
               disorder && rng() % 25 == 0 ? ts - static_cast<int64_t>(rng() % 6) : ts;
-          std::string id =
-              rng() % 8 == 0 ? "x" + std::to_string(rng() % 30) : testing::HexId(rng() % 500);
+          std::string id = rng() % 8 == 0 ? "x" + std::to_string(rng() % 30) : HexId(rng() % 500);
           Key k{kts, id, static_cast<uint32_t>(rng() % 2)};
           const bool present = std::find(model.begin(), model.end(), k) != model.end();
           ASSERT_EQ((*w)->Insert({kts, id, std::get<2>(k)}), !present);
@@ -318,8 +314,7 @@ TEST(DedupCommitTest, RandomUseKeepsDiskEqualToTheModel) {
           static constexpr uint64_t kMeanGap[] = {8, 100, 300};
           if (rng() % kMeanGap[(step / 250) % 3] == 0) {
             const int64_t cursor = ts - static_cast<int64_t>(rng() % 3);
-            ASSERT_TRUE(
-                store->Commit(testing::Identity("t"), {cursor, "", Phase::kStream}, **w).ok());
+            ASSERT_TRUE(store->Commit(Identity("t"), {cursor, "", Phase::kStream}, **w).ok());
             const int64_t bound = cursor - overlap;
             const auto below = static_cast<size_t>(std::count_if(
                 model.begin(), model.end(), [&](const Key& m) { return std::get<0>(m) < bound; }));
@@ -344,8 +339,7 @@ TEST(DedupCommitTest, RandomUseKeepsDiskEqualToTheModel) {
               last_ts.reset();
             }
             ASSERT_EQ((*w)->size(), model.size());
-            auto disk =
-                store->LoadDedupWindow(testing::Identity("t"), DedupPolicy{overlap, 1u << 20});
+            auto disk = store->LoadDedupWindow(Identity("t"), DedupPolicy{overlap, 1u << 20});
             ASSERT_TRUE(disk.ok());
             ASSERT_EQ((*disk)->size(), model.size()) << "step " << step;
             for (const Key& m : model) {

@@ -13,15 +13,12 @@
 #include "raw_store.h"
 #include "snowcar/state/state_store.h"
 #include "state/key_codec.h"
-#include "state_test_util.h"
+#include "support/state_fixture.h"
 
 namespace snowcar::state {
 namespace {
 
-using testing::HexId;
-using testing::Identity;
-using testing::OpenOrDie;
-using testing::TempDir;
+class DedupInstanceTest : public testsupport::StateStoreTest {};
 
 constexpr char kProd[] = "acme.service-now.com";
 constexpr char kClone[] = "acmeclone.service-now.com";
@@ -30,11 +27,11 @@ void CommitRows(StateStore& store, const CursorIdentity& id, int64_t ts,
                 const std::vector<int>& rows) {
   auto w = store.LoadDedupWindow(id, DedupPolicy{1000, 1000});
   ASSERT_TRUE(w.ok()) << w.status().ToString();
-  for (int r : rows) ASSERT_TRUE((*w)->Insert({ts, HexId(r), 0}));
-  ASSERT_TRUE(store.Commit(id, {ts, HexId(rows.back()), Phase::kStream}, **w).ok());
+  for (int r : rows) ASSERT_TRUE((*w)->Insert({ts, testsupport::HexId(r), 0}));
+  ASSERT_TRUE(store.Commit(id, {ts, testsupport::HexId(rows.back()), Phase::kStream}, **w).ok());
 }
 
-TEST(DedupInstanceTest, AnotherInstanceOfTheSameAliasStartsWithNoEntries) {
+TEST_F(DedupInstanceTest, AnotherInstanceOfTheSameAliasStartsWithNoEntries) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   const CursorIdentity prod = Identity("incident", "fp1", kProd);
@@ -96,7 +93,7 @@ void RewriteAsVersion1(const std::string& dir,
   });
 }
 
-TEST(DedupInstanceTest, AVersionOneDirOpensAndKeepsItsEntriesForItsInstance) {
+TEST_F(DedupInstanceTest, AVersionOneDirOpensAndKeepsItsEntriesForItsInstance) {
   TempDir tmp;
   const CursorIdentity prod = Identity("incident", "fp1", kProd);
   const CursorIdentity old_dev = Identity("incident", "fp1", "dev.service-now.com");
@@ -137,7 +134,7 @@ TEST(DedupInstanceTest, AVersionOneDirOpensAndKeepsItsEntriesForItsInstance) {
   EXPECT_EQ((*store->LoadDedupWindow(prod, DedupPolicy{1000, 1000}))->size(), 2u);
 }
 
-TEST(DedupInstanceTest, ReplaceTableSwapsEveryInstancesStateInOneWrite) {
+TEST_F(DedupInstanceTest, ReplaceTableSwapsEveryInstancesStateInOneWrite) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   const CursorIdentity prod = Identity("incident", "fp1", kProd);

@@ -14,16 +14,14 @@
 #include "snowcar/state/state_store.h"
 #include "state/dedup_block.h"
 #include "state/key_codec.h"
-#include "state_test_util.h"
+#include "support/state_fixture.h"
 
 namespace snowcar::state {
 namespace {
 
-using testing::HexId;
-using testing::Identity;
-using testing::OpenOrDie;
+class DedupLayoutTest : public testsupport::StateStoreTest {};
+
 using testing::RawFamilies;
-using testing::TempDir;
 using testing::WithRawStore;
 
 // The dedup family's keys and values, in key order.
@@ -53,18 +51,19 @@ size_t EntriesIn(const std::string& value) {
 // after every `every` rows. The overlap is so long that nothing is pruned by time: only the
 // cap drops entries.
 void EmitRows(const std::string& dir, const CursorIdentity& id, size_t cap, int rows, int every) {
-  auto store = OpenOrDie(dir);
+  auto store = testsupport::OpenStateStore(dir);
   auto w = store->LoadDedupWindow(id, DedupPolicy{1'000'000, cap});
   ASSERT_TRUE(w.ok());
   for (int row = 0; row < rows; ++row) {
-    ASSERT_TRUE((*w)->Insert({1000 + row, HexId(row), 0}));
+    ASSERT_TRUE((*w)->Insert({1000 + row, testsupport::HexId(row), 0}));
     if (row % every == every - 1) {
-      ASSERT_TRUE(store->Commit(id, {1000 + row, HexId(row), Phase::kStream}, **w).ok());
+      ASSERT_TRUE(
+          store->Commit(id, {1000 + row, testsupport::HexId(row), Phase::kStream}, **w).ok());
     }
   }
 }
 
-TEST(DedupLayoutTest, EachCommitWritesOneBlockAndTheCapDropsWholeBlocks) {
+TEST_F(DedupLayoutTest, EachCommitWritesOneBlockAndTheCapDropsWholeBlocks) {
   TempDir tmp;
   const CursorIdentity id = Identity("incident");
   EmitRows(tmp.path(), id, 1000, 3000, 100);
@@ -85,7 +84,7 @@ TEST(DedupLayoutTest, EachCommitWritesOneBlockAndTheCapDropsWholeBlocks) {
   EXPECT_TRUE((*w)->Contains({1000 + 2000, HexId(2000), 0}));
 }
 
-TEST(DedupLayoutTest, ABlockTheCapCutsIsRewrittenWithWhatStays) {
+TEST_F(DedupLayoutTest, ABlockTheCapCutsIsRewrittenWithWhatStays) {
   TempDir tmp;
   const CursorIdentity id = Identity("incident");
   EmitRows(tmp.path(), id, 250, 300, 100);
@@ -103,7 +102,7 @@ TEST(DedupLayoutTest, ABlockTheCapCutsIsRewrittenWithWhatStays) {
   EXPECT_EQ(entries->back(), (DedupKey{1299, HexId(299), 0}));
 }
 
-TEST(DedupLayoutTest, AnUnreadableBlockIsReportedByTableAndBlock) {
+TEST_F(DedupLayoutTest, AnUnreadableBlockIsReportedByTableAndBlock) {
   TempDir tmp;
   const CursorIdentity id = Identity("incident");
   {
@@ -152,7 +151,7 @@ void RewriteAsVersion2(const std::string& dir,
   });
 }
 
-TEST(DedupLayoutTest, AVersionTwoDirIsPackedIntoBlocksOnOpen) {
+TEST_F(DedupLayoutTest, AVersionTwoDirIsPackedIntoBlocksOnOpen) {
   TempDir tmp;
   const CursorIdentity incident = Identity("incident");
   const CursorIdentity problem = Identity("problem", "fp2");

@@ -9,19 +9,19 @@
 #include <tuple>
 
 #include "state/dedup_window_impl.h"
-#include "state_test_util.h"
+#include "support/state_fixture.h"
 
 namespace snowcar::state {
 namespace {
 
-using testing::HexId;
+class DedupWindowTest : public testsupport::StateStoreTest {};
 
 DedupWindowImpl MakeWindow(size_t records, int64_t overlap = 2) {
   return DedupWindowImpl("acme.service-now.com", "incident", DedupPolicy{overlap, records},
                          nullptr);
 }
 
-TEST(DedupWindowTest, InsertOfADuplicateReturnsFalse) {
+TEST_F(DedupWindowTest, InsertOfADuplicateReturnsFalse) {
   auto w = MakeWindow(100);
   const DedupKey k{1000, HexId(1), 3};
   EXPECT_FALSE(w.Contains(k));
@@ -32,7 +32,7 @@ TEST(DedupWindowTest, InsertOfADuplicateReturnsFalse) {
   EXPECT_EQ(w.pending(), 1u);
 }
 
-TEST(DedupWindowTest, EveryKeyPartMatters) {
+TEST_F(DedupWindowTest, EveryKeyPartMatters) {
   auto w = MakeWindow(100);
   ASSERT_TRUE(w.Insert({1000, HexId(1), 3}));
   EXPECT_TRUE(w.Insert({1000, HexId(1), 4}));  // the row changed again: emit it
@@ -41,7 +41,7 @@ TEST(DedupWindowTest, EveryKeyPartMatters) {
   EXPECT_EQ(w.size(), 4u);
 }
 
-TEST(DedupWindowTest, NonHexIdsStayExact) {
+TEST_F(DedupWindowTest, NonHexIdsStayExact) {
   auto w = MakeWindow(100);
   const std::string lower = "0123456789abcdef0123456789abcdef";
   std::string upper = lower;
@@ -60,7 +60,7 @@ TEST(DedupWindowTest, NonHexIdsStayExact) {
   EXPECT_EQ(w.size(), 7u);
 }
 
-TEST(DedupWindowTest, StringViewOverloadsMatchTheKeyOverloads) {
+TEST_F(DedupWindowTest, StringViewOverloadsMatchTheKeyOverloads) {
   auto w = MakeWindow(10);
   const std::string id = HexId(9);
   EXPECT_TRUE(w.Insert(77, std::string_view(id), 2));
@@ -68,7 +68,7 @@ TEST(DedupWindowTest, StringViewOverloadsMatchTheKeyOverloads) {
   EXPECT_FALSE(w.Insert(DedupKey{77, id, 2}));
 }
 
-TEST(DedupWindowTest, CapDropsTheOldestFirst) {
+TEST_F(DedupWindowTest, CapDropsTheOldestFirst) {
   auto w = MakeWindow(3);
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(w.Insert({100 + i, HexId(i), 0}));
   EXPECT_EQ(w.size(), 3u);
@@ -82,7 +82,7 @@ TEST(DedupWindowTest, CapDropsTheOldestFirst) {
   EXPECT_EQ(evicted, 0u);
 }
 
-TEST(DedupWindowTest, EvictedCommittedEntriesAreReportedForDeletion) {
+TEST_F(DedupWindowTest, EvictedCommittedEntriesAreReportedForDeletion) {
   auto w = MakeWindow(2);
   ASSERT_TRUE(w.AddCommitted(1, "odd-id", 0));
   ASSERT_TRUE(w.AddCommitted(2, HexId(2), 0));
@@ -100,14 +100,14 @@ TEST(DedupWindowTest, EvictedCommittedEntriesAreReportedForDeletion) {
   EXPECT_EQ(w.pending(), 0u);
 }
 
-TEST(DedupWindowTest, ZeroRecordsKeepsNothing) {
+TEST_F(DedupWindowTest, ZeroRecordsKeepsNothing) {
   auto w = MakeWindow(0);
   EXPECT_TRUE(w.Insert({1, HexId(1), 0}));
   EXPECT_TRUE(w.Insert({1, HexId(1), 0}));
   EXPECT_EQ(w.size(), 0u);
 }
 
-TEST(DedupWindowTest, OnCommittedPrunesBelowTheBoundEvenOutOfOrder) {
+TEST_F(DedupWindowTest, OnCommittedPrunesBelowTheBoundEvenOutOfOrder) {
   auto w = MakeWindow(100);
   ASSERT_TRUE(w.Insert({10, HexId(1), 0}));
   ASSERT_TRUE(w.Insert({5, HexId(2), 0}));  // out of ts order
@@ -137,7 +137,7 @@ TEST(DedupWindowTest, OnCommittedPrunesBelowTheBoundEvenOutOfOrder) {
 // With nothing below the bound an out-of-order window is left as it is (a parallel backfill
 // commits every 128 rows: sorting and re-indexing 50 000 entries each time cost more than the
 // rows), and the cap keeps evicting in arrival order.
-TEST(DedupWindowTest, OnCommittedWithNothingBelowTheBoundKeepsArrivalOrder) {
+TEST_F(DedupWindowTest, OnCommittedWithNothingBelowTheBoundKeepsArrivalOrder) {
   auto w = MakeWindow(2);
   ASSERT_TRUE(w.Insert({9, HexId(1), 0}));
   ASSERT_TRUE(w.Insert({3, HexId(2), 0}));
@@ -155,7 +155,7 @@ TEST(DedupWindowTest, OnCommittedWithNothingBelowTheBoundKeepsArrivalOrder) {
 
 // A plain model (ordered set + FIFO list) driven with the same random operations; the window
 // must agree with it on every answer, on its size, and on what it would write and delete.
-TEST(DedupWindowTest, AgreesWithASimpleModelUnderRandomUse) {
+TEST_F(DedupWindowTest, AgreesWithASimpleModelUnderRandomUse) {
   using Key = std::tuple<int64_t, std::string, uint32_t>;
   std::mt19937_64 rng(20261202);
   for (size_t cap : {1u, 7u, 64u, 300u}) {

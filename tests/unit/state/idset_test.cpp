@@ -5,18 +5,16 @@
 #include <algorithm>
 
 #include "snowcar/state/state_store.h"
-#include "state_test_util.h"
+#include "support/state_fixture.h"
 
 namespace snowcar::state {
 namespace {
 
-using testing::HexId;
-using testing::OpenOrDie;
-using testing::TempDir;
+class IdSetTest : public testsupport::StateStoreTest {};
 
 constexpr char kInst[] = "acme.service-now.com";
 
-TEST(IdSetTest, RangesAreSortedHalfOpenAndSurviveAReopen) {
+TEST_F(IdSetTest, RangesAreSortedHalfOpenAndSurviveAReopen) {
   TempDir tmp;
   std::vector<std::string> ids;
   for (uint64_t i = 1; i <= 50; ++i) ids.push_back(HexId(i));
@@ -46,7 +44,7 @@ TEST(IdSetTest, RangesAreSortedHalfOpenAndSurviveAReopen) {
   EXPECT_EQ(store->IdSetRange(kInst, "inc", "", "", 2)->back(), ids[1]);
 }
 
-TEST(IdSetTest, TablesDoNotSeeEachOthersIdsAndBadIdsAreRefused) {
+TEST_F(IdSetTest, TablesDoNotSeeEachOthersIdsAndBadIdsAreRefused) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   ASSERT_TRUE(store->UpdateIdSet(kInst, "a", {HexId(1)}, {}).ok());
@@ -59,7 +57,7 @@ TEST(IdSetTest, TablesDoNotSeeEachOthersIdsAndBadIdsAreRefused) {
             StatusCode::kInvalidArgument);
 }
 
-TEST(IdSetTest, SweepStateIsKeptPerTable) {
+TEST_F(IdSetTest, SweepStateIsKeptPerTable) {
   TempDir tmp;
   {
     auto store = OpenOrDie(tmp.path());
@@ -71,7 +69,7 @@ TEST(IdSetTest, SweepStateIsKeptPerTable) {
   EXPECT_FALSE(store->GetSweepState(kInst, "inc2")->has_value());
 }
 
-TEST(IdSetTest, ClearEmptiesOneTablesSetAndKeepsItsSweepAndManifest) {
+TEST_F(IdSetTest, ClearEmptiesOneTablesSetAndKeepsItsSweepAndManifest) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   const std::vector<std::string> ids = {HexId(1), HexId(2), HexId(3)};

@@ -9,20 +9,18 @@
 
 #include "snowcar/state/state_store.h"
 #include "state/key_codec.h"
-#include "state_test_util.h"
+#include "support/state_fixture.h"
 
 namespace snowcar::state {
 namespace {
 
-using testing::HexId;
-using testing::OpenOrDie;
-using testing::TempDir;
+class OriginStoreTest : public testsupport::StateStoreTest {};
 
 constexpr char kInstance[] = "acme.service-now.com";
 
 OriginKey Key(uint64_t row, uint32_t mod, const std::string& table = "incident",
               const std::string& instance = kInstance) {
-  return OriginKey{instance, table, HexId(row), mod};
+  return OriginKey{instance, table, testsupport::HexId(row), mod};
 }
 
 Origin At(int64_t offset, int64_t written_at_ms) {
@@ -41,7 +39,7 @@ bool Has(StateStore& store, const OriginKey& k) {
   return found.ok() && found->has_value();
 }
 
-TEST(OriginStoreTest, FindsExactlyTheRecordedVersion) {
+TEST_F(OriginStoreTest, FindsExactlyTheRecordedVersion) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   Origin o = At(41, 1'000'000);
@@ -63,7 +61,7 @@ TEST(OriginStoreTest, FindsExactlyTheRecordedVersion) {
   EXPECT_EQ(*store->OriginCount(), 1u);
 }
 
-TEST(OriginStoreTest, TheOldestGoBeyondTheCount) {
+TEST_F(OriginStoreTest, TheOldestGoBeyondTheCount) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   OriginPolicy policy;
@@ -82,7 +80,7 @@ TEST(OriginStoreTest, TheOldestGoBeyondTheCount) {
   EXPECT_EQ((*listed)[2].origin.offset, 4);
 }
 
-TEST(OriginStoreTest, EntriesOlderThanTheWindowGoWithTheNextRecord) {
+TEST_F(OriginStoreTest, EntriesOlderThanTheWindowGoWithTheNextRecord) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   OriginPolicy policy;
@@ -109,7 +107,7 @@ class HandClock final : public Clock {
   int64_t now_ms = 0;
 };
 
-TEST(OriginStoreTest, AnEntryOlderThanTheWindowIsNoMatchEvenBeforeItIsPruned) {
+TEST_F(OriginStoreTest, AnEntryOlderThanTheWindowIsNoMatchEvenBeforeItIsPruned) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   HandClock clock;
@@ -130,7 +128,7 @@ TEST(OriginStoreTest, AnEntryOlderThanTheWindowIsNoMatchEvenBeforeItIsPruned) {
   EXPECT_FALSE(Has(*store, Key(2, 0)));
 }
 
-TEST(OriginStoreTest, RecordingAVersionAgainCountsItOnce) {
+TEST_F(OriginStoreTest, RecordingAVersionAgainCountsItOnce) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   OriginPolicy policy;
@@ -149,7 +147,7 @@ TEST(OriginStoreTest, RecordingAVersionAgainCountsItOnce) {
   EXPECT_EQ(*store->OriginCount(), 2u);
 }
 
-TEST(OriginStoreTest, ZeroRecordsRemembersNothing) {
+TEST_F(OriginStoreTest, ZeroRecordsRemembersNothing) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   OriginPolicy policy;
@@ -159,7 +157,7 @@ TEST(OriginStoreTest, ZeroRecordsRemembersNothing) {
   EXPECT_EQ(*store->OriginCount(), 0u);
 }
 
-TEST(OriginStoreTest, SurvivesReopenAndKeepsPruning) {
+TEST_F(OriginStoreTest, SurvivesReopenAndKeepsPruning) {
   TempDir tmp;
   OriginPolicy policy;
   policy.window_records = 2;
@@ -178,7 +176,7 @@ TEST(OriginStoreTest, SurvivesReopenAndKeepsPruning) {
   EXPECT_EQ(*store->OriginCount(), 2u);
 }
 
-TEST(OriginStoreTest, RowsDoNotRunIntoEachOther) {
+TEST_F(OriginStoreTest, RowsDoNotRunIntoEachOther) {
   TempDir tmp;
   auto store = OpenOrDie(tmp.path());
   ASSERT_TRUE(store->RecordOrigin(OriginKey{kInstance, "inc", "ab", 1}, At(1, 1), {}).ok());
@@ -197,7 +195,7 @@ TEST(OriginStoreTest, RowsDoNotRunIntoEachOther) {
 
 // A dir written before the origin family existed has the four older families only: it opens,
 // gains the family, and keeps its data.
-TEST(OriginStoreTest, ADirWithoutTheFamilyGainsIt) {
+TEST_F(OriginStoreTest, ADirWithoutTheFamilyGainsIt) {
   TempDir tmp;
   {
     auto store = OpenOrDie(tmp.path());

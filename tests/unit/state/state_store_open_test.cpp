@@ -13,15 +13,12 @@
 #include "raw_store.h"
 #include "snowcar/state/state_store.h"
 #include "state/key_codec.h"
-#include "state_test_util.h"
+#include "support/state_fixture.h"
 
 namespace snowcar::state {
 namespace {
 
-using testing::HexId;
-using testing::Identity;
-using testing::OpenOrDie;
-using testing::TempDir;
+class StateStoreOpenTest : public testsupport::StateStoreTest {};
 
 Status OpenStatus(const std::string& dir) {
   auto store = StateStore::Open(StateStoreOptions{dir});
@@ -33,7 +30,7 @@ void Contains(const Status& s, const std::string& needle) {
       << "'" << needle << "' missing from: " << s.ToString();
 }
 
-TEST(StateStoreOpenTest, CreatesTheDirAndWritesTheSchemaVersion) {
+TEST_F(StateStoreOpenTest, CreatesTheDirAndWritesTheSchemaVersion) {
   TempDir tmp;
   const std::string dir = tmp.Sub("a/b/state");
   {
@@ -47,7 +44,7 @@ TEST(StateStoreOpenTest, CreatesTheDirAndWritesTheSchemaVersion) {
   EXPECT_EQ(again->schema_version(), kSchemaVersion);
 }
 
-TEST(StateStoreOpenTest, ReopenKeepsCursorsDedupAndCorrelation) {
+TEST_F(StateStoreOpenTest, ReopenKeepsCursorsDedupAndCorrelation) {
   TempDir tmp;
   {
     auto store = OpenOrDie(tmp.path());
@@ -64,7 +61,7 @@ TEST(StateStoreOpenTest, ReopenKeepsCursorsDedupAndCorrelation) {
   EXPECT_EQ(store->GetCorrelation("incident", "u_ext", "x")->value_or(""), HexId(1));
 }
 
-TEST(StateStoreOpenTest, SyncWritesCommitAndReopen) {
+TEST_F(StateStoreOpenTest, SyncWritesCommitAndReopen) {
   TempDir tmp;
   StateStoreOptions o{tmp.path()};
   o.sync_writes = true;
@@ -81,7 +78,7 @@ TEST(StateStoreOpenTest, SyncWritesCommitAndReopen) {
   EXPECT_EQ(*(*store)->DedupCount("incident"), 1u);
 }
 
-TEST(StateStoreOpenTest, SecondOpenIsRefusedNamingTheHolder) {
+TEST_F(StateStoreOpenTest, SecondOpenIsRefusedNamingTheHolder) {
   TempDir tmp;
   auto first = OpenOrDie(tmp.path());
   Status s = OpenStatus(tmp.path());
@@ -95,7 +92,7 @@ TEST(StateStoreOpenTest, SecondOpenIsRefusedNamingTheHolder) {
   EXPECT_TRUE(OpenStatus(tmp.path()).ok());
 }
 
-TEST(StateStoreOpenTest, NewerSchemaVersionIsRefusedNamingBoth) {
+TEST_F(StateStoreOpenTest, NewerSchemaVersionIsRefusedNamingBoth) {
   TempDir tmp;
   OpenOrDie(tmp.path()).reset();
   {
@@ -113,7 +110,7 @@ TEST(StateStoreOpenTest, NewerSchemaVersionIsRefusedNamingBoth) {
   Contains(s, tmp.path());
 }
 
-TEST(StateStoreOpenTest, ForeignRocksDbIsRefusedAsUnknownLayout) {
+TEST_F(StateStoreOpenTest, ForeignRocksDbIsRefusedAsUnknownLayout) {
   TempDir tmp;
   {
     rocksdb::Options o;
@@ -129,7 +126,7 @@ TEST(StateStoreOpenTest, ForeignRocksDbIsRefusedAsUnknownLayout) {
   Contains(s, tmp.path());
 }
 
-TEST(StateStoreOpenTest, NonEmptyForeignDirIsRefused) {
+TEST_F(StateStoreOpenTest, NonEmptyForeignDirIsRefused) {
   TempDir tmp;
   std::ofstream(tmp.Sub("notes.txt")) << "mine";
   Status s = OpenStatus(tmp.path());
@@ -138,7 +135,7 @@ TEST(StateStoreOpenTest, NonEmptyForeignDirIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(tmp.Sub("CURRENT")));
 }
 
-TEST(StateStoreOpenTest, RegularFileInPlaceOfTheDirIsRefused) {
+TEST_F(StateStoreOpenTest, RegularFileInPlaceOfTheDirIsRefused) {
   TempDir tmp;
   std::ofstream(tmp.Sub("file")) << "x";
   Status s = OpenStatus(tmp.Sub("file"));
@@ -151,7 +148,7 @@ TEST(StateStoreOpenTest, RegularFileInPlaceOfTheDirIsRefused) {
   Contains(s, "Not a directory");
 }
 
-TEST(StateStoreOpenTest, MissingDirWithoutCreateIsNotFound) {
+TEST_F(StateStoreOpenTest, MissingDirWithoutCreateIsNotFound) {
   TempDir tmp;
   StateStoreOptions o{tmp.Sub("absent")};
   o.create_if_missing = false;
@@ -177,7 +174,7 @@ void WithoutDacOverride(const std::function<void()>& fn) {
   t.join();
 }
 
-TEST(StateStoreOpenTest, UnwritableDirIsPermissionDenied) {
+TEST_F(StateStoreOpenTest, UnwritableDirIsPermissionDenied) {
   TempDir tmp;
   const std::string dir = tmp.Sub("ro");
   ASSERT_EQ(mkdir(dir.c_str(), 0500), 0);
@@ -189,7 +186,7 @@ TEST(StateStoreOpenTest, UnwritableDirIsPermissionDenied) {
   Contains(s, "Permission denied");
 }
 
-TEST(StateStoreOpenTest, UncreatableDirIsPermissionDenied) {
+TEST_F(StateStoreOpenTest, UncreatableDirIsPermissionDenied) {
   TempDir tmp;
   const std::string parent = tmp.Sub("ro");
   ASSERT_EQ(mkdir(parent.c_str(), 0500), 0);
@@ -202,11 +199,14 @@ TEST(StateStoreOpenTest, UncreatableDirIsPermissionDenied) {
 
 // ---- damaged databases: a clear error naming the dir, never a crash, never a silent reset.
 
-std::string MakeStoreWithData(const TempDir& tmp) {
-  auto store = OpenOrDie(tmp.path());
-  auto w = store->LoadDedupWindow(Identity("incident"), DedupPolicy{2, 1000});
-  for (int i = 0; i < 200; ++i) EXPECT_TRUE((*w)->Insert({100, HexId(i), 0}));
-  EXPECT_TRUE(store->Commit(Identity("incident"), {100, HexId(199), Phase::kStream}, **w).ok());
+std::string MakeStoreWithData(const testsupport::StateDir& tmp) {
+  auto store = testsupport::OpenStateStore(tmp.path());
+  auto w = store->LoadDedupWindow(testsupport::StateIdentity("incident"), DedupPolicy{2, 1000});
+  for (int i = 0; i < 200; ++i) EXPECT_TRUE((*w)->Insert({100, testsupport::HexId(i), 0}));
+  EXPECT_TRUE(store
+                  ->Commit(testsupport::StateIdentity("incident"),
+                           {100, testsupport::HexId(199), Phase::kStream}, **w)
+                  .ok());
   return tmp.path();  // closing flushes: the data is in SST files now
 }
 
@@ -236,7 +236,7 @@ void ExpectRefusedAndUntouched(const std::string& dir, const std::string& damage
   EXPECT_EQ(OpenStatus(dir).code(), s.code());
 }
 
-TEST(StateStoreOpenTest, GarbageCurrentFileIsDataLoss) {
+TEST_F(StateStoreOpenTest, GarbageCurrentFileIsDataLoss) {
   TempDir tmp;
   const std::string dir = MakeStoreWithData(tmp);
   Overwrite(dir + "/CURRENT", "garbage without newline");
@@ -245,7 +245,7 @@ TEST(StateStoreOpenTest, GarbageCurrentFileIsDataLoss) {
   ExpectRefusedAndUntouched(dir, dir + "/CURRENT");
 }
 
-TEST(StateStoreOpenTest, GarbageManifestIsRefused) {
+TEST_F(StateStoreOpenTest, GarbageManifestIsRefused) {
   TempDir tmp;
   const std::string dir = MakeStoreWithData(tmp);
   const std::string manifest = FindFile(dir, "MANIFEST-", false);
@@ -256,7 +256,7 @@ TEST(StateStoreOpenTest, GarbageManifestIsRefused) {
   ExpectRefusedAndUntouched(dir, manifest);
 }
 
-TEST(StateStoreOpenTest, TruncatedTableFileIsDataLoss) {
+TEST_F(StateStoreOpenTest, TruncatedTableFileIsDataLoss) {
   TempDir tmp;
   const std::string dir = MakeStoreWithData(tmp);
   const std::string sst = FindFile(dir, ".sst", true);

@@ -22,6 +22,9 @@ struct Started {
 // Runs `snowcar <args...>` and waits for its first stdout line. Exits the bench on failure.
 Started StartSnowcar(const std::vector<std::string>& args);
 
+// SIGTERM, then up to 30 s for the process to exit; nothing when it was never started.
+void Stop(Started& started);
+
 // utime + stime of `pid` in seconds (all its threads), from /proc/<pid>/stat.
 double ProcessCpuSeconds(pid_t pid);
 // VmHWM of `pid` in MiB, from /proc/<pid>/status.
@@ -31,6 +34,10 @@ double SelfCpuSeconds();
 
 // GET target on the sidecar's socket, parsed as JSON; empty object on any failure.
 std::string SocketGet(const std::string& socket, const std::string& target);
+
+// Sum of every sample of family `name` in the sidecar's /metrics (testsupport::MetricSum); -1
+// when the socket does not answer.
+double MetricSum(const std::string& socket, const std::string& name);
 
 // One request to the emulator with its default credentials (admin / admin-emulator); the
 // answer's body. Exits the bench when the transfer fails.
@@ -47,5 +54,13 @@ std::unique_ptr<testsupport::ChildProcess> StartSidecar(const std::string& confi
 // warnings and skipping the start-up probe. Each bench appends what it varies.
 std::string SourceSidecarProperties(const std::string& emulator_base, const std::string& bootstrap,
                                     const std::string& topic, const std::string& dir);
+
+// The properties of a sink-only sidecar writing the emulator's `incident` table (default
+// credentials, unknown fields passed through) from `topic` on `bootstrap` in consumer group
+// `group`, with its state and socket in `dir`, logging only warnings. Each bench appends what
+// it varies.
+std::string SinkSidecarProperties(const std::string& emulator_base, const std::string& bootstrap,
+                                  const std::string& topic, const std::string& group,
+                                  const std::string& dir);
 
 }  // namespace snowcar::bench

@@ -5,12 +5,14 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "snowcar/api/client.h"
+#include "support/metrics_text.h"
 
 namespace snowcar::bench {
 
@@ -30,6 +32,12 @@ Started StartSnowcar(const std::vector<std::string>& args) {
     std::exit(1);
   }
   return Started{std::move(child).value(), *line};
+}
+
+void Stop(Started& started) {
+  if (started.process == nullptr) return;
+  (void)started.process->Signal(SIGTERM);
+  (void)started.process->Wait(std::chrono::seconds(30));
 }
 
 double ProcessCpuSeconds(pid_t pid) {
@@ -72,6 +80,10 @@ std::string SocketGet(const std::string& socket, const std::string& target) {
   auto result = client.Get(socket, target);
   if (!result.ok() || result->status != 200) return "{}";
   return result->body;
+}
+
+double MetricSum(const std::string& socket, const std::string& name) {
+  return testsupport::MetricSum(SocketGet(socket, "/metrics"), name);
 }
 
 namespace {
@@ -117,6 +129,20 @@ std::string SourceSidecarProperties(const std::string& emulator_base, const std:
          "/snowcar.sock\nlog.level=warn\n"
          "kafka.bootstrap.servers=" +
          bootstrap + "\n";
+}
+
+std::string SinkSidecarProperties(const std::string& emulator_base, const std::string& bootstrap,
+                                  const std::string& topic, const std::string& group,
+                                  const std::string& dir) {
+  return "snow.url=" + emulator_base +
+         "\nsnow.auth.username=admin\nsnow.auth.password=admin-emulator\n"
+         "source.enabled=false\nsink.enabled=true\nthreads=2\n"
+         "snow.sink.topics=" +
+         topic +
+         "\nsnow.sink.table=incident\nsnow.sink.unknown.field.behavior=passthrough\n"
+         "state.dir=" +
+         dir + "/state\nsocket.path=" + dir + "/snowcar.sock\nlog.level=warn\n" +
+         "kafka.bootstrap.servers=" + bootstrap + "\nkafka.group.id=" + group + "\n";
 }
 
 std::unique_ptr<testsupport::ChildProcess> StartSidecar(const std::string& config_path) {
