@@ -138,7 +138,8 @@ class EchoOriginTest : public testsupport::EmbeddedBrokerTest {
   }
 
   // Waits until the socket shows every command's version among the row's recorded origins.
-  void WaitRecorded(const std::vector<CommandSent>& sent) {
+  // On a timeout prints the sidecar's lanes and its log: what it was doing meanwhile.
+  void WaitRecorded(const std::vector<CommandSent>& sent, testsupport::ChildProcess& child) {
     for (const CommandSent& c : sent) {
       const std::string target = "/v1/state/origin/incident/" + c.sys_id;
       ASSERT_TRUE(testsupport::WaitFor(
@@ -157,7 +158,10 @@ class EchoOriginTest : public testsupport::EmbeddedBrokerTest {
             return false;
           },
           90s))
-          << target << ": " << sidecartest::SocketGet(socket(), target).second;
+          << target << ": " << sidecartest::SocketGet(socket(), target).second
+          << "\nsink lanes: " << sidecartest::SocketGet(socket(), "/v1/sink/partitions").second
+          << "\nsidecar log:\n"
+          << child.Stderr();
     }
   }
 
@@ -290,10 +294,10 @@ TEST_F(EchoOriginTest, TheSinksVersionsAreMarkedWithTheirCommandAndNoOthers) {
   // Two rounds over the same rows: the second PATCHes versions others changed meanwhile.
   std::vector<std::vector<CommandSent>> batches;
   batches.push_back(Patch(Slice(ids_, 0, 12), 0));
-  WaitRecorded(batches.back());
+  WaitRecorded(batches.back(), *child);
   ChangeAsOther(batches.back(), 4);
   batches.push_back(Patch(Slice(ids_, 2, 12), 100));
-  WaitRecorded(batches.back());
+  WaitRecorded(batches.back(), *child);
   ChangeAsOther(batches.back(), 3);
   generator.Stop();
 
@@ -343,10 +347,10 @@ TEST_F(EchoOriginTest, SuppressKeepsTheSinksVersionsOutAndEveryOtherIn) {
   ASSERT_TRUE(generator.Start(wo).ok());
   std::vector<std::vector<CommandSent>> batches;
   batches.push_back(Patch(Slice(ids_, 0, 12), 0));
-  WaitRecorded(batches.back());
+  WaitRecorded(batches.back(), *child);
   ChangeAsOther(batches.back(), 4);
   batches.push_back(Patch(Slice(ids_, 2, 12), 100));
-  WaitRecorded(batches.back());
+  WaitRecorded(batches.back(), *child);
   generator.Stop();
 
   int sink_finals = 0;
@@ -379,7 +383,7 @@ TEST_F(EchoOriginTest, AKillOrStopBetweenWriteAndReadStillMarksTheVersion) {
     auto sink = Run({"source.enabled=false"});
     ASSERT_NE(sink, nullptr);
     batches.push_back(Patch(Slice(ids_, 0, 10), 0));
-    WaitRecorded(batches.back());
+    WaitRecorded(batches.back(), *sink);
     ASSERT_TRUE(sink->Signal(SIGKILL).ok());
     auto exit = sink->Wait(30s);
     ASSERT_TRUE(exit.ok());
@@ -390,7 +394,7 @@ TEST_F(EchoOriginTest, AKillOrStopBetweenWriteAndReadStillMarksTheVersion) {
     auto sink = Run({"source.enabled=false"});
     ASSERT_NE(sink, nullptr);
     batches.push_back(Patch(Slice(ids_, 10, 10), 100));
-    WaitRecorded(batches.back());
+    WaitRecorded(batches.back(), *sink);
     sidecartest::StopCleanly(*sink);
   }
   ChangeAsOther(batches.back(), 3);
