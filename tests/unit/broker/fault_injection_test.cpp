@@ -98,6 +98,46 @@ TEST_F(FaultInjection, LostResponseIsRetriedAndDeduplicatedByIdempotence) {
   ExpectTopicHoldsExactly(5);
 }
 
+// What the mock does NOT do, pinned so the fault suite's checker keeps telling it apart from
+// the product: a Produce it appended whose answer was still waiting when the connection
+// dropped is resent by the idempotent client with the same sequence number, and librdkafka
+// 2.0.2's mock (which checks sequences for transactional producers only) appends it again.
+// Apache Kafka would answer the resend as a duplicate and write it once. If this fails, the
+// mock learned to deduplicate: the fault suite's "broker copies" can go (docs/reliability.md).
+TEST_F(FaultInjection, AnAnswerLostWithADroppedConnectionIsWrittenTwiceByTheMock) {
+  // The first Produce is appended but answered 5 s late; the next one drops the connection.
+  ASSERT_TRUE(
+      broker()
+          .PushBrokerErrors(1, ApiKey::kProduce,
+                            {{RD_KAFKA_RESP_ERR_NO_ERROR, 5000}, {RD_KAFKA_RESP_ERR__TRANSPORT, 0}})
+          .ok());
+  auto producer = TestProducer::Create(bootstrap(), {{"linger.ms", "0"}});
+  ASSERT_TRUE(producer.ok());
+  TestProducer& p = **producer;
+  const auto messages = testsupport::NumberedMessages(0, 2);
+  ASSERT_TRUE(p.Produce("t", messages[0]).ok());
+  // The second message goes out only once the broker has taken the first request.
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        auto pending = broker().PendingBrokerErrors(1, ApiKey::kProduce);
+        return pending.ok() && *pending == 1;
+      },
+      10s));
+  ASSERT_TRUE(p.Produce("t", messages[1]).ok());
+  ASSERT_TRUE(p.Flush(30s).ok());
+  for (const DeliveryReport& r : p.TakeReports()) {
+    EXPECT_EQ(r.error, RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_err2str(r.error);
+  }
+  auto consumer = testsupport::TestConsumer::Create(bootstrap(), UniqueName("check"), {"t"});
+  ASSERT_TRUE(consumer.ok()) << consumer.status().ToString();
+  auto got = (*consumer)->PollCount(3, 30s);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  std::vector<std::string> seqs;
+  for (const auto& m : *got) seqs.push_back(m.Header("seq").value_or("?"));
+  EXPECT_EQ(seqs, (std::vector<std::string>{"0", "0", "1"}));
+  EXPECT_TRUE((*consumer)->PollFor(500ms).empty());
+}
+
 TEST_F(FaultInjection, NonRetriableProduceErrorReachesTheDeliveryReport) {
   ASSERT_TRUE(
       broker().PushRequestErrors(ApiKey::kProduce, {RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE}).ok());
