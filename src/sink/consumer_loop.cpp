@@ -20,23 +20,25 @@ ConsumerLoop::ConsumerLoop(ConsumerLoopOptions options, LaneFactory factory,
                            api::HealthRegistry* health)
     : options_(std::move(options)),
       health_(health),
-      lanes_([this, factory = std::move(factory)](const kafka::TopicPartition& tp) {
-        return factory(tp, MakeEvents());
-      }) {}
+      lanes_(
+          [this, factory = std::move(factory)](const kafka::TopicPartition& tp, uint64_t serial) {
+            return factory(tp, MakeEvents(serial));
+          }) {}
 
 ConsumerLoop::~ConsumerLoop() { Stop(std::chrono::steady_clock::now()); }
 
-LaneEvents ConsumerLoop::MakeEvents() {
+LaneEvents ConsumerLoop::MakeEvents(uint64_t lane_serial) {
   LaneEvents events;
-  events.completed = [this](const void* lane, const kafka::TopicPartition& tp, int64_t next) {
-    PostEvent(Event{Event::Kind::kCompleted, lane, tp, next, {}});
+  events.completed = [this, lane_serial](const void*, const kafka::TopicPartition& tp,
+                                         int64_t next) {
+    PostEvent(Event{Event::Kind::kCompleted, lane_serial, tp, next, {}});
   };
-  events.pause = [this](const void* lane, const kafka::TopicPartition& tp, bool paused) {
-    PostEvent(Event{paused ? Event::Kind::kPause : Event::Kind::kResume, lane, tp, 0, {}});
+  events.pause = [this, lane_serial](const void*, const kafka::TopicPartition& tp, bool paused) {
+    PostEvent(Event{paused ? Event::Kind::kPause : Event::Kind::kResume, lane_serial, tp, 0, {}});
   };
-  events.progress = [this](const void* lane, const kafka::TopicPartition& tp, int64_t next,
-                           const std::string& metadata) {
-    PostEvent(Event{Event::Kind::kProgress, lane, tp, next, metadata});
+  events.progress = [this, lane_serial](const void*, const kafka::TopicPartition& tp, int64_t next,
+                                        const std::string& metadata) {
+    PostEvent(Event{Event::Kind::kProgress, lane_serial, tp, next, metadata});
   };
   events.failed = [this](const void*, const kafka::TopicPartition& tp, const Failure& failure) {
     if (health_ != nullptr) {
@@ -132,8 +134,10 @@ void ConsumerLoop::DrainEvents() {
     events.swap(events_);
   }
   for (auto& e : events) {
-    auto lane = lanes_.Find(e.tp);
-    if (lane == nullptr || lane.get() != e.lane) continue;  // a lane that is gone
+    // An event of a lane that is gone (revoked, lost; maybe replaced by a new lane of the
+    // same partition) is dropped: a stale "pause" would otherwise stop the new lane for good.
+    auto lane = lanes_.Find(e.tp, e.lane_serial);
+    if (lane == nullptr) continue;
     switch (e.kind) {
       case Event::Kind::kCompleted: {
         Status s = consumer_->StoreOffset(e.tp, e.offset);

@@ -74,7 +74,7 @@ class ConsumerLoop {
  private:
   struct Event {
     enum class Kind { kCompleted, kPause, kResume, kProgress } kind;
-    const void* lane;
+    uint64_t lane_serial;  // LaneSet's: the address of a freed lane may be a new lane's
     kafka::TopicPartition tp;
     int64_t offset = 0;
     std::string metadata;  // kProgress
@@ -85,7 +85,8 @@ class ConsumerLoop {
     bool dirty = false;
   };
 
-  LaneEvents MakeEvents();
+  // The events of the lane created with `lane_serial`.
+  LaneEvents MakeEvents(uint64_t lane_serial);
   void PostEvent(Event event);  // any thread
   void Run(std::promise<Status>* started);
   void DrainEvents();  // consumer thread

@@ -9,8 +9,9 @@ std::vector<std::shared_ptr<PartitionLane>> LaneSet::Add(
   std::lock_guard lock(mu_);
   for (const auto& tp : tps) {
     if (lanes_.count(tp) != 0) continue;
-    auto lane = factory_(tp);
-    lanes_.emplace(tp, lane);
+    const uint64_t serial = ++last_serial_;
+    auto lane = factory_(tp, serial);
+    lanes_.emplace(tp, Entry{lane, serial});
     created.push_back(std::move(lane));
   }
   return created;
@@ -22,7 +23,7 @@ std::vector<std::shared_ptr<PartitionLane>> LaneSet::Get(
   std::lock_guard lock(mu_);
   for (const auto& tp : tps) {
     auto it = lanes_.find(tp);
-    if (it != lanes_.end()) out.push_back(it->second);
+    if (it != lanes_.end()) out.push_back(it->second.lane);
   }
   return out;
 }
@@ -35,20 +36,28 @@ void LaneSet::Remove(const std::vector<kafka::TopicPartition>& tps) {
 std::shared_ptr<PartitionLane> LaneSet::Find(const kafka::TopicPartition& tp) const {
   std::lock_guard lock(mu_);
   auto it = lanes_.find(tp);
-  return it == lanes_.end() ? nullptr : it->second;
+  return it == lanes_.end() ? nullptr : it->second.lane;
+}
+
+std::shared_ptr<PartitionLane> LaneSet::Find(const kafka::TopicPartition& tp,
+                                             uint64_t serial) const {
+  std::lock_guard lock(mu_);
+  auto it = lanes_.find(tp);
+  if (it == lanes_.end() || it->second.serial != serial) return nullptr;
+  return it->second.lane;
 }
 
 std::vector<std::shared_ptr<PartitionLane>> LaneSet::All() const {
   std::vector<std::shared_ptr<PartitionLane>> out;
   std::lock_guard lock(mu_);
-  for (const auto& [tp, lane] : lanes_) out.push_back(lane);
+  for (const auto& [tp, entry] : lanes_) out.push_back(entry.lane);
   return out;
 }
 
 std::vector<kafka::TopicPartition> LaneSet::Partitions() const {
   std::vector<kafka::TopicPartition> out;
   std::lock_guard lock(mu_);
-  for (const auto& [tp, lane] : lanes_) out.push_back(tp);
+  for (const auto& [tp, entry] : lanes_) out.push_back(tp);
   return out;
 }
 

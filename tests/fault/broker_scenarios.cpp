@@ -45,11 +45,20 @@ std::vector<Row> BrokerFaults(const RunOptions& options) {
     return {row};
   }
   int64_t dups_before = 0;
+  int64_t copies_before = 0;
   for (const auto& fault : plan) {
     Row row;
     row.scenario = fault.name;
     row.rounds = repeat;
-    row.bound = 0;  // idempotent producer: a retried batch is written once
+    // The idempotent producer never produces a version twice for these faults (no delivery
+    // fails, so the source re-reads nothing), and Apache Kafka writes a retried batch once.
+    // The embedded broker cannot promise the second part: a batch it appended whose answer
+    // was lost with a dropped connection it appends again on the client's resend (librdkafka
+    // 2.0.2's mock checks sequence numbers for transactional producers only; pinned by
+    // FaultInjection.AnAnswerLostWithADroppedConnectionIsWrittenTwiceByTheMock). Such copies
+    // carry the snow.extracted_at of their first copy; they are counted apart, and the bound
+    // holds the versions the source produced again.
+    row.bound = 0;
     for (int r = 0; r < repeat && !row.failed_check; ++r) {
       if (Status s = rig.StartWriter(); !s.ok()) row.Fail(s.ToString());
       for (const auto& line : fault.inject) {
@@ -63,9 +72,13 @@ std::vector<Row> BrokerFaults(const RunOptions& options) {
       (void)rig.StopWriter();
       rig.Settle(row);
     }
-    const int64_t total = row.duplicated;
+    const int64_t total = row.duplicated - rig.broker_copies();
     row.duplicated = total - dups_before;
     dups_before = total;
+    const int64_t copies = rig.broker_copies() - copies_before;
+    copies_before = rig.broker_copies();
+    row.Note(std::to_string(copies) +
+             " more copies the broker wrote twice from one produce (mock, not counted)");
     row.Note("state " +
              std::string(rig.Table().contains("state") ? rig.Table().at("state").as_string().c_str()
                                                        : "?") +

@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "snowcar/api/client.h"
+#include "snowcar/source/record_builder.h"
 #include "support/kafka_client.h"
 #include "support/wait.h"
 
@@ -219,8 +221,17 @@ std::string Sidecar::Stderr() const { return old_stderr_ + (child_ ? child_->Std
 
 std::vector<SourceRecord> ReadSourceTopic(const std::string& bootstrap, const std::string& topic) {
   testsupport::ChildOptions opts;
-  opts.args = {"-b",        bootstrap, "-C", "-t", topic,         "-o",
-               "beginning", "-e",      "-q", "-f", "%p\t%k\t%s\n"};
+  opts.args = {"-b",
+               bootstrap,
+               "-C",
+               "-t",
+               topic,
+               "-o",
+               "beginning",
+               "-e",
+               "-q",
+               "-f",
+               "%p\t%o\t%k\t%h\t%s\n"};
   opts.capture_stderr = true;
   auto r = testsupport::RunToCompletion("kcat", opts, 60s);
   if (!r.ok()) Die("kcat: " + r.status().ToString());
@@ -232,16 +243,32 @@ std::vector<SourceRecord> ReadSourceTopic(const std::string& bootstrap, const st
     if (nl == std::string::npos) nl = text.size();
     const std::string line = text.substr(begin, nl - begin);
     begin = nl + 1;
-    const size_t t1 = line.find('\t');
-    const size_t t2 = t1 == std::string::npos ? t1 : line.find('\t', t1 + 1);
-    if (t2 == std::string::npos) continue;
+    // partition, offset, key and headers (name=value,...) never hold a tab; the JSON value
+    // is the rest of the line.
+    std::vector<std::string> parts;
+    size_t from = 0;
+    while (parts.size() < 4) {
+      const size_t tab = line.find('\t', from);
+      if (tab == std::string::npos) break;
+      parts.push_back(line.substr(from, tab - from));
+      from = tab + 1;
+    }
+    if (parts.size() < 4) continue;
     boost::system::error_code ec;
-    auto v = boost::json::parse(line.substr(t2 + 1), ec);
+    auto v = boost::json::parse(line.substr(from), ec);
     if (ec || !v.is_object()) continue;
     const auto& o = v.as_object();
     SourceRecord rec;
-    rec.partition = std::atoi(line.substr(0, t1).c_str());
-    rec.key = line.substr(t1 + 1, t2 - t1 - 1);
+    rec.partition = std::atoi(parts[0].c_str());
+    rec.offset = std::atoll(parts[1].c_str());
+    rec.key = parts[2];
+    const std::string marker = std::string(source::kExtractedAtHeader) + "=";
+    if (size_t at = parts[3].find(marker); at != std::string::npos) {
+      const size_t end = parts[3].find(',', at);
+      rec.extracted_at =
+          parts[3].substr(at + marker.size(),
+                          end == std::string::npos ? std::string::npos : end - at - marker.size());
+    }
     auto field = [&](const char* name) {
       const auto* f = o.if_contains(name);
       return f && f->is_string() ? std::string(f->as_string()) : std::string();
@@ -261,6 +288,16 @@ size_t CountDuplicates(const std::vector<SourceRecord>& records) {
     if (!seen.insert({r.sys_id, r.mod, r.updated}).second) ++dups;
   }
   return dups;
+}
+
+size_t CountBrokerCopies(const std::vector<SourceRecord>& records) {
+  std::map<std::tuple<std::string, std::string, std::string>, std::string> first;
+  size_t copies = 0;
+  for (const auto& r : records) {
+    auto [it, added] = first.insert({{r.sys_id, r.mod, r.updated}, r.extracted_at});
+    if (!added && !r.extracted_at.empty() && it->second == r.extracted_at) ++copies;
+  }
+  return copies;
 }
 
 std::set<std::pair<std::string, std::string>> RowVersions(

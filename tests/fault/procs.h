@@ -94,7 +94,12 @@ class Sidecar {
 // One source record as kcat printed it.
 struct SourceRecord {
   int partition = 0;
+  int64_t offset = -1;
   std::string key;
+  // The snow.extracted_at header: when the source read the page. Two copies of a version
+  // with the same value came from one produce call (the broker wrote a batch twice); a page
+  // the source read again carries a later one.
+  std::string extracted_at;
   std::string sys_id;
   std::string mod;
   std::string updated;
@@ -103,6 +108,9 @@ struct SourceRecord {
 std::vector<SourceRecord> ReadSourceTopic(const std::string& bootstrap, const std::string& topic);
 // Records beyond the first copy of each (sys_id, sys_mod_count, sys_updated_on).
 size_t CountDuplicates(const std::vector<SourceRecord>& records);
+// Of those, the copies whose first copy has the same snow.extracted_at: one produce call
+// written twice by the broker, not a version the source read and produced again.
+size_t CountBrokerCopies(const std::vector<SourceRecord>& records);
 // (sys_id, sys_mod_count) of every row in a snapshot.
 std::set<std::pair<std::string, std::string>> RowVersions(
     const std::vector<boost::json::object>& rows);

@@ -47,6 +47,7 @@ void SourceRig::Settle(Row& row, std::chrono::milliseconds timeout) {
   row.out = static_cast<int64_t>(records.size());
   row.lost = static_cast<int64_t>(CountMissing(want, records));
   row.duplicated = static_cast<int64_t>(CountDuplicates(records));
+  broker_copies_ = static_cast<int64_t>(CountBrokerCopies(records));
   // Checked once more after the last read: the verdict must not rest on a stale answer.
   evicted = Evicted(&where);
   if (evicted > 0) {

@@ -39,6 +39,9 @@ class SourceRig {
   // dropped records of the topic, stops waiting and marks the row evicted (VOID) instead:
   // what is missing then may have been delivered and dropped.
   void Settle(Row& row, std::chrono::milliseconds timeout = 60s);
+  // Of the duplicates the last Settle counted, those the broker wrote twice from one produce
+  // call (CountBrokerCopies).
+  int64_t broker_copies() const { return broker_copies_; }
   // Offsets the broker dropped from the topic so far (the sum of the partitions' first
   // offsets), and which partitions in `where`; -1 when the broker cannot be asked.
   int64_t Evicted(std::string* where = nullptr);
@@ -54,6 +57,7 @@ class SourceRig {
   std::unique_ptr<Broker> broker_;
   std::unique_ptr<Sidecar> sidecar_;
   std::unique_ptr<broker::LogStartReader> offsets_;
+  int64_t broker_copies_ = 0;
 };
 
 }  // namespace snowcar::fault

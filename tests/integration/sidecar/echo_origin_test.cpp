@@ -143,7 +143,8 @@ class EchoOriginTest : public testsupport::EmbeddedBrokerTest {
   }
 
   // Waits until the socket shows every command's version among the row's recorded origins.
-  void WaitRecorded(const std::vector<CommandSent>& sent) {
+  // On a timeout prints the sidecar's lanes and its log: what it was doing meanwhile.
+  void WaitRecorded(const std::vector<CommandSent>& sent, testsupport::ChildProcess& child) {
     for (const CommandSent& c : sent) {
       const std::string target = "/v1/state/origin/incident/" + c.sys_id;
       ASSERT_TRUE(testsupport::WaitFor(
@@ -162,7 +163,10 @@ class EchoOriginTest : public testsupport::EmbeddedBrokerTest {
             return false;
           },
           90s))
-          << target << ": " << sidecartest::SocketGet(socket(), target).second;
+          << target << ": " << sidecartest::SocketGet(socket(), target).second
+          << "\nsink lanes: " << sidecartest::SocketGet(socket(), "/v1/sink/partitions").second
+          << "\nsidecar log:\n"
+          << child.Stderr();
     }
   }
 
@@ -171,17 +175,18 @@ class EchoOriginTest : public testsupport::EmbeddedBrokerTest {
   // over the same rows, the second over versions others changed meanwhile. The generator is
   // still running afterwards.
   void TwoRoundsAmidOthers(emulator::RowGenerator& generator,
-                           std::vector<std::vector<CommandSent>>& batches) {
+                           std::vector<std::vector<CommandSent>>& batches,
+                           testsupport::ChildProcess& child) {
     emulator::RowGeneratorOptions wo;
     wo.tables = {"incident"};
     wo.rows_per_second = 20;
     wo.update_share = 0.8;
     ASSERT_TRUE(generator.Start(wo).ok());
     batches.push_back(Patch(Slice(ids_, 0, 12), 0));
-    WaitRecorded(batches.back());
+    WaitRecorded(batches.back(), child);
     ChangeAsOther(batches.back(), 4);
     batches.push_back(Patch(Slice(ids_, 2, 12), 100));
-    WaitRecorded(batches.back());
+    WaitRecorded(batches.back(), child);
   }
 
   void ChangeAsOther(const std::vector<CommandSent>& sent, size_t count) {
@@ -299,7 +304,7 @@ TEST_F(EchoOriginTest, TheSinksVersionsAreMarkedWithTheirCommandAndNoOthers) {
   ASSERT_NE(child, nullptr);
   emulator::RowGenerator generator(emu_->store());
   std::vector<std::vector<CommandSent>> batches;
-  ASSERT_NO_FATAL_FAILURE(TwoRoundsAmidOthers(generator, batches));
+  ASSERT_NO_FATAL_FAILURE(TwoRoundsAmidOthers(generator, batches, *child));
   ChangeAsOther(batches.back(), 3);
   generator.Stop();
 
@@ -343,7 +348,7 @@ TEST_F(EchoOriginTest, SuppressKeepsTheSinksVersionsOutAndEveryOtherIn) {
   ASSERT_NE(child, nullptr);
   emulator::RowGenerator generator(emu_->store());
   std::vector<std::vector<CommandSent>> batches;
-  ASSERT_NO_FATAL_FAILURE(TwoRoundsAmidOthers(generator, batches));
+  ASSERT_NO_FATAL_FAILURE(TwoRoundsAmidOthers(generator, batches, *child));
   generator.Stop();
 
   int sink_finals = 0;
@@ -376,7 +381,7 @@ TEST_F(EchoOriginTest, AKillOrStopBetweenWriteAndReadStillMarksTheVersion) {
     auto sink = Run({"source.enabled=false"});
     ASSERT_NE(sink, nullptr);
     batches.push_back(Patch(Slice(ids_, 0, 10), 0));
-    WaitRecorded(batches.back());
+    WaitRecorded(batches.back(), *sink);
     ASSERT_TRUE(sink->Signal(SIGKILL).ok());
     auto exit = sink->Wait(30s);
     ASSERT_TRUE(exit.ok());
@@ -387,7 +392,7 @@ TEST_F(EchoOriginTest, AKillOrStopBetweenWriteAndReadStillMarksTheVersion) {
     auto sink = Run({"source.enabled=false"});
     ASSERT_NE(sink, nullptr);
     batches.push_back(Patch(Slice(ids_, 10, 10), 100));
-    WaitRecorded(batches.back());
+    WaitRecorded(batches.back(), *sink);
     sidecartest::StopCleanly(*sink);
   }
   ChangeAsOther(batches.back(), 3);

@@ -79,23 +79,94 @@ TEST_F(FaultInjection, RetriableProduceErrorsAreRetriedWithoutDuplicates) {
   ExpectTopicHoldsExactly(5);
 }
 
-TEST_F(FaultInjection, LostResponseIsRetriedAndDeduplicatedByIdempotence) {
-  // The broker appends the batch, then holds the answer past the client's request timeout:
-  // the client must retry, and the idempotent sequence numbers make the retry a no-op.
+TEST_F(FaultInjection, AnAnswerHeldPastRequestTimeoutMsIsAwaitedNotResent) {
+  // The broker appends the batch and answers 3 s late. librdkafka's `request.timeout.ms` is
+  // the acks timeout it asks the broker to honour, not a client deadline: the client waits for
+  // a Produce answer up to `socket.timeout.ms` (60 s), so it takes the late answer and sends
+  // nothing again. (Nothing is deduplicated here: see the next test for a resend.)
   ASSERT_TRUE(
       broker().PushBrokerErrors(1, ApiKey::kProduce, {{RD_KAFKA_RESP_ERR_NO_ERROR, 3000}}).ok());
   auto producer = TestProducer::Create(
       bootstrap(), {{"request.timeout.ms", "1000"}, {"message.timeout.ms", "30000"}});
   ASSERT_TRUE(producer.ok());
+  const auto start = std::chrono::steady_clock::now();
   auto reports = (*producer)->ProduceAll("t", testsupport::NumberedMessages(0, 5), 30s);
+  const auto took = std::chrono::steady_clock::now() - start;
   ASSERT_TRUE(reports.ok()) << reports.status().ToString();
   for (const DeliveryReport& r : *reports) {
     EXPECT_EQ(r.error, RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_err2str(r.error);
   }
+  EXPECT_GE(took, 2900ms) << "the delivery did not wait for the held answer";
   auto pending = broker().PendingBrokerErrors(1, ApiKey::kProduce);
   ASSERT_TRUE(pending.ok());
   EXPECT_EQ(*pending, 0u);
   ExpectTopicHoldsExactly(5);
+}
+
+// The resend the previous test does not make: with a client deadline below the held answer
+// (`socket.timeout.ms`), the client times the Produce out, drops the connection and resends
+// the batch with the same sequence numbers; librdkafka 2.0.2's mock checks sequences for
+// transactional producers only and appends it again, where Apache Kafka would write it once.
+// If this fails, the mock learned to deduplicate (docs/embedded-broker.md).
+TEST_F(FaultInjection, AProduceTheClientTimedOutIsWrittenTwiceByTheMock) {
+  ASSERT_TRUE(
+      broker().PushBrokerErrors(1, ApiKey::kProduce, {{RD_KAFKA_RESP_ERR_NO_ERROR, 3000}}).ok());
+  auto producer = TestProducer::Create(
+      bootstrap(), {{"socket.timeout.ms", "1000"}, {"message.timeout.ms", "30000"}});
+  ASSERT_TRUE(producer.ok());
+  auto reports = (*producer)->ProduceAll("t", testsupport::NumberedMessages(0, 2), 30s);
+  ASSERT_TRUE(reports.ok()) << reports.status().ToString();
+  for (const DeliveryReport& r : *reports) {
+    EXPECT_EQ(r.error, RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_err2str(r.error);
+  }
+  auto consumer = testsupport::TestConsumer::Create(bootstrap(), UniqueName("check"), {"t"});
+  ASSERT_TRUE(consumer.ok()) << consumer.status().ToString();
+  auto got = (*consumer)->PollCount(4, 30s);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  std::vector<std::string> seqs;
+  for (const auto& m : *got) seqs.push_back(m.Header("seq").value_or("?"));
+  EXPECT_EQ(seqs, (std::vector<std::string>{"0", "1", "0", "1"}));
+  EXPECT_TRUE((*consumer)->PollFor(500ms).empty());
+}
+
+// What the mock does NOT do, pinned so the fault suite's checker keeps telling it apart from
+// the product: a Produce it appended whose answer was still waiting when the connection
+// dropped is resent by the idempotent client with the same sequence number, and librdkafka
+// 2.0.2's mock (which checks sequences for transactional producers only) appends it again.
+// Apache Kafka would answer the resend as a duplicate and write it once. If this fails, the
+// mock learned to deduplicate: the fault suite's "broker copies" can go (docs/reliability.md).
+TEST_F(FaultInjection, AnAnswerLostWithADroppedConnectionIsWrittenTwiceByTheMock) {
+  // The first Produce is appended but answered 5 s late; the next one drops the connection.
+  ASSERT_TRUE(
+      broker()
+          .PushBrokerErrors(1, ApiKey::kProduce,
+                            {{RD_KAFKA_RESP_ERR_NO_ERROR, 5000}, {RD_KAFKA_RESP_ERR__TRANSPORT, 0}})
+          .ok());
+  auto producer = TestProducer::Create(bootstrap(), {{"linger.ms", "0"}});
+  ASSERT_TRUE(producer.ok());
+  TestProducer& p = **producer;
+  const auto messages = testsupport::NumberedMessages(0, 2);
+  ASSERT_TRUE(p.Produce("t", messages[0]).ok());
+  // The second message goes out only once the broker has taken the first request.
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        auto pending = broker().PendingBrokerErrors(1, ApiKey::kProduce);
+        return pending.ok() && *pending == 1;
+      },
+      10s));
+  ASSERT_TRUE(p.Produce("t", messages[1]).ok());
+  ASSERT_TRUE(p.Flush(30s).ok());
+  for (const DeliveryReport& r : p.TakeReports()) {
+    EXPECT_EQ(r.error, RD_KAFKA_RESP_ERR_NO_ERROR) << rd_kafka_err2str(r.error);
+  }
+  auto consumer = testsupport::TestConsumer::Create(bootstrap(), UniqueName("check"), {"t"});
+  ASSERT_TRUE(consumer.ok()) << consumer.status().ToString();
+  auto got = (*consumer)->PollCount(3, 30s);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  std::vector<std::string> seqs;
+  for (const auto& m : *got) seqs.push_back(m.Header("seq").value_or("?"));
+  EXPECT_EQ(seqs, (std::vector<std::string>{"0", "0", "1"}));
+  EXPECT_TRUE((*consumer)->PollFor(500ms).empty());
 }
 
 TEST_F(FaultInjection, NonRetriableProduceErrorReachesTheDeliveryReport) {
