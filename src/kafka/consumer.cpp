@@ -50,6 +50,10 @@ struct KafkaConsumer::Impl {
   std::mutex wake_mu;    // guards `queue` between Wake() and Close()
   bool closing = false;  // consumer thread only: Close() started
   bool closed = false;   // consumer thread only: the handle is gone
+  // The cooperative-sticky assignor is configured, and no assignment event has come yet
+  // (consumer thread only). See Close().
+  bool cooperative = false;
+  bool synced = false;
 
   std::atomic<int64_t> consumed{0};
   std::atomic<int64_t> errors{0};
@@ -123,6 +127,9 @@ struct KafkaConsumer::Impl {
   static void OnRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                           rd_kafka_topic_partition_list_t* partitions, void* opaque) {
     auto* self = static_cast<Impl*>(opaque);
+    // librdkafka raises an assignment only after a SyncGroup answer, which also gave the
+    // sticky assignor its state.
+    if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) self->synced = true;
     internal::HandleRebalance(rk, err, partitions,
                               {.listener = self->listener,
                                .assigned = self->assigned,
@@ -163,15 +170,19 @@ Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(ConsumerOptions opt
       internal::ConfPtr conf,
       internal::PrepareConsumerConf(options, internal::Dropped::kLog, properties));
   if (properties["partition.assignment.strategy"].find("cooperative") != std::string::npos &&
-      rd_kafka_version() < 0x020300ff) {
+      rd_kafka_version() < 0x020400ff) {
     SNOWCAR_LOG(kWarn, "kafka.consumer.cooperative_unsafe",
                 {{"librdkafka", rd_kafka_version_str()},
                  {"why",
-                  "cooperative rebalancing in librdkafka before 2.3.0 can abort the process "
-                  "when the consumer closes during a rebalance; use range or roundrobin"}});
+                  "with cooperative rebalancing, librdkafka before 2.4.0 can keep a consumer "
+                  "closed during a rebalance waiting until its close timeout, and one closed "
+                  "before its first assignment is not destroyed (librdkafka before 2.3.0 "
+                  "aborts there); range or roundrobin have neither"}});
   }
 
   auto impl = std::make_unique<Impl>();
+  impl->cooperative =
+      properties["partition.assignment.strategy"].find("cooperative") != std::string::npos;
   impl->listener = std::move(options.listener);
   impl->commit_timeout = options.commit_timeout;
   impl->close_timeout = options.close_timeout;
@@ -419,7 +430,17 @@ void KafkaConsumer::Close() {
     rd_kafka_queue_destroy(s.queue);
     s.queue = nullptr;
   }
-  if (closed_cleanly) {
+  if (s.cooperative && !s.synced && rd_kafka_version() < 0x020300ff) {
+    // librdkafka before 2.3.0 aborts destroying a cooperative-sticky member whose JoinGroup was
+    // answered but whose first SyncGroup was not: the sticky assignor's state is still null
+    // and its destroy asserts on it (librdkafka #4312, fixed by #4381). Nothing here says
+    // whether the JoinGroup was answered, so a member that never got an assignment is left
+    // undestroyed: it has left the group (or is past the close timeout), holds no partition,
+    // and its threads end with the process.
+    SNOWCAR_LOG(kWarn, "kafka.consumer.not_destroyed",
+                {{"librdkafka", rd_kafka_version_str()},
+                 {"why", "closed before its first assignment under cooperative-sticky"}});
+  } else if (closed_cleanly) {
     rd_kafka_destroy(s.rk);
   } else {
     // librdkafka's teardown still waits for the commits it has in flight, which wait for the

@@ -21,10 +21,12 @@ Result<ConfPtr> PrepareConsumerConf(const ConsumerOptions& options, Dropped drop
         "kafka property 'enable.auto.offset.store' must stay false: the sink stores the offset "
         "of a record only once it is done with it");
   }
-  // Eager assignment (librdkafka's own default) on purpose: the cooperative-sticky assignor of
-  // librdkafka before 2.3.0 (Debian 12 ships 2.0.2) can abort the process when a consumer
-  // closes during a rebalance (librdkafka issue #4312; an assertion on assignments still in
-  // progress at terminate was seen here too), i.e. on a SIGTERM at the wrong moment.
+  // Eager assignment (librdkafka's own default) on purpose: with the cooperative-sticky
+  // assignor, librdkafka 2.0.2 (Debian 12's) aborts when a member closed before its first
+  // SyncGroup answer is destroyed (librdkafka #4312; KafkaConsumer::Close avoids it by not
+  // destroying such a member) and can keep a consumer closed during a rebalance waiting until
+  // its close timeout (#4527, fixed in 2.4.0); an assertion on assignments still in progress
+  // at terminate was also seen here on the mock cluster.
   properties = MergeProperties(
       user,
       {{"partition.assignment.strategy", "range,roundrobin"}, {"auto.offset.reset", "earliest"}},

@@ -229,10 +229,14 @@ class ConsumerRebalance : public testsupport::SharedBrokerTest<ConsumerRebalance
 
 TEST_P(ConsumerRebalance, SecondMemberTriggersRevokeAndStoredOffsetsAreCommitted) {
   if (GetParam() == "cooperative-sticky" && rd_kafka_version() < 0x020300ff) {
-    // Seen here about once in six runs with 2.0.2: the process aborts in
-    // rd_kafka_cgrp_terminated ("!rd_kafka_assignment_in_progress") when a member closes
-    // after a cooperative rebalance. That is why the consumer defaults to eager assignment
-    // (consumer.cpp); the incremental path is checked only where librdkafka is fixed.
+    // On the mock cluster with 2.0.2 the process still aborts now and then (1 run in 20 with
+    // KafkaConsumer::Close's rule for members that never got an assignment) in
+    // rd_kafka_cgrp_terminated ("rdkafka_cgrp.c:2583: assert:
+    // !rd_kafka_assignment_in_progress") as the first member closes right after the second
+    // closed; the mock refuses the revoke commits with REBALANCE_IN_PROGRESS for 5 s first.
+    // That is one reason the consumer defaults to eager assignment (consumer_conf.cpp).
+    // cooperative-sticky is tested on Apache Kafka instead (cooperative_abort_real_test.cpp,
+    // and the cooperative scale-out test in realkafka/).
     GTEST_SKIP() << "cooperative rebalancing needs librdkafka >= 2.3.0; this is "
                  << rd_kafka_version_str();
   }

@@ -16,6 +16,7 @@
 
 #include "integration/source/source_harness.h"
 #include "snowcar/common/time.h"
+#include "support/scaleout_checks.h"
 
 namespace snowcar::source::it {
 namespace {
@@ -31,13 +32,6 @@ struct Replica {
   std::unique_ptr<testsupport::ChildProcess> child;
   std::string stderr_text;    // kept once the process is gone
   int64_t killed_at_ms = -1;  // kill -9: the end of every interval still open
-};
-
-// One owner's hold on a table: [from, to) in wall-clock milliseconds.
-struct Hold {
-  std::string replica;
-  int64_t from = 0;
-  int64_t to = 0;
 };
 
 class ReplicasShareTables : public SourceTest {
@@ -105,14 +99,7 @@ class ReplicasShareTables : public SourceTest {
   std::optional<std::set<std::string>> Owned(const Replica& r) {
     auto got = api::Client().Get(r.socket, "/v1/source/ownership");
     if (!got.ok() || got->status != 200) return std::nullopt;
-    boost::system::error_code ec;
-    auto v = boost::json::parse(got->body, ec);
-    if (ec || !v.is_object()) return std::nullopt;
-    std::set<std::string> out;
-    for (const auto& t : v.as_object().at("owned").as_array()) {
-      out.insert(std::string(t.as_object().at("table").as_string()));
-    }
-    return out;
+    return testsupport::OwnedTables(got->body);
   }
   boost::json::object Ownership(const Replica& r) {
     auto got = api::Client().Get(r.socket, "/v1/source/ownership");
@@ -125,45 +112,21 @@ class ReplicasShareTables : public SourceTest {
   // True when the running replicas own every table exactly once between them, and each
   // owns at least `min_each`.
   bool Partitioned(const std::vector<Replica*>& running, size_t min_each) {
-    std::multiset<std::string> all;
+    std::vector<std::set<std::string>> owned;
     for (Replica* r : running) {
-      auto owned = Owned(*r);
-      if (!owned || owned->size() < min_each) return false;
-      all.insert(owned->begin(), owned->end());
+      auto tables = Owned(*r);
+      if (!tables) return false;
+      owned.push_back(std::move(*tables));
     }
-    if (all.size() != static_cast<size_t>(kTables)) return false;
-    return std::set<std::string>(all.begin(), all.end()).size() == static_cast<size_t>(kTables);
+    return testsupport::TablesPartitioned(owned, kTables, min_each);
   }
 
   // Every hold of every table, from the replicas' log events.
-  std::map<std::string, std::vector<Hold>> Holds() {
-    std::map<std::string, std::vector<Hold>> out;
+  testsupport::TableHolds Holds() {
+    testsupport::TableHolds out;
     for (auto& r : replicas_) {
-      const std::string text = r->child ? r->child->Stderr() : r->stderr_text;
-      std::map<std::string, int64_t> open;
-      std::istringstream lines(text);
-      for (std::string line; std::getline(lines, line);) {
-        boost::system::error_code ec;
-        auto v = boost::json::parse(line, ec);
-        if (ec || !v.is_object()) continue;
-        const auto& o = v.as_object();
-        const auto* event = o.if_contains("event");
-        if (event == nullptr || !event->is_string()) continue;
-        const std::string name(event->as_string());
-        if (name != "source.group.table_acquired" && name != "source.group.table_released") {
-          continue;
-        }
-        const std::string table(o.at("table").as_string());
-        const int64_t at = o.at("at_ms").as_int64();
-        if (name == "source.group.table_acquired") {
-          open[table] = at;
-        } else if (open.count(table) != 0) {
-          out[table].push_back({r->name, open[table], at});
-          open.erase(table);
-        }
-      }
-      const int64_t end = r->killed_at_ms >= 0 ? r->killed_at_ms : INT64_MAX;
-      for (const auto& [table, from] : open) out[table].push_back({r->name, from, end});
+      testsupport::CollectTableHolds(r->name, r->child ? r->child->Stderr() : r->stderr_text,
+                                     r->killed_at_ms >= 0 ? r->killed_at_ms : INT64_MAX, out);
     }
     return out;
   }
@@ -298,8 +261,8 @@ TEST_F(ReplicasShareTables, TablesMoveWithTheirStateAndNoRowIsLost) {
   // generator) plus one page.
   const double generator_rows_per_interval =
       generator.rows_per_second * kSnapshotIntervalMs / 1000.0;
-  const size_t bound =
-      b_owned.size() * kBatch + static_cast<size_t>(generator_rows_per_interval) + 1;
+  const size_t bound = testsupport::SourceDuplicateBound(
+      b_owned.size(), kBatch, generator.rows_per_second, kSnapshotIntervalMs);
   std::printf(
       "[ figures  ] replicas=3 tables=%d records=%zu duplicates=%zu (bound %zu: %zu tables "
       "of the killed owner x page %d + %.0f rows per snapshot interval); handoff after "
@@ -317,37 +280,16 @@ TEST_F(ReplicasShareTables, TablesMoveWithTheirStateAndNoRowIsLost) {
   }
   // What went wrong, if anything, in the replicas' words: their warnings and errors.
   for (auto& r : replicas_) {
-    std::map<std::string, int> warnings;
-    std::istringstream lines(r->stderr_text);
-    for (std::string line; std::getline(lines, line);) {
-      if (line.find("\"level\":\"warn") == std::string::npos &&
-          line.find("\"level\":\"error") == std::string::npos) {
-        continue;
-      }
-      boost::system::error_code ec;
-      auto v = boost::json::parse(line, ec);
-      if (!ec && v.is_object() && v.as_object().contains("event")) {
-        ++warnings[std::string(v.as_object().at("event").as_string())];
-      }
-    }
     std::string list;
-    for (const auto& [event, n] : warnings) list += " " + event + "=" + std::to_string(n);
+    for (const auto& [event, n] : testsupport::WarningEvents(r->stderr_text)) {
+      list += " " + event + "=" + std::to_string(n);
+    }
     std::printf("[ figures  ] %s warnings:%s\n", r->name.c_str(),
                 list.empty() ? " none" : list.c_str());
   }
   const auto holds = Holds();
   EXPECT_EQ(holds.size(), static_cast<size_t>(kTables));
-  for (const auto& [table, list] : holds) {
-    for (size_t i = 0; i < list.size(); ++i) {
-      for (size_t j = i + 1; j < list.size(); ++j) {
-        if (list[i].replica == list[j].replica) continue;
-        const bool overlap = list[i].from < list[j].to && list[j].from < list[i].to;
-        EXPECT_FALSE(overlap) << table << " held by " << list[i].replica << " [" << list[i].from
-                              << "," << list[i].to << ") and " << list[j].replica << " ["
-                              << list[j].from << "," << list[j].to << ")";
-      }
-    }
-  }
+  for (const auto& overlap : testsupport::OverlappingHolds(holds)) ADD_FAILURE() << overlap;
   Terminate(c);
   Terminate(d);
 }
