@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Protobuf message of a table's typed records (value.format=protobuf), made at run time:
-// a FileDescriptorProto built from the fields, loaded into libprotobuf's descriptor pool
-// (protobuf/proto_schema.h), one reusable DynamicMessage filled through reflection and
-// serialized by libprotobuf. Nothing here writes Protobuf bytes by hand.
+// a FileDescriptorProto built from the fields, checked and rendered by libprotobuf's
+// descriptor pool (protobuf/proto_schema.h); a record is written field by field with
+// libprotobuf's WireFormatLite encoders (those protoc's generated code calls), numbers and
+// types from the descriptor. Tests read the bytes back with libprotobuf's dynamic messages,
+// protoc and python3-protobuf.
 //
 // The file is proto3, package `servicenow`, one message named after the table; every field is
 // `optional` (proto3 explicit presence), so a null is an absent field and a reader tells it
@@ -25,11 +27,6 @@
 #include <vector>
 
 #include "snowcar/common/status.h"
-
-namespace google::protobuf {
-class FieldDescriptor;
-class Message;
-}  // namespace google::protobuf
 
 namespace snowcar::protobuf {
 class ProtoSchema;
@@ -75,13 +72,17 @@ class ProtobufRecord {
 
  private:
   ProtobufRecord() = default;
+  // `bytes` more at the end of the record, and where they start; Done gives back what the
+  // write did not use.
+  uint8_t* Room(size_t bytes);
+  void Done(const uint8_t* end);
 
-  std::shared_ptr<const protobuf::ProtoSchema> schema_;
+  std::shared_ptr<const protobuf::ProtoSchema> schema_;  // the descriptors the numbers are of
   std::string schema_text_;
-  std::unique_ptr<google::protobuf::Message> message_;
-  std::vector<const google::protobuf::FieldDescriptor*> fields_;
-  const google::protobuf::FieldDescriptor* seconds_ = nullptr;  // google.protobuf.Timestamp's
-  const google::protobuf::FieldDescriptor* nanos_ = nullptr;
+  std::vector<int> numbers_;  // field numbers, by index
+  int seconds_number_ = 0;    // google.protobuf.Timestamp's
+  int nanos_number_ = 0;
+  std::string buffer_;  // the record being written
 };
 
 // Keys under key.format=protobuf: the message `servicenow.RecordKey { string sys_id = 1; }`.
