@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "protobuf_json.h"
 
+#include <google/protobuf/stubs/common.h>
+
 #include <charconv>
 #include <cmath>
 
@@ -14,6 +16,14 @@ namespace {
 
 namespace gp = google::protobuf;
 using Cpp = gp::FieldDescriptor::CppType;
+
+// proto3 parsing refuses a string that is not UTF-8, proto2 parsing does not; JSON must be.
+Status Utf8(const gp::FieldDescriptor* f, const std::string& s) {
+  if (gp::internal::IsStructurallyValidUTF8(s.data(), static_cast<int>(s.size()))) {
+    return Status::Ok();
+  }
+  return Status::InvalidArgument("field " + f->full_name() + " holds a string that is not UTF-8");
+}
 
 class Renderer {
  public:
@@ -69,7 +79,9 @@ class Renderer {
       const gp::Reflection* er = entry.GetReflection();
       if (i > 0) out_ += ',';
       if (key->cpp_type() == Cpp::CPPTYPE_STRING) {
-        AppendJsonString(out_, er->GetString(entry, key));
+        const std::string text = er->GetString(entry, key);
+        SNOWCAR_RETURN_IF_ERROR(Utf8(f, text));
+        AppendJsonString(out_, text);
       } else {
         // Integer and bool keys: their text, quoted, as JSON object keys must be.
         std::string text;
@@ -138,6 +150,7 @@ class Renderer {
         if (f->type() == gp::FieldDescriptor::TYPE_BYTES) {
           AppendJsonString(out_, Base64Encode(s));
         } else {
+          SNOWCAR_RETURN_IF_ERROR(Utf8(f, s));
           AppendJsonString(out_, s);
         }
         break;

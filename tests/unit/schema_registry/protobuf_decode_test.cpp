@@ -125,5 +125,17 @@ TEST(ProtobufDecodeTest, BadPayloadsAndSchemasAreRefusedSayingWhy) {
   EXPECT_THAT(typo.status().message(), HasSubstr("\"strin\" is not defined"));
 }
 
+TEST(ProtobufDecodeTest, AProto2StringThatIsNotUtf8IsRefusedNamingTheField) {
+  // proto3 parsing checks UTF-8, proto2 parsing does not; the JSON must be UTF-8 either way.
+  // Found by the framed_protobuf fuzzer (regress-proto2-string-not-utf8).
+  auto json = ProtobufSchemaToJson(R"(syntax = "proto2"; package legacy;
+      message Command { required string short_description = 1; })",
+                                   std::string("\x00\x0a\x06leg\x01\x8ey", 9));
+  ASSERT_FALSE(json.ok());
+  EXPECT_EQ(json.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(json.status().message(),
+              HasSubstr("field legacy.Command.short_description holds a string that is not UTF-8"));
+}
+
 }  // namespace
 }  // namespace snowcar::schema_registry
