@@ -7,6 +7,8 @@
 
 #include <boost/json.hpp>
 
+#include "registry/compatibility.h"
+#include "snowcar/protobuf/proto_schema.h"
 #include "snowcar/schema_registry/framed_decoder.h"
 #include "snowcar/source/column_types.h"
 #include "snowcar/source/typed_record.h"
@@ -122,6 +124,34 @@ TEST(TypedProtobufTest, FieldNumbersStayWithTheirColumnsAsColumnsComeAndGo) {
   ASSERT_TRUE(e3.ok());
   EXPECT_THAT((*e3)->schema_text(), HasSubstr("optional bool c = 7;"));
   EXPECT_THAT((*e3)->schema_text(), Not(HasSubstr(" b = ")));
+}
+
+// The schema versions a table's evolution registers, checked by the registry double's
+// BACKWARD rule (new reads old): columns coming and going pass, a changed type does not.
+std::string ProtoBackward(const TypedEncoder& next, const TypedEncoder& previous) {
+  auto reader = protobuf::ProtoSchema::Parse(next.schema_text());
+  auto writer = protobuf::ProtoSchema::Parse(previous.schema_text());
+  EXPECT_TRUE(reader.ok() && writer.ok());
+  return registry::ProtobufIncompatibilities(**reader, **writer);
+}
+
+TEST(TypedProtobufTest, EvolvedSchemasAreBackwardCompatibleUntilATypeChanges) {
+  const TableTypes v1 = ProtoTypes(R"([{"element":"b","internal_type":"integer"},
+      {"element":"d","internal_type":"string"}])");
+  bool changed = false;
+  const TableTypes v2 = EvolveTypes(v1, ProtoTypes(R"([{"element":"a","internal_type":"string"},
+      {"element":"b","internal_type":"integer"},{"element":"c","internal_type":"boolean"}])"),
+                                    &changed);
+  const TableTypes v3 = EvolveTypes(v2, ProtoTypes(R"([{"element":"a","internal_type":"string"},
+      {"element":"b","internal_type":"glide_date_time"},{"element":"c","internal_type":"boolean"}])"),
+                                    &changed);
+  auto e1 = TypedEncoder::Make(v1, ProtoTicket(), RecordFormat::kProtobuf);
+  auto e2 = TypedEncoder::Make(v2, ProtoTicket(), RecordFormat::kProtobuf);
+  auto e3 = TypedEncoder::Make(v3, ProtoTicket(), RecordFormat::kProtobuf);
+  ASSERT_TRUE(e1.ok() && e2.ok() && e3.ok());
+  EXPECT_EQ(ProtoBackward(**e2, **e1), "");
+  EXPECT_THAT(ProtoBackward(**e3, **e2),
+              HasSubstr("field number 1 (b) changed type from int64 to google.protobuf.Timestamp"));
 }
 
 TEST(TypedProtobufTest, TheKeyIsARecordKeyMessage) {
