@@ -95,12 +95,14 @@ int main(int argc, char** argv) {
   source::SourceSettings settings;
   settings.instance = "bench.service-now.com";
 
-  const char* names[] = {"json", "json_typed", "avro"};
+  const char* names[] = {"json", "json_typed", "avro", "protobuf"};
   const source::RecordFormat formats[] = {
-      source::RecordFormat::kJson, source::RecordFormat::kJsonTyped, source::RecordFormat::kAvro};
-  Figures figures[3];
+      source::RecordFormat::kJson, source::RecordFormat::kJsonTyped, source::RecordFormat::kAvro,
+      source::RecordFormat::kProtobuf};
+  constexpr int kFormats = 4;
+  Figures figures[kFormats];
   for (int pass = 0; pass < passes; ++pass) {
-    for (int f = 0; f < 3; ++f) {
+    for (int f = 0; f < kFormats; ++f) {
       std::unique_ptr<source::TypedEncoder> encoder;
       if (formats[f] != source::RecordFormat::kJson) {
         encoder = std::move(source::TypedEncoder::Make(types, table, formats[f])).value();
@@ -136,7 +138,7 @@ int main(int argc, char** argv) {
               "parse+build ns/row", "vs json", "bytes/row");
   const double json_build = figures[0].build_s / static_cast<double>(figures[0].rows);
   const double json_total = figures[0].total_s / static_cast<double>(figures[0].rows);
-  for (int f = 0; f < 3; ++f) {
+  for (int f = 0; f < kFormats; ++f) {
     const double n = static_cast<double>(figures[f].rows);
     const double build = figures[f].build_s / n;
     const double total = figures[f].total_s / n;

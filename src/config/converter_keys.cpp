@@ -18,6 +18,7 @@ struct ConverterClass {
 constexpr ConverterClass kConverters[] = {
     {"io.confluent.connect.avro.AvroConverter", "avro", "avro"},
     {"io.confluent.connect.json.JsonSchemaConverter", "json_schema", "json_schema"},
+    {"io.confluent.connect.protobuf.ProtobufConverter", "protobuf", "protobuf"},
     {"org.apache.kafka.connect.json.JsonConverter", "json", "json"},
     {"org.apache.kafka.connect.storage.StringConverter", "json", "string"},
 };
@@ -75,6 +76,7 @@ class ConverterRewriter {
                       "' has no snowcar counterpart; snowcar reads and writes "
                       "io.confluent.connect.avro.AvroConverter, "
                       "io.confluent.connect.json.JsonSchemaConverter, "
+                      "io.confluent.connect.protobuf.ProtobufConverter, "
                       "org.apache.kafka.connect.json.JsonConverter and (keys) "
                       "org.apache.kafka.connect.storage.StringConverter [" +
                       raw.origin + "]");

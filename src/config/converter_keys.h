@@ -4,6 +4,7 @@
 //
 //   value.converter=io.confluent.connect.avro.AvroConverter      -> value.format=avro
 //   value.converter=io.confluent.connect.json.JsonSchemaConverter -> value.format=json_schema
+//   value.converter=io.confluent.connect.protobuf.ProtobufConverter -> value.format=protobuf
 //   value.converter=org.apache.kafka.connect.json.JsonConverter   -> value.format=json
 //   value.converter.schema.registry.url                           -> schema.registry.url
 //   value.converter.basic.auth.user.info                          ->

@@ -113,7 +113,7 @@ void CheckRegistry(const View& v, std::vector<std::string>& errors,
   const std::string& url = v.Get("schema.registry.url");
   for (std::string_view key : {"value.format", "key.format"}) {
     const std::string& format = v.Get(key);
-    if ((format == "avro" || format == "json_schema") && url.empty()) {
+    if ((format == "avro" || format == "json_schema" || format == "protobuf") && url.empty()) {
       errors.push_back(std::string(key) + "=" + format +
                        " needs schema.registry.url (value.converter.schema.registry.url in a "
                        "Kafka Connect file)");

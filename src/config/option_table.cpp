@@ -364,6 +364,7 @@ std::vector<OptionSpec> KafkaAndConnectOptions() {
        .group = kConnect,
        .doc = "Sets `key.format`: `io.confluent.connect.avro.AvroConverter` is `avro`, "
               "`io.confluent.connect.json.JsonSchemaConverter` is `json_schema`, "
+              "`io.confluent.connect.protobuf.ProtobufConverter` is `protobuf`, "
               "`org.apache.kafka.connect.json.JsonConverter` is `json` and "
               "`org.apache.kafka.connect.storage.StringConverter` is `string`. Any other "
               "converter is an error naming it."},

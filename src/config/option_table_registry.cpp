@@ -31,19 +31,21 @@ void AppendRegistryOptions(std::vector<OptionSpec>& table) {
       {.name = "value.format",
        .type = T::kEnum,
        .default_value = "json",
-       .allowed = {"json", "json_typed", "avro", "json_schema"},
+       .allowed = {"json", "json_typed", "avro", "json_schema", "protobuf"},
        .group = kFormats,
        .doc = "How record values are written (source) and read (sink). `json`: the JSON object "
               "of today, every value a string. `json_typed`: JSON whose values carry the "
-              "column's type. `avro` and `json_schema`: Confluent's wire format (a 0 byte, the "
-              "4-byte schema id, then Avro binary or JSON text) with the schema registered in "
-              "`schema.registry.url`. The sink reads a framed command whatever this says, "
+              "column's type. `avro`, `json_schema` and `protobuf`: Confluent's wire format (a 0 "
+              "byte, the 4-byte schema id, then Avro binary, JSON text, or a message-index byte "
+              "and Protobuf binary) with the schema registered in `schema.registry.url` "
+              "(`protobuf`: the message `servicenow.<table>` as proto3 text, docs/source.md). The "
+              "sink reads a framed command whatever this says, "
               "since the 0 byte tells it apart from JSON. Set from `value.converter` when a "
               "Kafka Connect file gives one."},
       {.name = "key.format",
        .type = T::kEnum,
        .default_value = "string",
-       .allowed = {"string", "json", "json_typed", "avro", "json_schema"},
+       .allowed = {"string", "json", "json_typed", "avro", "json_schema", "protobuf"},
        .group = kFormats,
        .doc = "How record keys are written: `string` is the plain sys_id of today; the other "
               "values as for `value.format`. Set from `key.converter` when a Kafka Connect "
@@ -52,7 +54,8 @@ void AppendRegistryOptions(std::vector<OptionSpec>& table) {
        .type = T::kString,
        .group = kFormats,
        .doc = "Base URL of the Schema Registry (`http://` or `https://`). Needed by the "
-              "`avro` and `json_schema` formats and by a sink that receives framed commands. "
+              "`avro`, `json_schema` and `protobuf` formats and by a sink that receives framed "
+              "commands. "
               "A comma-separated list is accepted as Confluent's clients do; the first entry is "
               "used."},
       {.name = "schema.registry.basic.auth.credentials.source",

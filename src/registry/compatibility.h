@@ -10,6 +10,8 @@
 #include <boost/json/value.hpp>
 #include <string>
 
+#include "snowcar/protobuf/proto_schema.h"
+
 namespace snowcar::registry {
 
 // Avro, after the specification's schema resolution: a reader field missing from the writer
@@ -27,5 +29,15 @@ std::string AvroIncompatibilities(const boost::json::value& reader,
 // "additionalProperties": false must declare every property of the writer.
 std::string JsonSchemaIncompatibilities(const boost::json::value& reader,
                                         const boost::json::value& writer);
+
+// Protobuf, a subset of what the real registry checks, on the messages of both files matched
+// by full name (nested ones too): a message of the writer must still exist in the reader; a
+// field number in both must keep its cardinality (repeated or not) and a wire-compatible type
+// (int32, int64, uint32, uint64, bool and enum together; sint32 with sint64; fixed32 with
+// sfixed32; fixed64 with sfixed64; string with bytes; float, double alone; a message or enum
+// field must name the same type); a `required` field (proto2) may be neither added nor
+// removed. Names are not compared: a field is its number on the wire.
+std::string ProtobufIncompatibilities(const protobuf::ProtoSchema& reader,
+                                      const protobuf::ProtoSchema& writer);
 
 }  // namespace snowcar::registry

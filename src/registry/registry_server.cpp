@@ -186,7 +186,7 @@ Answer RegistryServer::Impl::Route(EmulatorRequest& req) {
     return store.SchemaById(std::stoll(s[2]));
   }
   if (n == 2 && s[0] == "schemas" && s[1] == "types" && m == "GET") {
-    return Answer{200, json::array{"AVRO", "JSON"}};
+    return Answer{200, json::array{"AVRO", "JSON", "PROTOBUF"}};
   }
   if (n == 5 && s[0] == "compatibility" && s[1] == "subjects" && s[3] == "versions" &&
       m == "POST") {

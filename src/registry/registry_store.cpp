@@ -49,10 +49,10 @@ std::optional<RegistryStore::Schema> RegistryStore::ParseRequest(const json::val
   if (const auto* t = o->if_contains("schemaType"); t && t->is_string()) {
     s.type = std::string(t->as_string());
   }
-  if (s.type != "AVRO" && s.type != "JSON") {
-    error = ErrorAnswer(
-        422, 42201,
-        "Invalid schema: schemaType " + s.type + " is not served by this test double (AVRO, JSON)");
+  if (s.type != "AVRO" && s.type != "JSON" && s.type != "PROTOBUF") {
+    error = ErrorAnswer(422, 42201,
+                        "Invalid schema: schemaType " + s.type +
+                            " is not served by this test double (AVRO, JSON, PROTOBUF)");
     return std::nullopt;
   }
   if (const auto* refs = o->if_contains("references");
@@ -63,6 +63,18 @@ std::optional<RegistryStore::Schema> RegistryStore::ParseRequest(const json::val
     return std::nullopt;
   }
   s.text = std::string(text->as_string());
+  if (s.type == "PROTOBUF") {
+    auto parsed = protobuf::ProtoSchema::Parse(s.text);
+    if (!parsed.ok()) {
+      error = ErrorAnswer(422, 42201, "Invalid schema: " + parsed.status().message());
+      return std::nullopt;
+    }
+    s.proto = std::move(parsed).value();
+    // libprotobuf's rendering: the same file written with other spacing or comments is the
+    // same schema, as the registry's normalization makes it.
+    s.canonical = s.type + "\n" + s.proto->Text();
+    return s;
+  }
   boost::system::error_code ec;
   s.parsed = json::parse(s.text, ec);
   if (ec) {
@@ -103,14 +115,16 @@ std::string RegistryStore::Incompatibilities(const std::string& level, const Sch
       out += "version " + std::to_string(i + 1) + " is of type " + old.type + "\n";
       continue;
     }
-    auto check = [&](const json::value& reader, const json::value& writer) {
-      return candidate.type == "AVRO" ? AvroIncompatibilities(reader, writer)
-                                      : JsonSchemaIncompatibilities(reader, writer);
+    auto check = [&](const Schema& reader, const Schema& writer) {
+      if (candidate.type == "PROTOBUF")
+        return ProtobufIncompatibilities(*reader.proto, *writer.proto);
+      return candidate.type == "AVRO" ? AvroIncompatibilities(reader.parsed, writer.parsed)
+                                      : JsonSchemaIncompatibilities(reader.parsed, writer.parsed);
     };
     std::string found;
-    if (backward) found += check(candidate.parsed, old.parsed);
+    if (backward) found += check(candidate, old);
     if (forward) {
-      std::string f = check(old.parsed, candidate.parsed);
+      std::string f = check(old, candidate);
       if (!f.empty()) found += (found.empty() ? "" : "\n") + f;
     }
     if (!found.empty()) {

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "snowcar/protobuf/proto_schema.h"
+
 namespace snowcar::registry {
 
 struct Answer {
@@ -48,10 +50,11 @@ class RegistryStore {
 
  private:
   struct Schema {
-    std::string type;  // "AVRO" | "JSON"
-    std::string text;  // as registered
-    boost::json::value parsed;
-    std::string canonical;  // type + compact JSON: equal schemas, equal text
+    std::string type;                                    // "AVRO" | "JSON" | "PROTOBUF"
+    std::string text;                                    // as registered
+    boost::json::value parsed;                           // AVRO, JSON
+    std::shared_ptr<const protobuf::ProtoSchema> proto;  // PROTOBUF
+    std::string canonical;  // type + compact JSON (.proto as libprotobuf renders it)
   };
   struct SubjectVersions {
     std::vector<int64_t> ids;  // version v is ids[v - 1]

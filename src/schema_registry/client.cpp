@@ -88,9 +88,9 @@ class CurlRegistryClient final : public SchemaRegistryClient {
     if (const auto* t = o->if_contains("schemaType"); t && t->is_string()) {
       auto parsed = ParseSchemaType(std::string(t->as_string()));
       if (!parsed.ok()) {
-        return Status::InvalidArgument("schema id " + std::to_string(id) + " is of type " +
-                                       std::string(t->as_string()) +
-                                       ", which snowcar does not read (AVRO and JSON only)");
+        return Status::InvalidArgument(
+            "schema id " + std::to_string(id) + " is of type " + std::string(t->as_string()) +
+            ", which snowcar does not read (AVRO, JSON and PROTOBUF only)");
       }
       type = *parsed;
     }
@@ -213,7 +213,15 @@ class CurlRegistryClient final : public SchemaRegistryClient {
 }  // namespace
 
 std::string_view SchemaTypeName(SchemaType type) {
-  return type == SchemaType::kJson ? "JSON" : "AVRO";
+  switch (type) {
+    case SchemaType::kJson:
+      return "JSON";
+    case SchemaType::kProtobuf:
+      return "PROTOBUF";
+    case SchemaType::kAvro:
+      break;
+  }
+  return "AVRO";
 }
 
 Result<SchemaType> ParseSchemaType(std::string_view text) {
@@ -222,8 +230,9 @@ Result<SchemaType> ParseSchemaType(std::string_view text) {
     upper.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
   if (upper.empty() || upper == "AVRO") return SchemaType::kAvro;
   if (upper == "JSON") return SchemaType::kJson;
+  if (upper == "PROTOBUF") return SchemaType::kProtobuf;
   return Status::InvalidArgument("unknown schema type '" + std::string(text) +
-                                 "': expected AVRO or JSON");
+                                 "': expected AVRO, JSON or PROTOBUF");
 }
 
 bool IsRegistryRefusal(const Status& status) {

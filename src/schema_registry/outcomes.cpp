@@ -20,6 +20,17 @@ constexpr RegistryFailure kCatalogue[] = {
      .what = "the registry cannot parse the schema, or it names an unknown type",
      .http_status = 422,
      .body = R"({"error_code":42201,"message":"Invalid schema"})"},
+    {.name = "409 Protobuf field number",
+     .what = "a PROTOBUF schema gives a field number another type (value.format=protobuf: a "
+             "column's type changed, or its number moved after state.dir was lost)",
+     .http_status = 409,
+     .body =
+         R"({"error_code":409,"message":"Schema being registered is incompatible with an earlier schema for subject \"snow.incident-value\": field number 3 changed type"})"},
+    {.name = "422 Protobuf refused",
+     .what = "a registry without the Protobuf schema provider, or one that cannot resolve a "
+             "PROTOBUF schema's import, refuses it",
+     .http_status = 422,
+     .body = R"({"error_code":42201,"message":"Invalid schema: unknown schema type PROTOBUF"})"},
     {.name = "404 unknown id or subject",
      .what = "no schema with that id (40403), no such subject (40401)",
      .http_status = 404,

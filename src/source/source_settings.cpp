@@ -44,6 +44,7 @@ RecordFormat ParseFormat(std::string_view text) {
   if (text == "json_typed") return RecordFormat::kJsonTyped;
   if (text == "avro") return RecordFormat::kAvro;
   if (text == "json_schema") return RecordFormat::kJsonSchema;
+  if (text == "protobuf") return RecordFormat::kProtobuf;
   if (text == "string") return RecordFormat::kString;
   return RecordFormat::kJson;
 }
@@ -187,7 +188,7 @@ Result<SourceSettings> SourceSettings::FromConfig(const config::Config& config) 
     } else if (!typed_format) {
       errors.push_back(
           "value.format=json writes untyped rows, but snow.source.schema.mode=typed asks for "
-          "typed values; choose value.format=json_typed, avro or json_schema");
+          "typed values; choose value.format=json_typed, avro, json_schema or protobuf");
     }
     if (s.emit_envelope) {
       errors.push_back(

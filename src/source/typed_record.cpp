@@ -7,14 +7,18 @@
 #include <charconv>
 
 #include "avro_datum.h"
+#include "protobuf_record.h"
 #include "snowcar/common/json_escape.h"
 #include "snowcar/common/time.h"
 #include "snowcar/source/typed_value.h"
+#include "typed_text.h"
 
 namespace snowcar::source {
 namespace {
 
 constexpr std::string_view kDisplayPrefix = "dv_";
+
+}  // namespace
 
 // The stored value of a field as text: a string as is, {"value": ...} (display_value=all, or
 // a reference with its link) by its value, a JSON number or boolean as its text, null as "".
@@ -54,6 +58,8 @@ std::string_view DisplayText(const boost::json::value& v) {
   if (d == nullptr || !d->is_string()) return {};
   return d->get_string();
 }
+
+namespace {
 
 // "-007.50" -> "-7.50": a JSON number has no leading zeros.
 void AppendDecimalJson(std::string& out, std::string_view text) {
@@ -174,6 +180,8 @@ Result<std::unique_ptr<TypedEncoder>> TypedEncoder::Make(const TableTypes& types
                                      "): " + datum.status().message());
     }
     e->avro_ = std::move(datum).value();
+  } else if (format == RecordFormat::kProtobuf) {
+    SNOWCAR_RETURN_IF_ERROR(e->MakeProtobuf(table));
   } else if (format == RecordFormat::kJsonSchema) {
     std::string& s = e->schema_text_;
     s = "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"title\":";
@@ -209,11 +217,10 @@ void TypedEncoder::Locate(const boost::json::object& row) {
 
 Status TypedEncoder::Encode(const boost::json::object& row, std::string_view sys_id,
                             std::string& out) {
+  if (format_ == RecordFormat::kProtobuf) return EncodeProtobuf(row, sys_id, out);
   return format_ == RecordFormat::kAvro ? EncodeAvro(row, sys_id, out)
                                         : EncodeJson(row, sys_id, out);
 }
-
-namespace {
 
 Status BadValue(std::string_view alias, std::string_view table, std::string_view sys_id,
                 const Column& c, const Status& why) {
@@ -223,8 +230,6 @@ Status BadValue(std::string_view alias, std::string_view table, std::string_view
                   "; fix the value, or set snow.source.bad.row.behavior=skip to skip such rows";
   return Status::InvalidArgument(m);
 }
-
-}  // namespace
 
 Status TypedEncoder::EncodeJson(const boost::json::object& row, std::string_view sys_id,
                                 std::string& out) {
@@ -350,6 +355,8 @@ Result<std::string> EncodeKey(std::string_view sys_id, RecordFormat format) {
   switch (format) {
     case RecordFormat::kAvro:
       return AvroString(sys_id);
+    case RecordFormat::kProtobuf:
+      return ProtobufKey(sys_id);
     case RecordFormat::kJson:
     case RecordFormat::kJsonTyped:
     case RecordFormat::kJsonSchema: {
@@ -364,12 +371,15 @@ Result<std::string> EncodeKey(std::string_view sys_id, RecordFormat format) {
 }
 
 std::string RecordFullName(const TableSettings& table, RecordFormat format) {
-  return format == RecordFormat::kAvro ? "servicenow." + table.name : table.name;
+  return format == RecordFormat::kAvro || format == RecordFormat::kProtobuf
+             ? "servicenow." + table.name
+             : table.name;
 }
 
 std::string KeySchemaText(RecordFormat format) {
   if (format == RecordFormat::kAvro) return "\"string\"";
   if (format == RecordFormat::kJsonSchema) return "{\"type\":\"string\"}";
+  if (format == RecordFormat::kProtobuf) return ProtobufKeySchemaText();
   return "";
 }
 

@@ -4,6 +4,7 @@
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
 #include "snowcar/schema_registry/client.h"
+#include "snowcar/schema_registry/protobuf_framing.h"
 #include "snowcar/schema_registry/registry_options.h"
 #include "snowcar/schema_registry/subject.h"
 #include "snowcar/schema_registry/wire_format.h"
@@ -17,7 +18,14 @@ namespace {
 constexpr int kDictionaryLimit = 10000;
 
 bool HasSchema(RecordFormat f) {
-  return f == RecordFormat::kAvro || f == RecordFormat::kJsonSchema;
+  return f == RecordFormat::kAvro || f == RecordFormat::kJsonSchema || f == RecordFormat::kProtobuf;
+}
+
+// Confluent's wire format; a Protobuf record also names its message (the first of the
+// schema, the only one the source writes).
+std::string FrameFor(RecordFormat f, int32_t schema_id, std::string_view payload) {
+  return f == RecordFormat::kProtobuf ? schema_registry::FrameProtobuf(schema_id, payload)
+                                      : schema_registry::Frame(schema_id, payload);
 }
 
 }  // namespace
@@ -32,8 +40,9 @@ SchemaRegistrar MakeSchemaRegistrar(std::shared_ptr<schema_registry::SchemaRegis
     SNOWCAR_ASSIGN_OR_RETURN(std::string subject,
                              schema_registry::SubjectName(is_key ? key_strategy : value_strategy,
                                                           topic, is_key, record_name));
-    const auto type = format == RecordFormat::kAvro ? schema_registry::SchemaType::kAvro
-                                                    : schema_registry::SchemaType::kJson;
+    const auto type = format == RecordFormat::kAvro       ? schema_registry::SchemaType::kAvro
+                      : format == RecordFormat::kProtobuf ? schema_registry::SchemaType::kProtobuf
+                                                          : schema_registry::SchemaType::kJson;
     return client->RegisterSchema(subject, type, schema);
   });
 }
@@ -240,14 +249,16 @@ Result<kafka::OutRecord> TypedTable::Build(const boost::json::object& row, const
     record.headers.push_back({kExtractedAtHeader, FormatIso8601Millis(extracted_at_ms)});
     value_buffer_.clear();
     SNOWCAR_RETURN_IF_ERROR(encoder_->Encode(row, key.sys_id, value_buffer_));
-    record.value =
-        value_schema_id_ ? schema_registry::Frame(*value_schema_id_, value_buffer_) : value_buffer_;
+    record.value = value_schema_id_
+                       ? FrameFor(source_.value_format, *value_schema_id_, value_buffer_)
+                       : value_buffer_;
   } else {
     record = BuildRecord(row, key, table_, source_, extracted_at_ms);
   }
   auto k = EncodeKey(key.sys_id, source_.key_format);
   if (!k.ok()) return k.status();
-  record.key = key_schema_id_ ? schema_registry::Frame(*key_schema_id_, *k) : std::move(k).value();
+  record.key =
+      key_schema_id_ ? FrameFor(source_.key_format, *key_schema_id_, *k) : std::move(k).value();
   return record;
 }
 

@@ -37,11 +37,12 @@ class StateStore;
 
 namespace snowcar::schema_registry {
 
-enum class SchemaType { kAvro, kJson };
+enum class SchemaType { kAvro, kJson, kProtobuf };
 
-// "AVRO" / "JSON", the registry's `schemaType` values.
+// "AVRO" / "JSON" / "PROTOBUF", the registry's `schemaType` values.
 std::string_view SchemaTypeName(SchemaType type);
-// Accepts "AVRO", "JSON" (any case); an absent schemaType means AVRO in the registry's API.
+// Accepts "AVRO", "JSON", "PROTOBUF" (any case); an absent schemaType means AVRO in the registry's
+// API.
 Result<SchemaType> ParseSchemaType(std::string_view text);
 
 struct RegisteredSchema {

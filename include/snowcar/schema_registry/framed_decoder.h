@@ -14,6 +14,12 @@
 //                values become the same strings as their Avro logical types do; every other
 //                value keeps its exact text.
 //
+//   Protobuf     the message-index path after the schema id picks the message of the writer's
+//                .proto file (parsed by libprotobuf, protobuf/proto_schema.h), the payload is
+//                read by libprotobuf's reflection and rendered as an object of its fields:
+//                google.protobuf.Timestamp as the Table API's date-time text, the wrapper
+//                types as their value, bytes as base64, enums by name (protobuf_json.h).
+//
 // Errors: InvalidArgument (not framed, payload does not decode, not JSON, a logical value
 // with no Table API text, such as a date past the year 9999), and the client's errors of the
 // schema lookup (client.h; NotFound: no schema with that id). What each leads to is the
@@ -52,6 +58,9 @@ class FramedDecoder {
 // Avro binary `payload` written with `writer_schema` (Avro schema JSON) as JSON text, by the
 // rules above. For tests and tools; FramedDecoder caches the parsed schema instead.
 Result<std::string> AvroToJson(std::string_view writer_schema, std::string_view payload);
+// The same for a Protobuf payload (`payload` starts with the message-index path) written
+// with the .proto text `schema`.
+Result<std::string> ProtobufSchemaToJson(std::string_view schema, std::string_view payload);
 // The same for a JSON Schema payload.
 Result<std::string> JsonSchemaToJson(std::string_view schema, std::string_view payload);
 

@@ -21,7 +21,7 @@ enum class DisplayValue { kFalse, kTrue, kAll };          // sysparm_display_val
 enum class SchemaMode { kSchemaless, kStrings, kTyped };  // kTyped: types from sys_dictionary
 // value.format / key.format. kJson: the untyped JSON row (values); kString: the sys_id's
 // bytes (keys, the default).
-enum class RecordFormat { kJson, kJsonTyped, kAvro, kJsonSchema, kString };
+enum class RecordFormat { kJson, kJsonTyped, kAvro, kJsonSchema, kString, kProtobuf };
 enum class BadRowBehavior { kFail, kSkip };
 // snow.table.<alias>.deletes: none, audit, reconcile, audit+reconcile.
 enum class DeleteCapture { kNone, kAudit, kReconcile, kAuditReconcile };

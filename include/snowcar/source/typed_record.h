@@ -14,6 +14,8 @@
 //   json_typed    {"col":value,...} typed JSON                  none
 //   json_schema   the same JSON                                 JSON Schema (draft-07)
 //   avro          Avro binary through avro-c                    Avro record schema
+//   protobuf      Protobuf binary through libprotobuf           .proto text (proto3), the
+//                                                               message servicenow.<table>
 //
 //   logical type   JSON value                   Avro type (each in a union with null, first)
 //   string         string                       string
@@ -25,6 +27,14 @@
 //   timestamp      "YYYY-MM-DDTHH:MM:SS.mmmZ"   long, logicalType timestamp-millis
 //   date           "YYYY-MM-DD"                 int, logicalType date
 //   reference      the sys_id                   string
+//
+// Protobuf (protobuf_record.h): every field `optional` (absent = null); string, integer
+// (int64), boolean, double and reference as Avro; decimal an `optional string` of the
+// instance's digits (Protobuf has no decimal, and Confluent's Decimal message would need a
+// schema reference); timestamp a google.protobuf.Timestamp; date an `optional int32` of days.
+// Field numbers come from the column's place in TableTypes, which never changes and never
+// drops a column: column i is number 2i+1 and its display text dv_<column> 2i+2, so a number
+// is never given to another field, whatever `.fields` or `.display.value` select.
 //
 // Avro names: record `<table>` in namespace `servicenow` (a field name must match
 // [A-Za-z_][A-Za-z0-9_]*, which TableTypesFromDictionary checks).
@@ -45,11 +55,12 @@
 namespace snowcar::source {
 
 class AvroDatum;
+class ProtobufRecord;
 
 class TypedEncoder {
  public:
-  // An encoder for `types` as `table` reads them. InvalidArgument when avro-c refuses the
-  // schema. `format` must be json_typed, avro or json_schema.
+  // An encoder for `types` as `table` reads them. InvalidArgument when avro-c or
+  // libprotobuf refuses the schema. `format` must be json_typed, avro, json_schema or protobuf.
   static Result<std::unique_ptr<TypedEncoder>> Make(const TableTypes& types,
                                                     const TableSettings& table,
                                                     RecordFormat format);
@@ -90,6 +101,9 @@ class TypedEncoder {
   void Locate(const boost::json::object& row);
   Status EncodeJson(const boost::json::object& row, std::string_view sys_id, std::string& out);
   Status EncodeAvro(const boost::json::object& row, std::string_view sys_id, std::string& out);
+  // typed_protobuf.cpp: the message of the fields, and a row's value in it.
+  Status MakeProtobuf(const TableSettings& table);
+  Status EncodeProtobuf(const boost::json::object& row, std::string_view sys_id, std::string& out);
 
   TableTypes types_;
   std::string table_name_;
@@ -101,6 +115,7 @@ class TypedEncoder {
   std::vector<const boost::json::value*> members_;  // by field, for the row being encoded
   std::string schema_text_;
   std::unique_ptr<AvroDatum> avro_;
+  std::unique_ptr<ProtobufRecord> proto_;
 };
 
 // The key (a sys_id) in `format`: string the sys_id's bytes (the default), avro an Avro

@@ -75,6 +75,22 @@ TEST_F(ConverterKeysTest, JsonSchemaAndJsonConverters) {
   EXPECT_EQ(json->GetString("value.format"), "json");
 }
 
+TEST_F(ConverterKeysTest, ProtobufConverterSelectsProtobufAndNeedsARegistry) {
+  auto cfg = Config::FromMap(ConverterShell({
+      {"value.converter", "io.confluent.connect.protobuf.ProtobufConverter"},
+      {"value.converter.schema.registry.url", "http://127.0.0.1:8081"},
+      {"key.converter", "io.confluent.connect.protobuf.ProtobufConverter"},
+  }));
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->GetString("value.format"), "protobuf");
+  EXPECT_EQ(cfg->GetString("key.format"), "protobuf");
+  auto no_registry = Config::FromMap(
+      ConverterShell({{"value.converter", "io.confluent.connect.protobuf.ProtobufConverter"}}));
+  ASSERT_FALSE(no_registry.ok());
+  EXPECT_THAT(no_registry.status().message(),
+              HasSubstr("value.format=protobuf needs schema.registry.url"));
+}
+
 TEST_F(ConverterKeysTest, ConflictsAndUnknownConvertersAreErrors) {
   auto two_urls = Config::FromMap(ConverterShell({
       {"value.converter.schema.registry.url", "http://a:8081"},
@@ -90,11 +106,11 @@ TEST_F(ConverterKeysTest, ConflictsAndUnknownConvertersAreErrors) {
   ASSERT_FALSE(both.ok());
   EXPECT_THAT(both.status().message(), HasSubstr("'value.converter'"));
 
-  auto protobuf = Config::FromMap(
-      ConverterShell({{"value.converter", "io.confluent.connect.protobuf.ProtobufConverter"}}));
-  ASSERT_FALSE(protobuf.ok());
-  EXPECT_THAT(protobuf.status().message(), HasSubstr("ProtobufConverter"));
-  EXPECT_THAT(protobuf.status().message(), HasSubstr("no snowcar counterpart"));
+  auto unknown =
+      Config::FromMap(ConverterShell({{"value.converter", "com.example.connect.CsvConverter"}}));
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.status().message(), HasSubstr("CsvConverter"));
+  EXPECT_THAT(unknown.status().message(), HasSubstr("no snowcar counterpart"));
 }
 
 TEST_F(ConverterKeysTest, RegistryFormatsNeedARegistry) {

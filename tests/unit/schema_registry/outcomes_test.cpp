@@ -43,6 +43,10 @@ struct Expected {
 const std::map<std::string, Expected, std::less<>>& ExpectedOutcomes() {
   static const std::map<std::string, Expected, std::less<>> m = {
       {"409 incompatible", {FinalVerdict::kConflict, false, Action::kHold, Action::kRecordError}},
+      {"409 Protobuf field number",
+       {FinalVerdict::kConflict, false, Action::kHold, Action::kRecordError}},
+      {"422 Protobuf refused",
+       {FinalVerdict::kRefused, false, Action::kHold, Action::kRecordError}},
       {"422 invalid", {FinalVerdict::kRefused, false, Action::kHold, Action::kRecordError}},
       {"404 unknown id or subject",
        {FinalVerdict::kNotFound, false, Action::kHold, Action::kRecordError}},

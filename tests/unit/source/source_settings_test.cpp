@@ -213,7 +213,7 @@ TEST(SourceSettingsTest, ATypedFormatMakesTypedValuesUnlessTheModeSaysOtherwise)
   s = Settings(keys);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(),
-              HasSubstr("choose value.format=json_typed, avro or json_schema"));
+              HasSubstr("choose value.format=json_typed, avro, json_schema or protobuf"));
   keys["value.format"] = "json_schema";
   keys["snow.source.emit.envelope"] = "true";
   s = Settings(keys);
