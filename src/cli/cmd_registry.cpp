@@ -10,7 +10,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "snowcar/common/log.h"
-#include "snowcar/registry/registry_server.h"
+#include "snowcar/testbed/registry/registry_server.h"
 
 namespace snowcar::cli {
 namespace {

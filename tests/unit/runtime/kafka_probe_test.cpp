@@ -13,7 +13,7 @@
 #include <iostream>
 
 #include "snowcar/api/readiness.h"
-#include "snowcar/broker/embedded_broker.h"
+#include "snowcar/testbed/broker/embedded_broker.h"
 #include "support/broker_fixture.h"
 #include "support/wait.h"
 

@@ -13,12 +13,12 @@
 
 #include "sim_table.h"
 #include "snowcar/api/readiness.h"
-#include "snowcar/registry/registry_server.h"
 #include "snowcar/schema_registry/client.h"
 #include "snowcar/schema_registry/outcomes.h"
 #include "snowcar/schema_registry/wire_format.h"
 #include "snowcar/source/keyset_query.h"
 #include "snowcar/source/record_builder.h"
+#include "snowcar/testbed/registry/registry_server.h"
 #include "support/fake_producer.h"
 #include "support/fake_table_client.h"
 #include "support/http_post.h"
