@@ -36,13 +36,13 @@
 #include <string>
 #include <vector>
 
-#include "sink/error_path.h"
-#include "sink/in_flight_limit.h"
-#include "sink/keyed_lane.h"
-#include "sink/lane.h"
-#include "sink/limited_client.h"
-#include "sink/sink_metrics.h"
-#include "sink/table_api_writer.h"
+#include "sink/lanes/error_path.h"
+#include "sink/lanes/keyed_lane.h"
+#include "sink/lanes/lane.h"
+#include "sink/lanes/sink_metrics.h"
+#include "sink/writer/in_flight_limit.h"
+#include "sink/writer/limited_client.h"
+#include "sink/writer/table_api_writer.h"
 #include "snowcar/common/log.h"
 #include "snowcar/kafka/producer.h"
 #include "snowcar/servicenow/curl_table_client.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sink/in_flight_limit.h"
+#include "sink/writer/in_flight_limit.h"
 
 #include <gtest/gtest.h>
 
