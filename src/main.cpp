@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   }
   if (name == "--version" || name == "version") {
     // The release and the state layout it writes: an upgrade that changes the second needs
-    // the release notes read first (docs/CHANGELOG.md).
+    // the release notes read first (CHANGELOG.md).
     const std::string_view version = snowcar::SnowcarVersion();
     std::printf("snowcar %.*s (state schema %u)\n", static_cast<int>(version.size()),
                 version.data(), static_cast<unsigned>(snowcar::state::kSchemaVersion));

@@ -7,9 +7,9 @@
 
 #include <memory>
 
-#include "snowcar/emulator/data_gen.h"
-#include "snowcar/emulator/row_render.h"
-#include "snowcar/emulator/table_store.h"
+#include "snowcar/testbed/emulator/data_gen.h"
+#include "snowcar/testbed/emulator/row_render.h"
+#include "snowcar/testbed/emulator/table_store.h"
 
 namespace snowcar::emulator {
 namespace {

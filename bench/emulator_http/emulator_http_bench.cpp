@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "snowcar/common/log.h"
-#include "snowcar/emulator/data_gen.h"
-#include "snowcar/emulator/emulator_server.h"
-#include "snowcar/emulator/row_render.h"
+#include "snowcar/testbed/emulator/data_gen.h"
+#include "snowcar/testbed/emulator/emulator_server.h"
+#include "snowcar/testbed/emulator/row_render.h"
 
 namespace {
 

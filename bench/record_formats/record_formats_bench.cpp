@@ -17,13 +17,13 @@
 #include <vector>
 
 #include "snowcar/common/time.h"
-#include "snowcar/emulator/data_gen.h"
-#include "snowcar/emulator/row_render.h"
-#include "snowcar/emulator/table_store.h"
-#include "snowcar/source/column_types.h"
-#include "snowcar/source/record_builder.h"
-#include "snowcar/source/row.h"
-#include "snowcar/source/typed_record.h"
+#include "snowcar/source/rows/record_builder.h"
+#include "snowcar/source/rows/row.h"
+#include "snowcar/source/typed/column_types.h"
+#include "snowcar/source/typed/typed_record.h"
+#include "snowcar/testbed/emulator/data_gen.h"
+#include "snowcar/testbed/emulator/row_render.h"
+#include "snowcar/testbed/emulator/table_store.h"
 
 namespace {
 

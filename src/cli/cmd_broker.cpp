@@ -23,9 +23,9 @@
 #include "cli/command_args.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "snowcar/broker/control.h"
-#include "snowcar/broker/embedded_broker.h"
 #include "snowcar/common/log.h"
+#include "snowcar/testbed/broker/control.h"
+#include "snowcar/testbed/broker/embedded_broker.h"
 
 namespace snowcar::cli {
 namespace {

@@ -15,8 +15,8 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/stop_signals.h"
-#include "snowcar/emulator/data_gen.h"
-#include "snowcar/emulator/emulator_server.h"
+#include "snowcar/testbed/emulator/data_gen.h"
+#include "snowcar/testbed/emulator/emulator_server.h"
 
 namespace snowcar::cli {
 namespace {

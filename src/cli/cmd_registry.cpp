@@ -9,7 +9,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/stop_signals.h"
-#include "snowcar/registry/registry_server.h"
+#include "snowcar/testbed/registry/registry_server.h"
 
 namespace snowcar::cli {
 namespace {

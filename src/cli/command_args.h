@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "demo/options.h"
-#include "snowcar/broker/broker_options.h"
+#include "snowcar/testbed/broker/broker_options.h"
 
 namespace snowcar::cli {
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "snowcar/broker/log_start.h"
+#include "snowcar/testbed/broker/log_start.h"
 
 namespace snowcar::demo {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the embedded broker can hold for the demo. It keeps at most 5 MiB of records per
-// partition and drops the oldest past that (snowcar/broker/log_start.h), and the demo runs for
-// as long as the user lets it, so the demo says up front about when its topics reach the cap
+// partition and drops the oldest past that (snowcar/testbed/broker/log_start.h), and the demo runs
+// for as long as the user lets it, so the demo says up front about when its topics reach the cap
 // and, at each census, which topics lost their oldest records.
 #pragma once
 

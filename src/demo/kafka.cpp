@@ -5,9 +5,9 @@
 #include <boost/json.hpp>
 #include <future>
 
-#include "snowcar/broker/log_start.h"
 #include "snowcar/kafka/producer.h"
 #include "snowcar/kafka/topic_reader.h"
+#include "snowcar/testbed/broker/log_start.h"
 
 namespace snowcar::demo {
 namespace {

@@ -32,7 +32,7 @@
 #include <thread>
 #include <vector>
 
-#include "lane_set.h"
+#include "lanes/lane_set.h"
 #include "snowcar/api/readiness.h"
 #include "snowcar/common/mutex.h"
 #include "snowcar/kafka/consumer.h"

@@ -3,7 +3,7 @@
 
 #include <cstdlib>
 
-#include "keyed_lane.h"
+#include "lanes/keyed_lane.h"
 #include "snowcar/api/metric_names.h"
 #include "snowcar/api/prometheus.h"
 #include "snowcar/api/readiness.h"

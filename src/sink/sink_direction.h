@@ -7,19 +7,19 @@
 #include <memory>
 
 #include "consumer_loop.h"
-#include "error_path.h"
-#include "field_catalog.h"
-#include "in_flight_limit.h"
-#include "limited_client.h"
-#include "origin_recorder.h"
-#include "rights_probe.h"
-#include "sink_metrics.h"
+#include "lanes/error_path.h"
+#include "lanes/sink_metrics.h"
+#include "origin/origin_recorder.h"
 #include "snowcar/direction/direction.h"
 #include "snowcar/schema_registry/client.h"
 #include "snowcar/schema_registry/framed_decoder.h"
 #include "snowcar/sink/sink.h"
 #include "snowcar/sink/sink_settings.h"
-#include "table_api_writer.h"
+#include "writer/field_catalog.h"
+#include "writer/in_flight_limit.h"
+#include "writer/limited_client.h"
+#include "writer/rights_probe.h"
+#include "writer/table_api_writer.h"
 
 namespace snowcar::sink {
 

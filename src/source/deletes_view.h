@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "table_poller.h"
+#include "poller/table_poller.h"
 
 namespace snowcar::source {
 

@@ -11,7 +11,7 @@
 #include "snowcar/schema_registry/client.h"
 #include "snowcar/schema_registry/registry_options.h"
 #include "source_direction.h"
-#include "typed_table.h"
+#include "typed/typed_table.h"
 
 namespace snowcar::source {
 namespace {

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "ownership/table_ownership.h"
+#include "poller/table_poller.h"
 #include "snowcar/direction/direction.h"
 #include "snowcar/kafka/producer.h"
 #include "snowcar/source/source_settings.h"
-#include "table_ownership.h"
-#include "table_poller.h"
 
 namespace snowcar::source {
 

@@ -12,7 +12,7 @@
 #include "snowcar/common/url_host.h"
 #include "snowcar/config/config.h"
 #include "snowcar/config/options.h"
-#include "snowcar/source/keyset_query.h"
+#include "snowcar/source/rows/keyset_query.h"
 
 namespace snowcar::source {
 namespace {

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "snowcar/api/client.h"
-#include "snowcar/source/record_builder.h"
+#include "snowcar/source/rows/record_builder.h"
 #include "support/kafka_client.h"
 #include "support/wait.h"
 

@@ -8,7 +8,7 @@
 
 #include "procs.h"
 #include "report.h"
-#include "snowcar/broker/log_start.h"
+#include "snowcar/testbed/broker/log_start.h"
 #include "support/temp_dir.h"
 
 namespace snowcar::fault {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "fuzz_check.h"
-#include "snowcar/emulator/query.h"
+#include "snowcar/testbed/emulator/query.h"
 
 namespace {
 

@@ -15,10 +15,10 @@
 
 #include "framed_schemas.h"
 #include "fuzz_check.h"
-#include "sink/command_framed.h"
+#include "sink/commands/command_framed.h"
 #include "snowcar/schema_registry/framed_decoder.h"
 #include "snowcar/schema_registry/wire_format.h"
-#include "snowcar/sink/command.h"
+#include "snowcar/sink/commands/command.h"
 
 namespace {
 

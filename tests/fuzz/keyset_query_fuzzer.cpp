@@ -17,8 +17,8 @@
 #include "fuzz_check.h"
 #include "snowcar/common/time.h"
 #include "snowcar/common/url_encoding.h"
-#include "snowcar/emulator/query.h"
-#include "snowcar/source/keyset_query.h"
+#include "snowcar/source/rows/keyset_query.h"
+#include "snowcar/testbed/emulator/query.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "fuzz_check.h"
-#include "snowcar/sink/command.h"
+#include "snowcar/sink/commands/command.h"
 
 namespace {
 

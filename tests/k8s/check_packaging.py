@@ -149,7 +149,7 @@ def expect_layout(root, how):
     doc = os.path.join(root, "share", "doc", "snowcar")
     for rel in ("README.md", "docs/README.md", "docs/configuration.md", "docs/operations.md",
                 "docs/packaging.md", "docs/examples/source-and-sink.properties",
-                "docs/LICENSE", "docs/CHANGELOG.md"):
+                "LICENSE", "CHANGELOG.md"):
         check(os.path.isfile(os.path.join(doc, rel)), f"{how}: {doc}/{rel} not installed")
     # The repository's README, not the docs index of the same name.
     readme = os.path.join(doc, "README.md")

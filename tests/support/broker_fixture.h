@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "snowcar/broker/embedded_broker.h"
+#include "snowcar/testbed/broker/embedded_broker.h"
 
 namespace snowcar::testsupport {
 

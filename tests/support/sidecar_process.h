@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "snowcar/emulator/emulator_server.h"
+#include "snowcar/testbed/emulator/emulator_server.h"
 #include "support/child_process.h"
 #include "support/temp_dir.h"
 

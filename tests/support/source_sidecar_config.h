@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "snowcar/emulator/emulator_server.h"
+#include "snowcar/testbed/emulator/emulator_server.h"
 #include "support/temp_dir.h"
 
 namespace snowcar::testsupport {

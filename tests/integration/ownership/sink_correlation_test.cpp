@@ -11,7 +11,7 @@
 #include <map>
 
 #include "snowcar/api/client.h"
-#include "snowcar/emulator/emulator_server.h"
+#include "snowcar/testbed/emulator/emulator_server.h"
 #include "support/broker_fixture.h"
 #include "support/child_process.h"
 #include "support/kafka_client.h"

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "snowcar/emulator/emulator_server.h"
+#include "snowcar/testbed/emulator/emulator_server.h"
 #include "support/child_process.h"
 #include "support/kafka_admin.h"
 #include "support/kafka_client.h"

@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "real_kafka.h"
-#include "snowcar/emulator/row_generator.h"
+#include "snowcar/testbed/emulator/row_generator.h"
 #include "support/scaleout_checks.h"
 #include "support/wait.h"
 

@@ -7,9 +7,9 @@
 #include <fstream>
 
 #include "client_harness.h"
-#include "snowcar/emulator/data_gen.h"
-#include "snowcar/emulator/emulator_server.h"
 #include "snowcar/servicenow/call_cancel.h"
+#include "snowcar/testbed/emulator/data_gen.h"
+#include "snowcar/testbed/emulator/emulator_server.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
 

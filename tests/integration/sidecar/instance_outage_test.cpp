@@ -11,8 +11,8 @@
 #include <iostream>
 
 #include "sidecar_test_util.h"
-#include "snowcar/emulator/data_gen.h"
-#include "snowcar/emulator/emulator_server.h"
+#include "snowcar/testbed/emulator/data_gen.h"
+#include "snowcar/testbed/emulator/emulator_server.h"
 #include "support/broker_fixture.h"
 #include "support/kafka_client.h"
 #include "support/refusing_port.h"

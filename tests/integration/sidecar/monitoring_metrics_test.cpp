@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "snowcar/emulator/data_gen.h"
-#include "snowcar/emulator/emulator_server.h"
+#include "snowcar/testbed/emulator/data_gen.h"
+#include "snowcar/testbed/emulator/emulator_server.h"
 #include "support/broker_fixture.h"
 #include "support/kafka_client.h"
 #include "support/sidecar_process.h"

@@ -10,9 +10,9 @@
 #include <iostream>
 
 #include "sidecar_test_util.h"
-#include "snowcar/broker/embedded_broker.h"
-#include "snowcar/emulator/data_gen.h"
-#include "snowcar/emulator/emulator_server.h"
+#include "snowcar/testbed/broker/embedded_broker.h"
+#include "snowcar/testbed/emulator/data_gen.h"
+#include "snowcar/testbed/emulator/emulator_server.h"
 #include "support/broker_fixture.h"
 #include "support/refusing_port.h"
 #include "support/temp_dir.h"

@@ -11,9 +11,9 @@
 
 #include "../../unit/schema_registry/avro_payload.h"
 #include "sink_fixture.h"
-#include "snowcar/registry/registry_server.h"
 #include "snowcar/schema_registry/client.h"
 #include "snowcar/schema_registry/wire_format.h"
+#include "snowcar/testbed/registry/registry_server.h"
 #include "support/http_post.h"
 #include "support/wait.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "snowcar/emulator/emulator_server.h"
+#include "snowcar/testbed/emulator/emulator_server.h"
 #include "support/broker_fixture.h"
 #include "support/child_process.h"
 #include "support/kafka_client.h"

@@ -10,7 +10,7 @@
 #include <random>
 
 #include "snowcar/common/time.h"
-#include "snowcar/emulator/faults.h"
+#include "snowcar/testbed/emulator/faults.h"
 #include "source_harness.h"
 
 namespace snowcar::source::it {

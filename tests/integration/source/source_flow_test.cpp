@@ -7,7 +7,7 @@
 
 #include "snowcar/common/time.h"
 #include "snowcar/common/url_encoding.h"
-#include "snowcar/emulator/journal.h"
+#include "snowcar/testbed/emulator/journal.h"
 #include "source_harness.h"
 
 namespace snowcar::source::it {

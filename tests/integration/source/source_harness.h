@@ -22,8 +22,8 @@
 
 #include "snowcar/api/client.h"
 #include "snowcar/common/time.h"
-#include "snowcar/emulator/data_gen.h"
-#include "snowcar/emulator/emulator_server.h"
+#include "snowcar/testbed/emulator/data_gen.h"
+#include "snowcar/testbed/emulator/emulator_server.h"
 #include "support/broker_fixture.h"
 #include "support/child_process.h"
 #include "support/source_sidecar_config.h"

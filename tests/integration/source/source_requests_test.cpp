@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "snowcar/emulator/journal.h"
+#include "snowcar/testbed/emulator/journal.h"
 #include "source_harness.h"
 
 namespace snowcar::source::it {

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "snowcar/common/time.h"
-#include "snowcar/registry/registry_server.h"
+#include "snowcar/testbed/registry/registry_server.h"
 #include "source_harness.h"
 
 namespace snowcar::source::it {

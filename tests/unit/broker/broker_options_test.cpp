@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "snowcar/broker/broker_options.h"
+#include "snowcar/testbed/broker/broker_options.h"
 
 #include <gtest/gtest.h>
 
-#include "snowcar/broker/api_key.h"
-#include "snowcar/broker/embedded_broker.h"
+#include "snowcar/testbed/broker/api_key.h"
+#include "snowcar/testbed/broker/embedded_broker.h"
 
 namespace snowcar::broker {
 namespace {

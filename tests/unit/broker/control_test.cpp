@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The control channel of `snowcar broker --control-stdin`: each command line reaches the right
 // fault hook, and a bad line answers with what is wrong instead of doing something else.
-#include "snowcar/broker/control.h"
+#include "snowcar/testbed/broker/control.h"
 
 #include <gtest/gtest.h>
 

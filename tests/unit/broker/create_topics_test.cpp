@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "snowcar/broker/embedded_broker.h"
+#include "snowcar/testbed/broker/embedded_broker.h"
 #include "support/kafka_client.h"
 #include "support/wait.h"
 

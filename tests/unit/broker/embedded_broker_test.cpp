@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Starting and stopping the embedded cluster, creating topics, argument checks of the hooks.
-#include "snowcar/broker/embedded_broker.h"
+#include "snowcar/testbed/broker/embedded_broker.h"
 
 #include <gtest/gtest.h>
 

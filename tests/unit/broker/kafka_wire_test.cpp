@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The relay's protocol pieces on hand-built messages: what is rewritten, what is answered,
 // and that broken input is refused instead of read past its end.
-#include "broker/kafka_wire.h"
+#include "testbed/broker/kafka_wire.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // The mock's per-partition cap, pinned: past 5 MiB of batches it drops the oldest, and the
 // partition's first offset says so. And the reader and the watch that tell a dropped record
 // from one that never arrived.
-#include "snowcar/broker/log_start.h"
+#include "snowcar/testbed/broker/log_start.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "snowcar/broker/embedded_broker.h"
+#include "snowcar/testbed/broker/embedded_broker.h"
 #include "support/broker_fixture.h"
 #include "support/kafka_client.h"
 #include "support/wait.h"

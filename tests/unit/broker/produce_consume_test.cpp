@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "snowcar/broker/embedded_broker.h"
+#include "snowcar/testbed/broker/embedded_broker.h"
 #include "support/broker_fixture.h"
 #include "support/kafka_client.h"
 #include "support/wait.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "demo/kafka.h"
-#include "snowcar/broker/log_start.h"
+#include "snowcar/testbed/broker/log_start.h"
 #include "support/broker_fixture.h"
 #include "support/kafka_client.h"
 

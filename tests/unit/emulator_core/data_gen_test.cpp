@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Generated data and seed files.
-#include "snowcar/emulator/data_gen.h"
+#include "snowcar/testbed/emulator/data_gen.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 
 #include <random>
 
-#include "snowcar/emulator/query.h"
-#include "snowcar/emulator/table_store_schema.h"
+#include "snowcar/testbed/emulator/query.h"
+#include "snowcar/testbed/emulator/table_store_schema.h"
 
 namespace snowcar::emulator {
 namespace {

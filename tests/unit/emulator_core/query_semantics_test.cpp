@@ -9,9 +9,9 @@
 #include <random>
 #include <set>
 
-#include "snowcar/emulator/data_gen.h"
-#include "snowcar/emulator/query.h"
-#include "snowcar/emulator/table_store.h"
+#include "snowcar/testbed/emulator/data_gen.h"
+#include "snowcar/testbed/emulator/query.h"
+#include "snowcar/testbed/emulator/table_store.h"
 #include "test_clock.h"
 
 namespace snowcar::emulator {

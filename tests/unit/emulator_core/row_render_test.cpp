@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Rendering rows as Table API JSON (shapes checked against real responses) and reading
 // request bodies.
-#include "snowcar/emulator/row_render.h"
+#include "snowcar/testbed/emulator/row_render.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "snowcar/emulator/table_store.h"
+#include "snowcar/testbed/emulator/table_store.h"
 #include "test_clock.h"
 
 namespace snowcar::emulator {

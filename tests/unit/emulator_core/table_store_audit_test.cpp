@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <random>
 
-#include "snowcar/emulator/table_store.h"
+#include "snowcar/testbed/emulator/table_store.h"
 #include "test_clock.h"
 
 namespace snowcar::emulator {

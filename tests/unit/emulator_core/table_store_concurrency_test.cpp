@@ -6,8 +6,8 @@
 #include <random>
 #include <thread>
 
-#include "snowcar/emulator/data_gen.h"
-#include "snowcar/emulator/table_store.h"
+#include "snowcar/testbed/emulator/data_gen.h"
+#include "snowcar/testbed/emulator/table_store.h"
 #include "test_clock.h"
 
 namespace snowcar::emulator {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // TableStore write semantics: inserts, updates, deletes, timestamps from the injected clock.
-#include "snowcar/emulator/table_store.h"
+#include "snowcar/testbed/emulator/table_store.h"
 
 #include <gtest/gtest.h>
 

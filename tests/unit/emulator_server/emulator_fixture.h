@@ -9,8 +9,8 @@
 #include <string>
 
 #include "http_client.h"
-#include "snowcar/emulator/data_gen.h"
-#include "snowcar/emulator/emulator_server.h"
+#include "snowcar/testbed/emulator/data_gen.h"
+#include "snowcar/testbed/emulator/emulator_server.h"
 
 namespace snowcar::emulator::testing {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Link and X-Total-Count headers, against the documented rule and fixture 01.
-#include "emulator/pagination.h"
+#include "testbed/emulator/pagination.h"
 
 #include <gtest/gtest.h>
 

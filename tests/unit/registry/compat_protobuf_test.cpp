@@ -6,8 +6,8 @@
 
 #include <boost/json.hpp>
 
-#include "registry/compatibility.h"
-#include "registry/registry_store.h"
+#include "testbed/registry/compatibility.h"
+#include "testbed/registry/registry_store.h"
 
 namespace snowcar::registry {
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The registry double's compatibility rules, one change at a time.
-#include "registry/compatibility.h"
+#include "testbed/registry/compatibility.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -7,7 +7,7 @@
 #include <boost/json.hpp>
 #include <chrono>
 
-#include "snowcar/registry/registry_server.h"
+#include "snowcar/testbed/registry/registry_server.h"
 
 namespace snowcar::registry {
 namespace {

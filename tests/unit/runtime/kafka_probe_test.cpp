@@ -10,7 +10,7 @@
 #include <iostream>
 
 #include "snowcar/api/readiness.h"
-#include "snowcar/broker/embedded_broker.h"
+#include "snowcar/testbed/broker/embedded_broker.h"
 #include "support/broker_fixture.h"
 #include "support/refusing_port.h"
 #include "support/wait.h"

@@ -37,15 +37,15 @@ TEST(SidecarMetricsTest, BuildInfoCarriesTheVersionAndTheStateSchema) {
   EXPECT_NE(out.find("# TYPE snowcar_build_info gauge"), std::string::npos) << out;
 }
 
-// docs/CHANGELOG.md's newest release is the version this build carries. Changes on main since
+// CHANGELOG.md's newest release is the version this build carries. Changes on main since
 // that release gather under "## Unreleased (state schema N)" above it, which must name the
 // schema this build writes; the release names the schema it wrote, which is this build's unless
 // an unreleased change moved it on (then the Unreleased heading is where an operator sees it).
 // A schema change recorded nowhere, or a release heading naming a schema newer than the build
 // writes, fails here.
 TEST(SidecarMetricsTest, ChangelogNamesThisReleaseAndItsStateSchema) {
-  std::ifstream in(std::string(SNOWCAR_SOURCE_DIR) + "/docs/CHANGELOG.md");
-  ASSERT_TRUE(in) << "docs/CHANGELOG.md missing";
+  std::ifstream in(std::string(SNOWCAR_SOURCE_DIR) + "/CHANGELOG.md");
+  ASSERT_TRUE(in) << "CHANGELOG.md missing";
   const std::string schema = "state schema " + std::to_string(state::kSchemaVersion);
   std::string line;
   std::string newest;

@@ -5,8 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "snowcar/registry/registry_server.h"
 #include "snowcar/state/state_store.h"
+#include "snowcar/testbed/registry/registry_server.h"
 #include "support/http_post.h"
 #include "support/refusing_port.h"
 #include "support/temp_dir.h"

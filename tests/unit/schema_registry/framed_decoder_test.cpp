@@ -10,8 +10,8 @@
 #include <cmath>
 
 #include "avro_payload.h"
-#include "snowcar/registry/registry_server.h"
 #include "snowcar/schema_registry/wire_format.h"
+#include "snowcar/testbed/registry/registry_server.h"
 
 namespace snowcar::schema_registry {
 namespace {

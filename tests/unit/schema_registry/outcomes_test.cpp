@@ -15,8 +15,8 @@
 #include <set>
 #include <sstream>
 
-#include "snowcar/registry/registry_server.h"
 #include "snowcar/schema_registry/client.h"
+#include "snowcar/testbed/registry/registry_server.h"
 #include "support/http_post.h"
 #include "support/refusing_port.h"
 

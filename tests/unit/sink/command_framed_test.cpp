@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // DecodeFramedParts without a registry: what passes through untouched, what is refused.
 // (With a registry: tests/integration/sink/sink_avro_commands_test.cpp.)
-#include "sink/command_framed.h"
+#include "sink/commands/command_framed.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

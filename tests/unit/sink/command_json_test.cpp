@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The command JSON tree: exact number text, compact output, and refusals of hostile input.
-#include "sink/command_json.h"
+#include "sink/commands/command_json.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "snowcar/kafka/record.h"
-#include "snowcar/sink/command.h"
+#include "snowcar/sink/commands/command.h"
 #include "snowcar/sink/sink_settings.h"
 
 namespace snowcar::sink::testing {

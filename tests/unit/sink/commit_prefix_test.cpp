@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // CommitPrefix: the offset to commit under key ordering is the first record not done; the
 // records done above it travel in the commit metadata and are skipped by the next owner.
-#include "sink/commit_prefix.h"
+#include "sink/lanes/commit_prefix.h"
 
 #include <gtest/gtest.h>
 
-#include "sink/ordering_key.h"
+#include "sink/lanes/ordering_key.h"
 #include "snowcar/schema_registry/client.h"
 #include "snowcar/schema_registry/framed_decoder.h"
 #include "snowcar/schema_registry/wire_format.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The error path's records: error class names, the DLQ record with its context headers, and the
 // reporter records with masked, capped excerpts.
-#include "snowcar/sink/failure.h"
+#include "snowcar/sink/commands/failure.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

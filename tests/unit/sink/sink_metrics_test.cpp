@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// SinkMetrics::Write (src/sink/sink_metrics.cpp): what a scrape of the sink's families shows.
-#include "sink/sink_metrics.h"
+// SinkMetrics::Write (src/sink/lanes/sink_metrics.cpp): what a scrape of the sink's families shows.
+#include "sink/lanes/sink_metrics.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The field catalog: sys_db_object super-class chain, then sys_dictionary, cached.
-#include "sink/field_catalog.h"
+#include "sink/writer/field_catalog.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sink/in_flight_limit.h"
+#include "sink/writer/in_flight_limit.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "sink/limited_client.h"
+#include "sink/writer/limited_client.h"
 #include "sink_lanes_util.h"
 #include "snowcar/servicenow/call_cancel.h"
 

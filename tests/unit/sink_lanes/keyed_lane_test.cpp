@@ -11,7 +11,7 @@
 #include <set>
 
 #include "lane_rig.h"
-#include "sink/commit_prefix.h"
+#include "sink/lanes/commit_prefix.h"
 #include "support/fake_table_client.h"
 
 namespace snowcar::sinktest {

@@ -7,13 +7,13 @@
 #include <mutex>
 #include <vector>
 
-#include "sink/error_path.h"
-#include "sink/in_flight_limit.h"
-#include "sink/keyed_lane.h"
-#include "sink/lane.h"
-#include "sink/limited_client.h"
-#include "sink/sink_metrics.h"
-#include "sink/table_api_writer.h"
+#include "sink/lanes/error_path.h"
+#include "sink/lanes/keyed_lane.h"
+#include "sink/lanes/lane.h"
+#include "sink/lanes/sink_metrics.h"
+#include "sink/writer/in_flight_limit.h"
+#include "sink/writer/limited_client.h"
+#include "sink/writer/table_api_writer.h"
 #include "sink_lanes_util.h"
 #include "support/fake_producer.h"
 #include "support/wait.h"

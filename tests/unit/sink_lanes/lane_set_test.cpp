@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sink/lane_set.h"
+#include "sink/lanes/lane_set.h"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The sink's half of the origin marks: which version an answer names, what is recorded for
 // it, and when nothing is (another author, a DELETE, no version in the answer).
-#include "sink/origin_recorder.h"
+#include "sink/origin/origin_recorder.h"
 
 #include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
 
-#include "snowcar/sink/failure.h"
+#include "snowcar/sink/commands/failure.h"
 #include "snowcar/state/state_store.h"
 #include "support/temp_dir.h"
 

@@ -11,11 +11,11 @@
 #include <gtest/gtest.h>
 
 #include "lane_rig.h"
-#include "snowcar/registry/registry_server.h"
 #include "snowcar/schema_registry/client.h"
 #include "snowcar/schema_registry/framed_decoder.h"
 #include "snowcar/schema_registry/outcomes.h"
 #include "snowcar/schema_registry/wire_format.h"
+#include "snowcar/testbed/registry/registry_server.h"
 #include "support/fake_table_client.h"
 #include "support/http_post.h"
 #include "support/refusing_port.h"

@@ -2,7 +2,7 @@
 // The sink's start-up probe of its rights on sys_db_object and sys_dictionary: a 403 makes the
 // `sink.rights` health component not ok, naming the table and what to grant; the probe asks
 // again until the right is there.
-#include "sink/rights_probe.h"
+#include "sink/writer/rights_probe.h"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The writer: one command -> the REST calls, for every operation and policy.
-#include "sink/table_api_writer.h"
+#include "sink/writer/table_api_writer.h"
 
 #include <gtest/gtest.h>
 
 #include <future>
 
-#include "sink/in_flight_limit.h"
-#include "sink/limited_client.h"
+#include "sink/writer/in_flight_limit.h"
+#include "sink/writer/limited_client.h"
 #include "sink_lanes_util.h"
 #include "snowcar/state/state_store.h"
 #include "support/fake_table_client.h"

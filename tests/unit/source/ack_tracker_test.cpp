@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // AckTracker: the committable cursor is the end of the contiguous acknowledged prefix.
-#include "snowcar/source/ack_tracker.h"
+#include "snowcar/source/rows/ack_tracker.h"
 
 #include <gtest/gtest.h>
 

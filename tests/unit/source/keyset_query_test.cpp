@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The keyset queries byte for byte, page targets, base-query normalisation and the cursor
 // identity's fingerprint.
-#include "snowcar/source/keyset_query.h"
+#include "snowcar/source/rows/keyset_query.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

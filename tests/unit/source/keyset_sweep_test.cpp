@@ -10,11 +10,11 @@
 #include <set>
 
 #include "snowcar/common/time.h"
-#include "snowcar/emulator/emulator_clock.h"
-#include "snowcar/emulator/query.h"
-#include "snowcar/emulator/table_store.h"
-#include "snowcar/source/keyset_query.h"
-#include "snowcar/source/row.h"
+#include "snowcar/source/rows/keyset_query.h"
+#include "snowcar/source/rows/row.h"
+#include "snowcar/testbed/emulator/emulator_clock.h"
+#include "snowcar/testbed/emulator/query.h"
+#include "snowcar/testbed/emulator/table_store.h"
 
 namespace snowcar::source {
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // BuildRecord: key, headers, timestamp, and the value in each mode.
-#include "snowcar/source/record_builder.h"
+#include "snowcar/source/rows/record_builder.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // ReadRowKey on recorded rows and on hand-made bad ones; IsAfter's ordering.
-#include "snowcar/source/row.h"
+#include "snowcar/source/rows/row.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -2,14 +2,14 @@
 // The super-class chain of typed records: the walk through sys_db_object answers (a parent by
 // the sys_id its child names, loops and missing parents refused naming the tables, the depth
 // bound), and the column types over the chain (the nearest table's definition wins).
-#include "snowcar/source/super_class_walk.h"
+#include "snowcar/source/typed/super_class_walk.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 
-#include "snowcar/source/column_types.h"
+#include "snowcar/source/typed/column_types.h"
 
 namespace snowcar::source {
 namespace {

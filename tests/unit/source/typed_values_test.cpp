@@ -6,9 +6,9 @@
 
 #include <boost/json.hpp>
 
-#include "snowcar/source/column_types.h"
-#include "snowcar/source/typed_record.h"
-#include "snowcar/source/typed_value.h"
+#include "snowcar/source/typed/column_types.h"
+#include "snowcar/source/typed/typed_record.h"
+#include "snowcar/source/typed/typed_value.h"
 
 namespace snowcar::source {
 namespace {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The id set's copy on the changelog: its manifest, chunk keys and chunk values.
-#include "source/idset_changelog.h"
+#include "source/ownership/idset_changelog.h"
 
 #include <gtest/gtest.h>
 
-#include "source/table_snapshot.h"
+#include "source/ownership/table_snapshot.h"
 
 namespace snowcar::source {
 namespace {

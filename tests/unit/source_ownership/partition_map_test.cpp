@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
-#include "source/table_ownership_map.h"
+#include "source/ownership/table_ownership_map.h"
 
 namespace snowcar::source {
 namespace {

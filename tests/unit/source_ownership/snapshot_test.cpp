@@ -3,9 +3,9 @@
 
 #include <atomic>
 
-#include "snowcar/source/keyset_query.h"
-#include "source/audit_stream.h"
-#include "source/table_snapshot.h"
+#include "snowcar/source/rows/keyset_query.h"
+#include "source/deletes/audit_stream.h"
+#include "source/ownership/table_snapshot.h"
 #include "support/state_fixture.h"
 #include "support/temp_dir.h"
 

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Deletes from the audit trail: the deletes stream's settings and query, its ordering gate and
 // the records an audit entry becomes.
-#include "source/audit_stream.h"
+#include "source/deletes/audit_stream.h"
 
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 
 #include "snowcar/common/time.h"
-#include "snowcar/source/keyset_query.h"
-#include "snowcar/source/record_builder.h"
+#include "snowcar/source/rows/keyset_query.h"
+#include "snowcar/source/rows/record_builder.h"
 
 namespace snowcar::source {
 namespace {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // How many ranges of a parallel backfill read at once (backfill_concurrency.h): more only
 // while the table keeps waiting on the instance, fewer while pages wait on the table.
-#include "source/backfill_concurrency.h"
+#include "source/backfill/backfill_concurrency.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Cutting a backlog into ranges by counts, and the one cursor the ranges merge into.
-#include "source/backfill_ranges.h"
+#include "source/backfill/backfill_ranges.h"
 
 #include <gtest/gtest.h>
 

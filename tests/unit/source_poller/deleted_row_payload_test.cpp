@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // sys_audit_delete payloads: both readings of the wrapper an instance may write around the
 // row (docs/testbed.md), decoding, projection and the errors for what is not a row.
-#include "source/deleted_row_payload.h"
+#include "source/deletes/deleted_row_payload.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -7,10 +7,10 @@
 #include <boost/json.hpp>
 
 #include "snowcar/common/time.h"
-#include "snowcar/sink/command.h"
+#include "snowcar/sink/commands/command.h"
 #include "snowcar/sink/sink_settings.h"
-#include "snowcar/source/record_builder.h"
-#include "source/audit_stream.h"
+#include "snowcar/source/rows/record_builder.h"
+#include "source/deletes/audit_stream.h"
 
 namespace snowcar::source {
 namespace {

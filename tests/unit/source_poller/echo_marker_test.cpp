@@ -2,13 +2,13 @@
 // The source's half of the origin marks: exactly the recorded version is marked (or
 // suppressed), with the command's headers; every other version, and a row without a
 // sys_mod_count, is left alone.
-#include "source/echo_marker.h"
+#include "source/echo/echo_marker.h"
 
 #include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
 
-#include "snowcar/source/record_builder.h"
+#include "snowcar/source/rows/record_builder.h"
 #include "snowcar/state/state_store.h"
 #include "support/temp_dir.h"
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "snowcar/state/state_store.h"
-#include "source/reconciler.h"
+#include "source/deletes/reconciler.h"
 #include "support/temp_dir.h"
 
 namespace snowcar::source {

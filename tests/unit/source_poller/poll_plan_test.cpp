@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The keyset state machine alone: query sequences, HI, start point, overlap rewinds,
 // hidden-row (ACL) handling, over a simulated table.
-#include "source/poll_plan.h"
+#include "source/rows/poll_plan.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <set>
 
 #include "sim_table.h"
-#include "source/page_request.h"
+#include "source/rows/page_request.h"
 
 namespace snowcar::source {
 namespace {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reconciliation's pure parts: the requests of a sweep, the page comparison, the records of a
 // deletion it finds, and the state it keeps.
-#include "source/reconcile_sweep.h"
+#include "source/deletes/reconcile_sweep.h"
 
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 
-#include "snowcar/source/record_builder.h"
+#include "snowcar/source/rows/record_builder.h"
 
 namespace snowcar::source {
 namespace {

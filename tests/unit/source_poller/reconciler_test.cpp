@@ -2,7 +2,7 @@
 // A table's reconciliation sweeps (reconciler.h) on a small thread pool, against a simulated
 // instance behind FakeTableClient (ids in sys_id order, rows an ACL hides after the limit),
 // a fake producer and a real state store.
-#include "source/reconciler.h"
+#include "source/deletes/reconciler.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,8 +15,8 @@
 
 #include "pool_rig.h"
 #include "sim_table.h"
-#include "snowcar/source/keyset_query.h"
-#include "snowcar/source/record_builder.h"
+#include "snowcar/source/rows/keyset_query.h"
+#include "snowcar/source/rows/record_builder.h"
 #include "support/fake_producer.h"
 #include "support/fake_table_client.h"
 #include "support/temp_dir.h"

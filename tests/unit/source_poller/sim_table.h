@@ -18,7 +18,7 @@
 #include "snowcar/common/time.h"
 #include "snowcar/common/url_encoding.h"
 #include "snowcar/servicenow/table_client.h"
-#include "source/poll_plan.h"
+#include "source/rows/poll_plan.h"
 
 namespace snowcar::source::testing {
 

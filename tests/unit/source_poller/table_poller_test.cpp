@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // One table's poller on a small thread pool, with a fake Table API (a simulated table behind
 // FakeTableClient), a fake producer and a real state store in a temp dir.
-#include "source/table_poller.h"
+#include "source/poller/table_poller.h"
 
 #include <curl/curl.h>
 #include <gmock/gmock.h>
@@ -14,12 +14,12 @@
 #include "pool_rig.h"
 #include "sim_table.h"
 #include "snowcar/api/readiness.h"
-#include "snowcar/registry/registry_server.h"
 #include "snowcar/schema_registry/client.h"
 #include "snowcar/schema_registry/outcomes.h"
 #include "snowcar/schema_registry/wire_format.h"
-#include "snowcar/source/keyset_query.h"
-#include "snowcar/source/record_builder.h"
+#include "snowcar/source/rows/keyset_query.h"
+#include "snowcar/source/rows/record_builder.h"
+#include "snowcar/testbed/registry/registry_server.h"
 #include "support/fake_producer.h"
 #include "support/fake_table_client.h"
 #include "support/http_post.h"

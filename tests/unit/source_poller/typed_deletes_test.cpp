@@ -2,15 +2,15 @@
 // The records of a typed table's deletion capture (typed_deletes.h): an audit DELETE, its
 // tombstone and a restored row, and reconciliation's DELETE, compared byte for byte with what
 // the row stream's own TypedTable writes for the same row, in each typed format.
-#include "source/typed_deletes.h"
+#include "source/deletes/typed_deletes.h"
 
 #include <gmock/gmock.h>
 
 #include <boost/json.hpp>
 
 #include "snowcar/common/time.h"
-#include "snowcar/source/record_builder.h"
-#include "source/reconcile_sweep.h"
+#include "snowcar/source/rows/record_builder.h"
+#include "source/deletes/reconcile_sweep.h"
 
 namespace snowcar::source {
 namespace {
