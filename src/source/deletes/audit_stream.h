@@ -41,10 +41,10 @@
 #include <string>
 #include <vector>
 
+#include "../typed/typed_snapshot.h"
 #include "snowcar/kafka/record.h"
 #include "snowcar/source/rows/row.h"
 #include "snowcar/source/source_settings.h"
-#include "../typed/typed_snapshot.h"
 
 namespace snowcar::source {
 

@@ -28,11 +28,11 @@
 #include <string_view>
 #include <vector>
 
+#include "../typed/typed_table.h"
 #include "audit_stream.h"
 #include "snowcar/kafka/record.h"
 #include "snowcar/source/rows/row.h"
 #include "snowcar/source/source_settings.h"
-#include "typed_table.h"
 
 namespace snowcar::source {
 

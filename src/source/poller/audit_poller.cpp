@@ -5,11 +5,11 @@
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
 
+#include "../deletes/typed_deletes.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
 #include "snowcar/source/rows/record_builder.h"
 #include "table_poller.h"
-#include "typed_deletes.h"
 
 namespace snowcar::source {
 

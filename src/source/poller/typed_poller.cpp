@@ -3,6 +3,7 @@
 // the table's column types when they are missing, stale or lack one of its fields, and its
 // rows become typed records. Kept apart from table_poller.cpp so the untyped path reads as
 // before.
+#include "../deletes/typed_deletes.h"
 #include "backfill_run.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
@@ -10,7 +11,6 @@
 #include "snowcar/servicenow/outcome_table.h"
 #include "snowcar/source/rows/record_builder.h"
 #include "table_poller.h"
-#include "typed_deletes.h"
 
 namespace snowcar::source {
 
