@@ -189,11 +189,13 @@ void PollPlan::Restore(const std::optional<state::Cursor>& cursor) {
   in_sweep_ = false;
   if (!cursor) {
     last_row_ = StartPoint();
+    furthest_row_ = last_row_;
     phase_ = state::Phase::kBackfill;
     StartMoveOnFrom(settings_.start_ts - 1);
     return;
   }
   last_row_ = *cursor;
+  furthest_row_ = *cursor;
   phase_ = cursor->phase;
   const int64_t start_point = settings_.start_ts - 1;
   if (settings_.overlap_seconds > 0) {
@@ -215,7 +217,7 @@ void PollPlan::Restore(const std::optional<state::Cursor>& cursor) {
 void PollPlan::RewindForIdleWake() {
   if (in_sweep_ || settings_.overlap_seconds <= 0) return;  // overlap 0: nothing to re-read
   const state::Phase phase = phase_;
-  Restore(last_row_);
+  Restore(furthest_row_);
   phase_ = phase;
 }
 
@@ -318,6 +320,10 @@ Status PollPlan::OnPage(size_t raw_rows, std::optional<int64_t> total) {
   rereading_ = false;
   if (accepted > 0) {
     last_row_ = state::Cursor{check_ts_, check_sys_id_, phase_};
+    if (last_row_.ts > furthest_row_.ts ||
+        (last_row_.ts == furthest_row_.ts && last_row_.sys_id > furthest_row_.sys_id)) {
+      furthest_row_ = last_row_;
+    }
     if (total && *total == static_cast<int64_t>(raw_rows)) {
       // Every row the count covers came on this page: nothing of the range is left to read
       // or hidden behind it.

@@ -108,7 +108,8 @@ class PollPlan {
   // to (cursor.ts - overlap, ""); with overlap 0 it resumes exactly at the cursor (a stop in
   // the middle of a second drains the rest of that second first).
   void Restore(const std::optional<state::Cursor>& cursor);
-  // At an idle wake: the same rewind from the last row read. Only between sweeps.
+  // At an idle wake: the same rewind from the furthest row read (where the cursor stands once
+  // every row is acknowledged). Only between sweeps.
   void RewindForIdleWake();
 
   // Begins a sweep with HI = second(server_now_ms - safety lag). Afterwards in_sweep() is
@@ -162,6 +163,11 @@ class PollPlan {
   PlanSettings settings_;
   state::Phase phase_ = state::Phase::kBackfill;
   state::Cursor last_row_;
+  // The furthest row read since the last Restore. A re-read of the overlap can end on an
+  // earlier row than the one before (that row was updated past HI, or deleted), but the cursor
+  // never moves back, and a commit prunes the dedup entries below cursor - overlap: an idle
+  // wake that rewound from last_row_ would re-read rows whose entries are gone.
+  state::Cursor furthest_row_;
 
   int64_t RangeHi() const { return hi_stack_.empty() ? hi_ : hi_stack_.back(); }
   std::string DrainUpto() const { return upto_stack_.empty() ? "" : upto_stack_.back(); }

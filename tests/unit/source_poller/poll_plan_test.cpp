@@ -261,6 +261,26 @@ TEST(PollPlan, IdleWakeRewindsFromTheLastRowRead) {
   EXPECT_EQ(log.rows.size(), 1u);
 }
 
+// A re-read that no longer finds the last row (updated past HI, or deleted) ends on an
+// earlier one; the next idle wake still rewinds from the furthest row read, which is where
+// the cursor stands and what the dedup index's pruning keeps its overlap for.
+TEST(PollPlan, IdleWakeNeverRewindsBehindTheFurthestRowRead) {
+  SimTable t;
+  t.rows = {{kT0 + 38, Id(1)}, {kT0 + 40, Id(2)}, {kT0 + 42, Id(3)}};
+  PollPlan plan(Settings(10, /*overlap=*/2));
+  ASSERT_TRUE(RunSweep(plan, t, (kT0 + 60) * 1000).status.ok());
+  t.rows.pop_back();  // row 3 moves past the high-water mark
+  plan.RewindForIdleWake();
+  SweepLog log = RunSweep(plan, t, (kT0 + 61) * 1000);
+  ASSERT_TRUE(log.status.ok()) << log.status.ToString();
+  ASSERT_FALSE(log.queries.empty());
+  EXPECT_EQ(log.queries.front(), MoveOn(kT0 + 39, kT0 + 60));
+  EXPECT_EQ(plan.last_row().ts, kT0 + 40);
+  plan.RewindForIdleWake();
+  plan.BeginSweep((kT0 + 62) * 1000);
+  EXPECT_EQ(DescribeQuery(plan.Next()), MoveOn(kT0 + 39, kT0 + 61));
+}
+
 TEST(PollPlan, OverlapZeroResumesInTheMiddleOfASecond) {
   SimTable t;
   for (int i = 1; i <= 6; ++i) t.rows.push_back({kT0 + 30, Id(i)});

@@ -301,6 +301,33 @@ TEST_F(TablePollerTest, RestartSuppressesTheOverlapInsteadOfReEmittingIt) {
   ASSERT_TRUE(WaitFor([&] { return producer_->records().size() == 1; }, 5s));
 }
 
+// The last row read leaves the overlap (updated again with a timestamp past the high-water
+// mark, or deleted): the re-read ends on an earlier row. The next idle wake must still rewind
+// from the cursor, not from that earlier row: the commit of the cursor pruned the dedup
+// entries older than cursor - overlap, so a deeper rewind re-emitted those rows.
+TEST_F(TablePollerTest, IdleWakeNeverRewindsPastTheDedupEntriesTheCursorKept) {
+  AddRows({{kT0 + 10, Id(1)}, {kT0 + 11, Id(2)}, {kT0 + 13, Id(3)}});
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 3; }, 5s));
+  // Cursor (13, 3): second 10 is below 13 - overlap, so its entry is gone.
+  ASSERT_TRUE(WaitFor([&] { return CursorIs(kT0 + 13, Id(3)) && DedupCount() == 2; }, 5s));
+  {
+    std::lock_guard lock(mu_);
+    for (SimRow& r : sim_.rows) {
+      if (r.sys_id == Id(3)) r = SimRow{kT0 + 150, Id(3), 1};  // past HI (server now + 100)
+    }
+  }
+  const auto sweeps = p->status().sweeps.load();
+  ASSERT_TRUE(WaitFor([&] { return p->status().sweeps.load() > sweeps + 4; }, 5s));
+  EXPECT_THAT(Keys(producer_->records()), ::testing::ElementsAre(Id(1), Id(2), Id(3)));
+  // The new version arrives once the instance's clock passes it, and only it.
+  client_.set_server_now_ms((kT0 + 160) * 1000);
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() >= 4; }, 5s));
+  const auto later = p->status().sweeps.load();
+  ASSERT_TRUE(WaitFor([&] { return p->status().sweeps.load() > later + 4; }, 5s));
+  EXPECT_THAT(Keys(producer_->records()), ::testing::ElementsAre(Id(1), Id(2), Id(3), Id(3)));
+}
+
 TEST_F(TablePollerTest, DedupEntriesAreWrittenOnlyForAcknowledgedRows) {
   producer_->set_mode(FakeProducer::Mode::kHold);
   AddRows({{kT0 + 10, Id(1)}, {kT0 + 11, Id(2)}});
