@@ -12,10 +12,10 @@
 
 #include "sink_fixture.h"
 #include "snowcar/protobuf/proto_schema.h"
-#include "snowcar/testbed/registry/registry_server.h"
 #include "snowcar/schema_registry/client.h"
 #include "snowcar/schema_registry/protobuf_framing.h"
 #include "snowcar/schema_registry/wire_format.h"
+#include "snowcar/testbed/registry/registry_server.h"
 #include "support/wait.h"
 
 namespace snowcar::sinkit {

@@ -7,11 +7,11 @@
 
 #include <boost/json.hpp>
 
-#include "testbed/registry/compatibility.h"
 #include "snowcar/protobuf/proto_schema.h"
 #include "snowcar/schema_registry/framed_decoder.h"
 #include "snowcar/source/typed/column_types.h"
 #include "snowcar/source/typed/typed_record.h"
+#include "testbed/registry/compatibility.h"
 
 namespace snowcar::source {
 namespace {
