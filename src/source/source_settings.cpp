@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "../source/exactly_once/eos_settings.h"
 #include "snowcar/common/time.h"
 #include "snowcar/common/url_host.h"
 #include "snowcar/config/config.h"
@@ -253,6 +254,8 @@ Result<SourceSettings> SourceSettings::FromConfig(const config::Config& config) 
                        t.alias + ".deletes=none");
     }
   }
+
+  exactly_once::ReadSettings(config, s, errors);
 
   if (!errors.empty()) {
     std::string message = "invalid source configuration (" + std::to_string(errors.size()) +
