@@ -13,6 +13,7 @@
 // which the sidecars would read as configuration), EOS_KILL_LOOP_VERBOSE=1 prints each
 // kill's progress and the sidecar's log; docs/reliability.md records a long run.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
@@ -82,9 +83,10 @@ class ExactlyOnceRealKafkaTest : public RealKafkaTest {
     lines.insert(
         lines.end(),
         {"kafka.bootstrap.servers=" + kafka_.plaintext, "sink.enabled=false", "source.enabled=true",
-         "snow.tables=inc", "snow.table.inc.name=incident", "snow.table.inc.topic=" + topic_,
-         "snow.source.batch.size=200", "snow.source.poll.interval.ms=100",
-         "snow.source.safety.lag.seconds=0", "exactly.once.source.support=" + mode,
+         "snow.tables=" + alias_, "snow.table." + alias_ + ".name=incident",
+         "snow.table." + alias_ + ".topic=" + topic_, "snow.source.batch.size=200",
+         "snow.source.poll.interval.ms=100", "snow.source.safety.lag.seconds=0",
+         "exactly.once.source.support=" + mode,
          "snow.source.exactly.once.state.topic=" + state_topic_});
     return lines;
   }
@@ -169,6 +171,9 @@ class ExactlyOnceRealKafkaTest : public RealKafkaTest {
 
   std::string topic_;
   std::string state_topic_;
+  // The transactional id is the instance's host and the alias, and every emulator is on
+  // 127.0.0.1: tests running side by side need aliases of their own, or they fence each other.
+  std::string alias_ = "inc" + std::to_string(::getpid());
 };
 
 TEST_F(ExactlyOnceRealKafkaTest, EachPageIsOneTransactionWithTheTablesState) {
