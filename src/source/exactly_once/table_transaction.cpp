@@ -203,7 +203,7 @@ kafka::TransactionResult TableTransaction::Commit(const state::Cursor& cursor,
   state.key = options_.transactional_id;
   state.value = EncodeSnapshot(snapshot, kStateMaxBytes);
   // Its report adds nothing: the commit fails when any record of the transaction failed.
-  producer->Produce(std::move(state), std::move(executor), [](kafka::DeliveryReport) {});
+  producer->Produce(std::move(state), std::move(executor), [](const kafka::DeliveryReport&) {});
   kafka::TransactionResult committed = producer->CommitTransaction(options_.timeout);
   if (committed.kind == Kind::kRetriable) {
     committed = producer->CommitTransaction(options_.timeout);  // librdkafka allows a retry

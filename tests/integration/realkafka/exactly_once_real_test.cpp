@@ -201,6 +201,30 @@ TEST_F(ExactlyOnceRealKafkaTest, EachPageIsOneTransactionWithTheTablesState) {
   EXPECT_TRUE(stopped->ok()) << stopped->ToString() << child->Stderr();
 }
 
+// transaction.boundary=interval: a transaction that is not full (fewer rows than a page of 25)
+// stays open up to 300 ms before it commits, and every row is still read once, including rows
+// that come after the backlog (committed by the interval's timer).
+TEST_F(ExactlyOnceRealKafkaTest, IntervalBoundaryCommitsEveryRowOnce) {
+  Insert(150, "row ");
+  auto lines = Config("a", "required");
+  for (std::string& line : lines) {
+    if (line.starts_with("snow.source.batch.size=")) line = "snow.source.batch.size=25";
+  }
+  lines.insert(lines.end(),
+               {"transaction.boundary=interval", "transaction.boundary.interval.ms=300"});
+  auto child = StartSidecar("a", lines);
+  ASSERT_NE(child, nullptr);
+  ASSERT_TRUE(testsupport::WaitFor([&] { return AllRowsCommitted(); }, 60s)) << child->Stderr();
+  Insert(10, "later ");
+  ASSERT_TRUE(testsupport::WaitFor([&] { return AllRowsCommitted(); }, 30s)) << child->Stderr();
+  const Tally t = Read("read_committed");
+  EXPECT_EQ(t.duplicates, 0u);
+  EXPECT_EQ(t.records, 160u);
+  EXPECT_NE(child->Stderr().find("\"boundary\":\"interval\""), std::string::npos);
+  (void)child->Signal(SIGTERM);
+  (void)child->Wait(30s);
+}
+
 TEST_F(ExactlyOnceRealKafkaTest, KillLoopLeavesReadCommittedReadersNoDuplicateAndNoLoss) {
   KillLoop("required", Kills());
   const Tally committed = Read("read_committed");
