@@ -28,6 +28,10 @@
 // API, named after this process's id. The broker's CPU is then not reported (it is not a
 // child of this bench). The parallel and sweep sections run on the embedded broker only.
 //
+// --exactly-once (with --bootstrap): the sidecar runs a second time with
+// exactly.once.source.support=required on a topic of its own, right after the first, and its
+// rows/s is reported as a ratio of the at-least-once run's (target >= 0.8x).
+//
 // --baseline PATH: another snowcar binary (an earlier build) whose sidecar runs right after
 // this build's, on the same broker and emulator, so a change is measured before and after in
 // one run (the ratios to the floor are what compare; the machine's load moves both).
@@ -313,8 +317,9 @@ int main(int argc, char** argv) {
   snowcar::bench::SweepOptions sweep;
   sweep.rows = 0;
   bool only_sweep = false;
-  std::string baseline;  // an earlier snowcar binary, measured in the same run
-  std::string external;  // --bootstrap: a cluster of the caller's instead of the embedded one
+  std::string baseline;       // an earlier snowcar binary, measured in the same run
+  std::string external;       // --bootstrap: a cluster of the caller's instead of the embedded one
+  bool exactly_once = false;  // --exactly-once: also the sidecar with transactions
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--parallel-rows" && i + 1 < argc) {
@@ -360,9 +365,17 @@ int main(int argc, char** argv) {
       baseline = argv[++i];
     else if (arg == "--bootstrap" && i + 1 < argc)
       external = argv[++i];
+    else if (arg == "--exactly-once")
+      exactly_once = true;
     else if (arg == "--sidecar-property" && i + 1 < argc)
       SidecarProperties().emplace_back(argv[++i]);
     // Other flags (e.g. --benchmark_counters_tabular from scripts/run-benchmarks) are ignored.
+  }
+  if (exactly_once && external.empty()) {
+    std::fprintf(stderr,
+                 "--exactly-once needs --bootstrap: the embedded broker has no "
+                 "faithful transactions\n");
+    return 2;
   }
   if (!external.empty() && (sweep.rows > 0 || parallel.rows > 0)) {
     std::fprintf(stderr, "--parallel-rows and --sweep-rows run on the embedded broker only\n");
@@ -385,7 +398,8 @@ int main(int argc, char** argv) {
     broker = StartSnowcar({"broker", "--brokers", "1", "--direct", "--topics", topics});
     bootstrap = broker.first_line;
   } else {
-    for (const char* name : {"floor", "sidecar", "backfill", "baseline", "backfill-baseline"}) {
+    for (const char* name :
+         {"floor", "sidecar", "sidecar-eos", "backfill", "baseline", "backfill-baseline"}) {
       const std::string topic = prefix + name;
       const auto s = snowcar::testsupport::CreateTopic({{"bootstrap.servers", external}}, topic, 4);
       if (!s.ok()) {
@@ -439,6 +453,14 @@ int main(int argc, char** argv) {
   if (!baseline.empty()) {
     before = RunSidecar(baseline, emulator.first_line, bootstrap, prefix + "baseline", rows, page);
   }
+  Measured eos;
+  if (exactly_once) {
+    SidecarProperties().emplace_back("exactly.once.source.support=required");
+    SidecarProperties().emplace_back("snow.source.exactly.once.state.topic=" + prefix + "state");
+    eos = RunSidecar(SNOWCAR_BINARY, emulator.first_line, bootstrap, prefix + "sidecar-eos", rows,
+                     page);
+    SidecarProperties().resize(SidecarProperties().size() - 2);
+  }
 
   std::printf("\n| %-28s | %9s | %8s | %10s | %8s | %8s |\n", "run", "rows", "wall s", "rows/s",
               "CPU us/row", "peak MiB");
@@ -448,6 +470,7 @@ int main(int argc, char** argv) {
   PrintRow("floor (parse+produce)", floor);
   PrintRow("sidecar (HTTP+dedup+state)", sidecar);
   if (!baseline.empty()) PrintRow("baseline sidecar", before);
+  if (exactly_once) PrintRow("sidecar, exactly-once", eos);
   PrintBreakdown("sidecar", sidecar);
   if (!baseline.empty()) PrintBreakdown("baseline sidecar", before);
   const double cpu_ratio = (sidecar.cpu_s / static_cast<double>(sidecar.rows)) /
@@ -460,6 +483,12 @@ int main(int argc, char** argv) {
       broker_cpu1 - broker_cpu0, emulator_cpu1 - emulator_cpu0, broker_cpu2 - broker_cpu1,
       emulator_cpu2 - emulator_cpu1);
   if (!external.empty()) std::printf("(the broker at %s is not measured: 0)\n", bootstrap.c_str());
+  if (exactly_once) {
+    const double eos_ratio = (static_cast<double>(eos.rows) / eos.wall_s) /
+                             (static_cast<double>(sidecar.rows) / sidecar.wall_s);
+    std::printf("exactly-once rows/s = %.2fx the at-least-once sidecar's (target >= 0.8x): %s\n",
+                eos_ratio, eos_ratio >= 0.8 ? "met" : "NOT met");
+  }
   std::printf("\nsidecar CPU/row = %.2fx the floor's (target <= 1.5x): %s\n", cpu_ratio,
               cpu_ratio <= 1.5 ? "met" : "NOT met");
   std::printf("sidecar rows/s  = %.0f%% of the floor's (target >= 70%%): %s\n", rate_ratio * 100,

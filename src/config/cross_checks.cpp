@@ -129,6 +129,22 @@ void CheckRegistry(const View& v, std::vector<std::string>& errors,
   }
 }
 
+// Exactly-once needs what no check here can see: say what the cluster and the readers need.
+void CheckExactlyOnce(const View& v, std::vector<std::string>&, std::vector<std::string>& notes) {
+  const std::string& mode = v.Get("exactly.once.source.support");
+  if (mode.empty() || mode == "disabled" || !v.True("source.enabled")) return;
+  notes.push_back(
+      "exactly.once.source.support=" + mode +
+      ": needs a Kafka cluster with transactions (the embedded broker has none: `requested` "
+      "then runs at least once, `required` refuses to start), WRITE and DESCRIBE on the "
+      "TransactionalIds snowcar-source.<instance host>.<alias>, IdempotentWrite on the "
+      "cluster, the compacted topic " +
+      v.Get("snow.source.exactly.once.state.topic") +
+      " (READ, WRITE, DESCRIBE; created when absent if allowed), and consumers of the tables' "
+      "topics with isolation.level=read_committed (read_uncommitted readers also see aborted "
+      "records)");
+}
+
 // Rules whose verdict is a warning: the configuration works, but not as well as it could.
 using WarnRule = void (*)(const View&, std::vector<std::string>& warnings);
 
@@ -150,8 +166,8 @@ void CheckRevokeWait(const View& v, std::vector<std::string>& warnings) {
 
 void RunCrossChecks(const CrossCheckInput& in, std::vector<std::string>& errors,
                     std::vector<std::string>& notes, std::vector<std::string>& warnings) {
-  static constexpr Rule kRules[] = {CheckInstance, CheckBackoff, CheckTls, CheckProxy,
-                                    CheckRegistry};
+  static constexpr Rule kRules[] = {CheckInstance, CheckBackoff,  CheckTls,
+                                    CheckProxy,    CheckRegistry, CheckExactlyOnce};
   for (Rule rule : kRules) {
     const View view(in);
     std::vector<std::string> rule_errors;

@@ -443,23 +443,11 @@ std::vector<OptionSpec> KafkaAndConnectOptions() {
        .ignored = true,
        .group = kConnect,
        .doc = "Configuration is read once at start; restart to change it."},
-      {.name = "exactly.once.source.support",
-       .ignored = true,
-       .check = RefuseExactlyOnceRequired,
-       .group = kConnect,
-       .doc = "The source delivers at least once (a crash may repeat rows Kafka acknowledged but "
-              "the state store had not yet recorded), so `required` is refused at start; any "
-              "other value is ignored."},
       {.name = "topics.regex",
        .ignored = true,
        .check = RefuseTopicsRegex,
        .group = kConnect,
        .doc = "Not supported, and refused at start: list the topics in `snow.sink.topics`."},
-      {.name = "exactly.once.support",
-       .ignored = true,
-       .check = RefuseExactlyOnceRequired,
-       .group = kConnect,
-       .doc = "Treated like `exactly.once.source.support`."},
   };
 }
 
@@ -473,6 +461,7 @@ std::vector<OptionSpec> BuildTable() {
   AppendRegistryOptions(table);
   AppendOriginOptions(table);
   for (auto& spec : KafkaAndConnectOptions()) table.push_back(std::move(spec));
+  AppendExactlyOnceOptions(table);
   AppendConfluentOptions(table);
   return table;
 }

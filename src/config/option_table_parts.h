@@ -26,6 +26,10 @@ void AppendSinkOptions(std::vector<OptionSpec>& table);
 // (option_table_origin.cpp)
 void AppendOriginOptions(std::vector<OptionSpec>& table);
 
+// exactly.once.source.support (and its alias exactly.once.support), transaction.boundary*,
+// snow.source.exactly.once.state.topic  (option_table_exactly_once.cpp)
+void AppendExactlyOnceOptions(std::vector<OptionSpec>& table);
+
 // The section of the keys of Confluent's ServiceNow source and sink connectors.
 inline constexpr std::string_view kConfluent = "Keys of Confluent's ServiceNow connectors";
 // servicenow.*, kafka.topic, batch.max.rows, poll.interval.s, retry.max.times, proxy.*,

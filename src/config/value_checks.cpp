@@ -36,16 +36,6 @@ std::string CheckHostPort(std::string_view value) {
   return "";
 }
 
-std::string RefuseExactlyOnceRequired(std::string_view value) {
-  std::string lower(value);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (lower != "required") return "";
-  return "cannot be 'required': the snowcar source delivers at least once (after a crash, rows "
-         "Kafka acknowledged but the state store had not yet recorded may be sent again); "
-         "remove the key to run with that guarantee";
-}
-
 std::string RefuseTopicsRegex(std::string_view /*value*/) {
   return "is not supported: the sink consumes the topics listed in snow.sink.topics (or "
          "topics); list them there";

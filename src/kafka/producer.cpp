@@ -20,6 +20,7 @@
 #include "pending_list.h"
 #include "record_convert.h"
 #include "snowcar/common/log.h"
+#include "transaction_error.h"
 
 namespace snowcar::kafka {
 namespace {
@@ -227,7 +228,7 @@ Result<internal::ConfPtr> PrepareConf(const ProducerOptions& options, internal::
                                       std::map<std::string, std::string>& properties) {
   const auto& user = options.properties;
   SNOWCAR_RETURN_IF_ERROR(internal::CheckAliasConflicts(user));
-  if (user.contains("transactional.id")) {
+  if (user.contains("transactional.id") && options.transactional_id.empty()) {
     return Status::InvalidArgument(
         "kafka property 'transactional.id' is not supported: snowcar's producer is idempotent, "
         "not transactional");
@@ -246,6 +247,11 @@ Result<internal::ConfPtr> PrepareConf(const ProducerOptions& options, internal::
   }
   properties = internal::MergeProperties(user, defaults, internal::ClientKind::kProducer, dropped);
   properties["client.id"] = internal::ClientId(user, options.client_id);
+  if (!options.transactional_id.empty()) {
+    properties["transactional.id"] = options.transactional_id;
+    properties["enable.idempotence"] = "true";
+    properties["acks"] = "all";
+  }
   return internal::BuildConf(properties);
 }
 
@@ -325,6 +331,32 @@ void KafkaProducer::Produce(OutRecord record, boost::asio::any_io_executor execu
   }
   ++s.stats.queued;
   s.waiting.push_back({std::move(record), pending});
+}
+
+TransactionResult KafkaProducer::InitTransactions(std::chrono::milliseconds timeout) {
+  return internal::Classify(
+      rd_kafka_init_transactions(impl_->rk, static_cast<int>(timeout.count())), "init");
+}
+
+TransactionResult KafkaProducer::BeginTransaction() {
+  return internal::Classify(rd_kafka_begin_transaction(impl_->rk), "begin");
+}
+
+TransactionResult KafkaProducer::CommitTransaction(std::chrono::milliseconds timeout) {
+  return internal::Classify(
+      rd_kafka_commit_transaction(impl_->rk, static_cast<int>(timeout.count())), "commit");
+}
+
+TransactionResult KafkaProducer::AbortTransaction(std::chrono::milliseconds timeout) {
+  return internal::Classify(
+      rd_kafka_abort_transaction(impl_->rk, static_cast<int>(timeout.count())), "abort");
+}
+
+std::string KafkaProducer::ClusterId(std::chrono::milliseconds timeout) {
+  char* id = rd_kafka_clusterid(impl_->rk, static_cast<int>(timeout.count()));
+  std::string out = id != nullptr ? id : "";
+  if (id != nullptr) rd_kafka_mem_free(impl_->rk, id);
+  return out;
 }
 
 Status KafkaProducer::Flush(std::chrono::milliseconds timeout) {

@@ -189,7 +189,8 @@ std::string RenderOutcomesMarkdown(std::span<const RegistryMatrixRow> registry_f
       "Refused credentials and missing ACLs are the broker's answer to a client, not to one\n"
       "call, so they are not cells of the matrix. Each row is what its test saw on Apache Kafka\n"
       "3.9.2 with the ACLs of [production.md](production.md) less the one named\n"
-      "([testbed.md](testbed.md), `scripts/kafka-server`):\n"
+      "([testbed.md](testbed.md), `scripts/kafka-server`). The rows starting `exactly-once:`\n"
+      "are the failures of the exactly-once source's transactions (semantics.md):\n"
       "\n";
   AppendRow(out, {"refusal", "seen as", "what snowcar does", "where it shows", "test"});
   AppendRow(out, std::vector<std::string>(5, "---"));

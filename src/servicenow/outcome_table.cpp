@@ -198,6 +198,34 @@ constexpr KafkaRefusal kKafkaRefusals[] = {
      .shows = "`sink` not ok naming the error (ok again at the first assignment); log "
               "`kafka.consumer.error`",
      .test = "`SecuredSidecarTest.WithoutReadOnTheGroupTheSinkAppliesNothingUntilGranted`"},
+    // Exactly-once source (src/source/exactly_once/): a transaction's failures.
+    {.name = "exactly-once: a record of the page's transaction fails (abortable)",
+     .seen_as = "the record's delivery error (e.g. `MSG_SIZE_TOO_LARGE`); a commit would be "
+                "refused as abortable",
+     .outcome = "**hold**: the transaction is aborted (read_committed readers see nothing of "
+                "the page), the dedup window is reloaded from the store, and the table backs "
+                "off and reads the page again from its committed cursor",
+     .shows = "`source.<alias>` not ok naming the error; log `source.transaction_aborted`",
+     .test = "`ExactlyOnceRealKafkaTest.AnAbortedTransactionHidesItsPageUntilItCanBeWritten`"},
+    {.name = "exactly-once: the transactional id is fenced",
+     .seen_as = "`PRODUCER_FENCED` / `_FENCED` (another process's `init_transactions` with the "
+                "table's transactional id)",
+     .outcome = "**stop table**: its open transaction is aborted by the new owner, and this "
+                "process never produces for the table again (a new producer would fence the "
+                "new owner); other tables go on",
+     .shows = "`source.<alias>` failed, naming the fencing; log `source.table_failed`",
+     .test = "`ExactlyOnceRealKafkaTest.AFrozenReplicaIsFencedWhenAnotherTakesTheTable`"},
+    {.name = "exactly-once: broker unavailable or the commit times out",
+     .seen_as = "`_TIMED_OUT`, `COORDINATOR_NOT_AVAILABLE`, `NOT_COORDINATOR` (retriable), "
+                "or an abortable error after a broker restart",
+     .outcome = "**hold**: a commit waits up to 30 s and is tried once more, then the "
+                "transaction is aborted (a producer that cannot abort is replaced; its "
+                "`init_transactions` aborts on the broker) and the page is read again after a "
+                "back-off; across the test's controlled restart the commits waited and none "
+                "aborted",
+     .shows = "`source.<alias>` not ok while it lasts; log `source.transaction_aborted` on an "
+              "abort",
+     .test = "`ExactlyOnceRealKafkaTest.ABrokerRestartMidStreamLeavesNoDuplicateAndNoLoss`"},
 };
 
 size_t Index(CallPurpose p) { return static_cast<size_t>(p); }

@@ -79,9 +79,17 @@ Result<std::unique_ptr<direction::Direction>> MakeSource(const direction::Direct
     SNOWCAR_LOG(kInfo, "source.group.static_membership",
                 {{"group_instance_id", membership.id}, {"origin", membership.origin}});
   }
-  return std::unique_ptr<direction::Direction>(
-      std::make_unique<SourceDirection>(context, std::move(settings), std::move(producer),
-                                        std::move(own), options, std::move(ownership)));
+  // Exactly-once: each table's transaction fences its earlier owners and restores the state
+  // they committed, before any poller loads it (exactly_once/eos_start.h).
+  exactly_once::Transactions transactions;
+  if (own) {
+    SNOWCAR_ASSIGN_OR_RETURN(
+        transactions, exactly_once::StartTransactions(settings, config.WithPrefix("kafka."), *own,
+                                                      *context.store, context.health));
+  }
+  return std::unique_ptr<direction::Direction>(std::make_unique<SourceDirection>(
+      context, std::move(settings), std::move(producer), std::move(own), options,
+      std::move(ownership), std::move(transactions)));
 }
 
 }  // namespace snowcar::source

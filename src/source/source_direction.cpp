@@ -11,12 +11,14 @@ SourceDirection::SourceDirection(const direction::DirectionContext& context,
                                  SourceSettings settings,
                                  std::shared_ptr<kafka::RecordProducer> producer,
                                  std::shared_ptr<kafka::KafkaProducer> own_producer,
-                                 const PollerOptions& options, OwnershipOptions ownership)
+                                 const PollerOptions& options, OwnershipOptions ownership,
+                                 exactly_once::Transactions transactions)
     : context_(context),
       settings_(std::move(settings)),
       producer_(std::move(producer)),
       own_producer_(std::move(own_producer)),
-      poller_options_(options) {
+      poller_options_(options),
+      transactions_(std::move(transactions)) {
   if (!ownership.group_id.empty()) {
     ownership_ = std::make_unique<TableOwnership>(
         std::move(ownership), settings_, *context_.store, producer_, context_.io->get_executor(),
@@ -37,6 +39,10 @@ std::shared_ptr<TablePoller> SourceDirection::MakePoller(const TableSettings& ta
   deps.table = &table;
   deps.options = poller_options_;
   deps.once = &once_;
+  if (auto it = transactions_.find(table.alias); it != transactions_.end()) {
+    deps.transaction = it->second;
+    deps.producer = it->second->producer();
+  }
   return TablePoller::Make(std::move(deps));
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "exactly_once/eos_start.h"
 #include "ownership/table_ownership.h"
 #include "poller/table_poller.h"
 #include "snowcar/direction/direction.h"
@@ -25,7 +26,7 @@ class SourceDirection final : public direction::Direction {
   SourceDirection(const direction::DirectionContext& context, SourceSettings settings,
                   std::shared_ptr<kafka::RecordProducer> producer,
                   std::shared_ptr<kafka::KafkaProducer> own_producer, const PollerOptions& options,
-                  OwnershipOptions ownership = {});
+                  OwnershipOptions ownership = {}, exactly_once::Transactions transactions = {});
   ~SourceDirection() override;
 
   std::string_view name() const override { return "source"; }
@@ -55,6 +56,7 @@ class SourceDirection final : public direction::Direction {
   ProcessOnce once_;
   PollerOptions poller_options_;
   std::vector<std::shared_ptr<TablePoller>> pollers_;  // empty in a source group
+  exactly_once::Transactions transactions_;            // by alias; empty: at-least-once
   std::unique_ptr<TableOwnership> ownership_;          // null unless source.group.id is set
   bool started_ = false;
   bool stopped_ = false;

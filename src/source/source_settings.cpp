@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "exactly_once/eos_settings.h"
 #include "snowcar/common/time.h"
 #include "snowcar/common/url_host.h"
 #include "snowcar/config/config.h"
@@ -225,6 +226,8 @@ Result<SourceSettings> SourceSettings::FromConfig(const config::Config& config) 
     if (!seen.insert(alias).second) continue;  // the loader already reported the repeat
     s.tables.push_back(ReadTable(config, alias, batch_size, poll_interval_ms, errors));
   }
+
+  exactly_once::ReadSettings(config, s, errors);
 
   if (!errors.empty()) {
     std::string message = "invalid source configuration (" + std::to_string(errors.size()) +

@@ -76,6 +76,24 @@ struct ProducerOptions {
   // RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN), after it is logged, on the producer's own thread:
   // keep it short. Null: logged only.
   std::function<void(int err)> on_client_error;
+  // Set by snowcar (the exactly-once source), never from `properties`, where
+  // transactional.id stays refused: the producer is transactional (Init/Begin/Commit/Abort
+  // below) and implies idempotence.
+  std::string transactional_id;
+};
+
+// What a transaction call came to (librdkafka's rd_kafka_error_t, classified once here).
+struct TransactionResult {
+  enum class Kind {
+    kOk,
+    kRetriable,  // the same call may be made again (timed out, coordinator not available)
+    kAbortable,  // the transaction must be aborted; the producer stays usable
+    kFenced,     // another producer took the transactional id: never produce with it again
+    kFatal,      // this producer is unusable (a new one with the same id may be made)
+  };
+  Kind kind = Kind::kOk;
+  Status status;
+  bool ok() const { return kind == Kind::kOk; }
 };
 
 class KafkaProducer final : public RecordProducer {
@@ -94,6 +112,17 @@ class KafkaProducer final : public RecordProducer {
   void Produce(OutRecord record, boost::asio::any_io_executor executor,
                DeliveryCallback done) override;
   Status Flush(std::chrono::milliseconds timeout) override;
+
+  // Transactions (ProducerOptions::transactional_id set; each blocks its caller up to
+  // `timeout`, never call them from a pool thread that a delivery report waits on). Init
+  // fences every earlier producer with the same id and aborts its open transaction.
+  TransactionResult InitTransactions(std::chrono::milliseconds timeout);
+  TransactionResult BeginTransaction();
+  // Flushes the records of the transaction, then commits it.
+  TransactionResult CommitTransaction(std::chrono::milliseconds timeout);
+  TransactionResult AbortTransaction(std::chrono::milliseconds timeout);
+  // The Kafka cluster id (empty when no broker answered within `timeout`).
+  std::string ClusterId(std::chrono::milliseconds timeout);
 
   // Flushes for at most `timeout`, then fails what is left with kCancelled and destroys the
   // librdkafka handle. Idempotent. Blocks; never call from a delivery callback.

@@ -31,6 +31,10 @@ inline bool ReadsAudit(DeleteCapture d) {
 inline bool Reconciles(DeleteCapture d) {
   return d == DeleteCapture::kReconcile || d == DeleteCapture::kAuditReconcile;
 }
+// exactly.once.source.support: kRequested runs exactly-once when the cluster takes
+// transactions and at-least-once otherwise; kRequired refuses to start without them.
+enum class ExactlyOnce { kDisabled, kRequested, kRequired };
+
 // snow.source.echo (docs/semantics.md, "The sink's own versions"). kOff: the sink does not
 // run in this process (sink.enabled=false), so there is nothing to look up.
 enum class EchoMode { kOff, kMark, kSuppress };
@@ -99,6 +103,14 @@ struct SourceSettings {
   int64_t group_snapshot_interval_ms = 1000;
   std::string group_instance_id;  // kafka.group.instance.id (static membership)
 
+  // exactly.once.source.support (docs/semantics.md, "Exactly-once"): each page's records and
+  // the table's state in one Kafka transaction (src/source/exactly_once/).
+  ExactlyOnce exactly_once = ExactlyOnce::kDisabled;
+  // transaction.boundary=interval: the longest a transaction stays open; 0 for `poll` (one
+  // transaction per page).
+  int64_t transaction_interval_ms = 0;
+  std::string exactly_once_state_topic = "snowcar.source.state";
+
   // The dedup index's policy for this source's tables: one builder, for the pollers and for a
   // table taken over from another replica alike.
   state::DedupPolicy dedup_policy() const {
@@ -115,7 +127,7 @@ struct SourceSettings {
   // schema.mode unset means typed, so a Connect file with an Avro converter runs as it is;
   // typed with value.format unset means json_typed), no envelope around typed values. Single values
   // (alias syntax, ORDERBY in a query, dot-walked fields, start timestamps) are refused earlier by
-  // the config loader, as is exactly.once.source.support=required, so `snowcar config check`
+  // the config loader, so `snowcar config check`
   // catches them too. Per-table batch.size and poll.interval.ms default to the globals.
   static Result<SourceSettings> FromConfig(const config::Config& config);
 };

@@ -36,9 +36,9 @@
 #include "snowcar/kafka/producer.h"
 #include "snowcar/source/source_settings.h"
 #include "snowcar/state/state_store.h"
-#include "state_changelog.h"
+#include "../snapshot/state_changelog.h"
 #include "table_ownership_map.h"
-#include "table_snapshot.h"
+#include "../snapshot/table_snapshot.h"
 
 namespace snowcar::api {
 class HealthRegistry;

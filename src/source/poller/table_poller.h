@@ -46,6 +46,10 @@ class HealthRegistry;
 
 namespace snowcar::source {
 
+namespace exactly_once {
+class TableTransaction;
+}
+
 struct PollerOptions {
   int64_t initial_backoff_ms = 500;
   int64_t max_backoff_ms = 30000;
@@ -85,6 +89,9 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
     std::shared_ptr<RowWatermark> watermark;
     // Set on both streams of a table with reconciliation: the ids they emit and delete.
     std::shared_ptr<EmittedIds> emitted;
+    // Exactly-once (exactly_once/table_transaction.h): `producer` is its producer, and each
+    // commit is a Kafka transaction before it is a store commit. Null: at-least-once.
+    std::shared_ptr<exactly_once::TableTransaction> transaction;
   };
 
   // The poller of deps.table, with its deletes stream attached when the table has
@@ -161,6 +168,11 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void BackOff(std::string why, bool retry_probe, std::optional<int64_t> at_least_ms = std::nullopt,
                bool pause = false);
   void MaybeCommit(bool force);
+  // exactly_once/poller_transaction.cpp: MaybeCommit under exactly-once. Commits the open
+  // transaction (the page's records and the state record) once every record has its report,
+  // then writes the store; a failed transaction is forgotten (window reloaded, rows re-read).
+  void MaybeCommitTransaction(bool force);
+  void OnTransactionFailed(const Status& status, bool stop);
   void OnCommitFailed(const Status& status);
   void Fail(std::string message);
   void FinishStop();

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "../rows/page_request.h"
+#include "../exactly_once/table_transaction.h"
 #include "backfill_run.h"
 #include "poller_detail.h"
 #include "snowcar/api/readiness.h"
@@ -200,6 +201,7 @@ void TablePoller::OnDelivery(uint64_t generation, AckTracker::Ticket ticket,
   if (report.status.ok()) {
     // Only now is the row in Kafka: from here on a re-read of it is a duplicate.
     if (window_) window_->Insert(key);
+    if (deps_.transaction) deps_.transaction->NoteEntry(key);
     NoteDelivered(key);
     status_.rows_emitted.fetch_add(1);
     if (generation == generation_) AckTicket(ticket);
@@ -247,6 +249,10 @@ void TablePoller::RecoverFromProduceFailure() {
 
 void TablePoller::MaybeCommit(bool force) {
   if (!window_) return;
+  if (deps_.transaction) {
+    MaybeCommitTransaction(force);
+    return;
+  }
   if (backfill_ && !backfill_->ranges.empty()) {
     MaybeCommitBackfill(force);
     return;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // StateChangelog against the embedded broker: topic checks (missing, too few partitions,
 // enough) and reading a partition's latest value for a key.
-#include "source/ownership/state_changelog.h"
+#include "source/snapshot/state_changelog.h"
 
 #include <gtest/gtest.h>
 

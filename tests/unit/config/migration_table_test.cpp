@@ -37,7 +37,8 @@ TEST(MigrationTableTest, StatusComesFromTheOptionTable) {
   EXPECT_THAT(md, HasSubstr("| `topics` | accepted, with a note | Another name for "
                             "`snow.sink.topics`"));
   EXPECT_THAT(md, HasSubstr("| `tasks.max` | not applicable |"));
-  EXPECT_THAT(md, HasSubstr("| `exactly.once.source.support` | not applicable | "));
+  EXPECT_THAT(md, HasSubstr("| `exactly.once.support` | accepted, with a note | Another name for "
+                            "`exactly.once.source.support`"));
   EXPECT_THAT(md, Not(HasSubstr("**refused**")));
   // Every alias and ignored entry appears, and no sidecar-only key is presented as the
   // reference's.

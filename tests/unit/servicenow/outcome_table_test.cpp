@@ -112,7 +112,8 @@ TEST(OutcomeTable, KafkaRefusalsAreRenderedWithTheirTests) {
     EXPECT_THAT(md, HasSubstr("| " + std::string(r.name) + " |"));
     // Each row names a test of the real broker's suites (tests/integration/realkafka/).
     EXPECT_THAT(std::string(r.test),
-                testing::ContainsRegex("(SecuredSidecarTest|ExpiredCertSidecarTest)\\."));
+                testing::ContainsRegex(
+                    "(SecuredSidecarTest|ExpiredCertSidecarTest|ExactlyOnceRealKafkaTest)\\."));
   }
 }
 

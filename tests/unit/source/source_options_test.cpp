@@ -174,11 +174,5 @@ TEST(SourceOptionsTest, StartTimestampMustBeUtcDateTime) {
   EXPECT_THAT(LoadError(keys), HasSubstr("YYYY-MM-DD HH:MM:SS"));
 }
 
-TEST(SourceOptionsTest, ExactlyOnceRequiredIsRefusedByTheConfigLayer) {
-  auto keys = BaseKeys();
-  keys["exactly.once.source.support"] = "required";
-  EXPECT_THAT(LoadError(keys), HasSubstr("exactly.once.source.support: cannot be 'required'"));
-}
-
 }  // namespace
 }  // namespace snowcar::source

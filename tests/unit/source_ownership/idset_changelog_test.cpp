@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "source/ownership/table_snapshot.h"
+#include "source/snapshot/table_snapshot.h"
 
 namespace snowcar::source {
 namespace {

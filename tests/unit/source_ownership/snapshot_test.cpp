@@ -5,7 +5,7 @@
 
 #include "snowcar/source/rows/keyset_query.h"
 #include "source/deletes/audit_stream.h"
-#include "source/ownership/table_snapshot.h"
+#include "source/snapshot/table_snapshot.h"
 #include "support/state_fixture.h"
 #include "support/temp_dir.h"
 

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// The exactly-once keys as SourceSettings, the combinations refused by name, the note
+// `config check` prints, and the transactional id a table gets.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "settings_test_util.h"
+#include "source/exactly_once/eos_settings.h"
+
+namespace snowcar::source {
+namespace {
+
+using ::testing::AllOf;
+using testing::BaseKeys;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::Settings;
+
+std::map<std::string, std::string> With(std::map<std::string, std::string> extra) {
+  auto keys = BaseKeys();
+  for (auto& [k, v] : extra) keys[k] = v;
+  return keys;
+}
+
+std::string ErrorOf(const Result<SourceSettings>& s) {
+  EXPECT_FALSE(s.ok()) << "expected the source settings to be refused";
+  return s.ok() ? "" : s.status().message();
+}
+
+TEST(ExactlyOnceSettings, DisabledByDefaultWithPollBoundary) {
+  auto s = Settings(BaseKeys());
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->exactly_once, ExactlyOnce::kDisabled);
+  EXPECT_EQ(s->transaction_interval_ms, 0);
+  EXPECT_EQ(s->exactly_once_state_topic, "snowcar.source.state");
+  EXPECT_EQ(s->backfill_parallelism, 4);
+}
+
+TEST(ExactlyOnceSettings, RequiredAndRequestedWithTheirBoundaries) {
+  auto required = Settings(With({{"exactly.once.source.support", "required"}}));
+  ASSERT_TRUE(required.ok()) << required.status().message();
+  EXPECT_EQ(required->exactly_once, ExactlyOnce::kRequired);
+  // One range per backfill: parallel ranges would move the cursor out of page order.
+  EXPECT_EQ(required->backfill_parallelism, 1);
+
+  auto requested = Settings(With({{"exactly.once.support", "requested"},
+                                  {"transaction.boundary", "interval"},
+                                  {"transaction.boundary.interval.ms", "250"},
+                                  {"snow.source.exactly.once.state.topic", "eos.state"}}));
+  ASSERT_TRUE(requested.ok()) << requested.status().message();
+  EXPECT_EQ(requested->exactly_once, ExactlyOnce::kRequested);
+  EXPECT_EQ(requested->transaction_interval_ms, 250);
+  EXPECT_EQ(requested->exactly_once_state_topic, "eos.state");
+  // The interval counts only with transaction.boundary=interval.
+  auto poll = Settings(
+      With({{"exactly.once.support", "requested"}, {"transaction.boundary.interval.ms", "250"}}));
+  ASSERT_TRUE(poll.ok());
+  EXPECT_EQ(poll->transaction_interval_ms, 0);
+}
+
+TEST(ExactlyOnceSettings, RefusesTheSourceGroupAndDeleteModesByName) {
+  const std::string group = ErrorOf(Settings(
+      With({{"exactly.once.source.support", "required"}, {"source.group.id", "snowcar-src"}})));
+  EXPECT_THAT(group, HasSubstr("exactly.once.source.support=required cannot be combined with "
+                               "source.group.id"));
+  const std::string deletes = ErrorOf(Settings(
+      With({{"exactly.once.source.support", "requested"}, {"snow.table.inc.deletes", "audit"}})));
+  EXPECT_THAT(deletes, HasSubstr("snow.table.inc.deletes=audit yet"));
+  EXPECT_THAT(deletes, HasSubstr("not written in the page's transaction"));
+  // Without exactly-once both are fine.
+  EXPECT_TRUE(Settings(With({{"source.group.id", "g"}, {"snow.table.inc.deletes", "audit"}})).ok());
+}
+
+TEST(ExactlyOnceSettings, ConfigCheckNotesWhatTheClusterAndReadersNeed) {
+  auto on = config::Config::FromMap(With({{"exactly.once.source.support", "requested"}}));
+  ASSERT_TRUE(on.ok()) << on.status().message();
+  EXPECT_THAT(on->notes(), Contains(AllOf(HasSubstr("TransactionalIds"),
+                                          HasSubstr("isolation.level=read_committed"),
+                                          HasSubstr("snowcar.source.state"))));
+  auto off = config::Config::FromMap(BaseKeys());
+  ASSERT_TRUE(off.ok());
+  EXPECT_THAT(off->notes(), Not(Contains(HasSubstr("TransactionalIds"))));
+}
+
+TEST(ExactlyOnceSettings, TransactionalIdIsTheInstanceAndAlias) {
+  auto s = Settings(With({{"exactly.once.source.support", "required"}}));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(exactly_once::TransactionalId(*s, s->tables[0]),
+            "snowcar-source." + s->instance + ".inc");
+}
+
+}  // namespace
+}  // namespace snowcar::source
