@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "real_kafka.h"
-#include "snowcar/emulator/data_gen.h"
+#include "snowcar/testbed/emulator/data_gen.h"
 #include "support/wait.h"
 
 namespace snowcar::realkafka {
