@@ -32,13 +32,13 @@
 #include <vector>
 
 #include "../poller/table_poller.h"
+#include "../snapshot/state_changelog.h"
+#include "../snapshot/table_snapshot.h"
 #include "snowcar/kafka/consumer.h"
 #include "snowcar/kafka/producer.h"
 #include "snowcar/source/source_settings.h"
 #include "snowcar/state/state_store.h"
-#include "../snapshot/state_changelog.h"
 #include "table_ownership_map.h"
-#include "../snapshot/table_snapshot.h"
 
 namespace snowcar::api {
 class HealthRegistry;

@@ -4,10 +4,10 @@
 // written (docs/semantics.md, "Exactly-once").
 #include <boost/asio/bind_executor.hpp>
 
-#include "poller_detail.h"
-#include "table_poller.h"
-#include "snowcar/common/log.h"
 #include "../exactly_once/table_transaction.h"
+#include "poller_detail.h"
+#include "snowcar/common/log.h"
+#include "table_poller.h"
 
 namespace snowcar::source {
 

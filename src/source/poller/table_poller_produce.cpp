@@ -9,8 +9,8 @@
 #include <boost/json/monotonic_resource.hpp>
 #include <utility>
 
-#include "../rows/page_request.h"
 #include "../exactly_once/table_transaction.h"
+#include "../rows/page_request.h"
 #include "backfill_run.h"
 #include "poller_detail.h"
 #include "snowcar/api/readiness.h"
