@@ -121,6 +121,22 @@ TEST(SourceChecker, FlagsRepeatsPastTheBoundOnly) {
   EXPECT_TRUE(Check(dump, want).Has(ViolationKind::kDuplicates));
 }
 
+TEST(SourceChecker, AHiddenRowMayBeMissedDeletedAndReEmittedButNeverGoBack) {
+  // kA was hidden by an ACL: reconciliation took it for deleted and emitted it again once it
+  // showed, and its final version 2, written while hidden, never came. kB was not hidden.
+  auto dump = Dump({Upsert(0, kA, 1), Delete(1, kA), Upsert(2, kA, 1), Upsert(3, kB, 0)});
+  auto want = Rows({{kA, 2, "alice"}, {kB, 1, "alice"}});
+  want.deletes_reconcile = true;
+  want.hidden = {kA};
+  auto v = Check(dump, want);
+  EXPECT_TRUE(v.Has(ViolationKind::kLost)) << v.Summary();  // kB's version 1, not excused
+  EXPECT_FALSE(v.Has(ViolationKind::kReorder)) << v.Summary();
+  EXPECT_FALSE(v.Has(ViolationKind::kDuplicates)) << v.Summary();
+  EXPECT_FALSE(v.Has(ViolationKind::kStaleFinal)) << v.Summary();
+  dump.records.push_back(Upsert(4, kA, 0));  // still, a hidden row's versions never go back
+  EXPECT_TRUE(Check(dump, want).Has(ViolationKind::kReorder));
+}
+
 TEST(SourceChecker, FlagsRecordsThatDoNotDecodeInTheDeclaredFormat) {
   auto bad_key = Upsert(0, kA, 0);
   bad_key.key = "\"" + kA + "\"";  // a JSON string key on a key.format=string topic

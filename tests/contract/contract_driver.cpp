@@ -11,6 +11,7 @@
 //   contract_driver --regression         every line of tests/contract/regression_seeds.txt;
 //                                        with --random N, then the random runs too. A kept
 //                                        case of a known break is XFAIL, not a failure
+//   contract_driver --kept S [--repeat K]  the kept lines of seed S alone, K times each
 //   contract_driver --excluded           pairs the runs leave out (known breaks, refusals), and why
 //
 // Exits 1 when a run broke an invariant or could not run; a combination that
@@ -22,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -62,15 +64,16 @@ std::vector<Case> AllCases(Set which = Set::kFixed) {
 
 Features FeaturesOf(const Combination& c) { return Describe(FeatureDimensions(), c); }
 
-// The fixed set's schedule of case `index`: two faults in the first 2.5 s of a 3 s window
-// (short, so the whole set stays within about three minutes of ctest time).
+// The fixed set's shape: two faults in the first 2 s of a 2.5 s window (short, so the whole
+// set stays under three minutes of ctest time on two cores); the schedule of case `index`.
+constexpr int kFixedFaultSpanMs = 2000;
 Schedule FixedSchedule(size_t index, const Features& f) {
-  return MakeSchedule(1000 + index, 2, 2500, Replicas(f));
+  return MakeSchedule(1000 + index, 2, kFixedFaultSpanMs, Replicas(f), NeedsRegistry(f));
 }
 
 RunLimits FixedLimits() {
   RunLimits limits;
-  limits.span_ms = 3000;
+  limits.span_ms = 2500;
   return limits;
 }
 
@@ -91,7 +94,7 @@ bool Report(const std::string& name, const Schedule& s, const RunResult& r) {
 Schedule RandomSchedule(uint64_t seed, const Features& f) {
   std::mt19937_64 rng(seed);
   const int faults = 1 + static_cast<int>(rng() % 4);
-  return MakeSchedule(seed, faults, 6000, Replicas(f));
+  return MakeSchedule(seed, faults, 6000, Replicas(f), NeedsRegistry(f));
 }
 
 RunLimits RandomLimits() {
@@ -115,10 +118,10 @@ bool RunSeed(uint64_t seed, bool all) {
 }
 
 // A kept case that names its combination, run in the shape it failed in: "fixed" (two faults
-// in a 3 s window, as the fixed set) or "random" (as a random run), whatever the
+// in a 2.5 s window, as the fixed set) or "random" (as a random run), whatever the
 // combination's place in today's sets.
 bool RunNamed(uint64_t seed, const std::string& combination, const std::string& shape,
-              int* expected) {
+              const std::vector<FaultEvent>& events, int* expected) {
   // The combination from its name, one part per dimension.
   const auto& dims = FeatureDimensions();
   Combination combo(dims.size(), -1);
@@ -151,7 +154,9 @@ bool RunNamed(uint64_t seed, const std::string& combination, const std::string& 
   }
   const Features f = FeaturesOf(combo);
   const bool random = shape == "random";
-  const Schedule s = random ? RandomSchedule(seed, f) : MakeSchedule(seed, 2, 2500, Replicas(f));
+  Schedule s = random ? RandomSchedule(seed, f)
+                      : MakeSchedule(seed, 2, kFixedFaultSpanMs, Replicas(f), NeedsRegistry(f));
+  if (!events.empty()) s.events = events;  // the line spells out the schedule it failed with
   std::printf("seed %llu: %s (%s)\n", static_cast<unsigned long long>(seed), combination.c_str(),
               random ? "random run" : "fixed-set shape");
   const bool held =
@@ -170,7 +175,7 @@ bool RunNamed(uint64_t seed, const std::string& combination, const std::string& 
 int Usage() {
   std::fprintf(stderr,
                "usage: contract_driver --list | --excluded | --only NAME | --seed S |"
-               " --random N [--seed S] [--all] | --regression\n");
+               " --random N [--seed S] [--all] | --regression | --kept S [--repeat K]\n");
   return 2;
 }
 
@@ -185,6 +190,8 @@ int main(int argc, char** argv) {
   bool seed_given = false;
   bool all = false;
   bool regression = false;
+  std::optional<uint64_t> kept;  // --kept: only the kept lines of this seed
+  long repeat = 1;
   uint64_t seed = std::random_device{}();
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -220,6 +227,11 @@ int main(int argc, char** argv) {
       all = true;
     } else if (a == "--regression") {
       regression = true;
+    } else if (a == "--kept" && i + 1 < argc) {
+      kept = std::strtoull(argv[++i], nullptr, 10);
+      regression = true;
+    } else if (a == "--repeat" && i + 1 < argc) {
+      repeat = std::max(1L, std::strtol(argv[++i], nullptr, 10));
     } else {
       return Usage();
     }
@@ -243,10 +255,13 @@ int main(int argc, char** argv) {
     std::stringstream text;
     text << in.rdbuf();
     for (const auto& rc : ParseRegressionCases(text.str())) {
-      failed += (rc.combination.empty() ? RunSeed(rc.seed, false)
-                                        : RunNamed(rc.seed, rc.combination, rc.shape, &expected))
-                    ? 0
-                    : 1;
+      if (kept && rc.seed != *kept) continue;
+      for (long r = 0; r < repeat; ++r) {
+        const bool held = rc.combination.empty()
+                              ? RunSeed(rc.seed, false)
+                              : RunNamed(rc.seed, rc.combination, rc.shape, rc.events, &expected);
+        failed += held ? 0 : 1;
+      }
     }
   }
   if (random_runs >= 0) {

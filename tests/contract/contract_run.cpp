@@ -9,6 +9,7 @@
 
 #include "procs.h"
 #include "run_check.h"
+#include "support/http_post.h"
 #include "support/kafka_client.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
@@ -21,6 +22,7 @@ using fault::Sidecar;
 
 constexpr int kSinkRows = 6;
 constexpr int kBacklog = 120;
+constexpr int kHideEvery = 5;  // a hidden-rows fault hides about one incident row in five
 
 std::string SinkRowId(int n) {
   char buf[33];
@@ -41,6 +43,15 @@ class Registry {
     return Status::Ok();
   }
   const std::string& url() const { return url_; }
+  // Every request answered `status` until Refuse(0): POST /_registry/fail (docs/testbed.md).
+  Status Refuse(int status) {
+    const std::string query = status == 0 ? "count=0" : "count=-1&status=" + std::to_string(status);
+    const auto answer = testsupport::PostEmpty(url_ + "/_registry/fail?" + query);
+    if (answer.status != 200)
+      return Status::Internal("registry refusal: HTTP " + std::to_string(answer.status) + " " +
+                              answer.body);
+    return Status::Ok();
+  }
 
  private:
   std::unique_ptr<testsupport::ChildProcess> child_;
@@ -118,6 +129,27 @@ class Run {
 
   RunResult Body() {
     phase_start_ = std::chrono::steady_clock::now();
+    // `config check` first, with stand-in addresses (it connects to nothing): a refused
+    // combination starts no process, which keeps the refusal cases of the fixed set short.
+    Endpoints stand_in{"http://127.0.0.1:9",
+                       "127.0.0.1:9",
+                       NeedsRegistry(f_) ? "http://127.0.0.1:9" : "",
+                       "ct-inc",
+                       "ct-ctr",
+                       "ct-cmd",
+                       "ct-ok",
+                       "ct-sink",
+                       Replicas(f_) > 1 ? "ct-src" : ""};
+    const std::string r0 = dir_.File("r0");
+    std::filesystem::create_directories(r0);
+    auto refusal = ConfigRefusal(ReplicaProps(f_, stand_in, 0, r0), dir_.File("check.properties"));
+    if (!refusal.ok()) return Error(refusal.status().ToString());
+    if (!refusal->empty()) {
+      RunResult r;
+      r.outcome = Outcome::kRefused;
+      r.detail = *refusal;
+      return r;
+    }
     Setup();
     if (NeedsRegistry(f_)) {
       if (Status s = registry_.Start(); !s.ok()) return Error("registry: " + s.ToString());
@@ -128,16 +160,17 @@ class Run {
       std::filesystem::create_directories(d);
       sidecars_.push_back(std::make_unique<Sidecar>(d, ReplicaProps(f_, ep_, i, d)));
     }
-    auto refusal = ConfigRefusal(sidecars_[0]->props(), dir_.File("check.properties"));
-    if (!refusal.ok()) return Error(refusal.status().ToString());
-    if (!refusal->empty()) {
-      RunResult r;
-      r.outcome = Outcome::kRefused;
-      r.detail = *refusal;
-      return r;
-    }
-    for (auto& s : sidecars_) {
-      if (!s->Start()) return Error("start: " + s->last_error());
+    {
+      // Side by side: each waits for its own readiness (about a second under load).
+      std::vector<char> started(sidecars_.size(), 0);
+      std::vector<std::thread> starts;
+      for (size_t i = 0; i < sidecars_.size(); ++i) {
+        starts.emplace_back([this, &started, i] { started[i] = sidecars_[i]->Start() ? 1 : 0; });
+      }
+      for (auto& t : starts) t.join();
+      for (size_t i = 0; i < sidecars_.size(); ++i) {
+        if (started[i] == 0) return Error("start: " + sidecars_[i]->last_error());
+      }
     }
     auto producer = testsupport::TestProducer::Create(ep_.bootstrap, {{"linger.ms", "1"}});
     if (!producer.ok()) return Error(producer.status().ToString());
@@ -166,7 +199,7 @@ class Run {
     Verdict verdict;
     testsupport::WaitFor(
         [&] {
-          verdict = CheckRun(f_, ep_, schedule_, &facts);
+          verdict = CheckRun(f_, ep_, schedule_, hidden_, &facts);
           return verdict.ok();
         },
         std::chrono::seconds(limits_.settle_s), 250ms);
@@ -190,7 +223,7 @@ class Run {
       }
     }
     Phase("stopped");
-    verdict = CheckRun(f_, ep_, schedule_, &facts);
+    verdict = CheckRun(f_, ep_, schedule_, hidden_, &facts);
     Phase("checked");
     RunResult r;
     r.phases = phases_;
@@ -251,6 +284,11 @@ class Run {
         }
         if (it->second == "latency") {
           (void)emulator_->Control("latency", R"({"fixed_ms":0,"jitter_ms":0})");
+        } else if (it->second == "acl") {
+          NoteHiddenRows();
+          (void)emulator_->Control("acl", R"({"hide_every":0})");
+        } else if (it->second == "registry") {
+          if (Status st = registry_.Refuse(0); !st.ok()) return st.ToString();
         } else {
           (void)broker_->Command(it->second);
         }
@@ -360,8 +398,53 @@ class Run {
         if (Status st = broker_->Command("down 1"); !st.ok()) return st.ToString();
         undo.push_back({t + e.amount, "up 1"});
         break;
+      case FaultKind::kLostAnswer:
+        // Applied, then the connection closes before the answer: the sink's PATCHes land
+        // although their caller saw no answer, the source's reads are simply lost.
+        (void)emulator_->Control(
+            "faults", R"({"kind":"apply_then_drop","path_prefix":"/api/now/table/","next":)" +
+                          std::to_string(e.amount) + "}");
+        break;
+      case FaultKind::kHiddenRows:
+        (void)emulator_->Control(
+            "acl", R"({"hide_every":)" + std::to_string(kHideEvery) + R"(,"table":"incident"})");
+        undo.push_back({t + e.amount, "acl"});
+        break;
+      case FaultKind::kRegistryRefusal:
+        // Only runs with a registry draw it (MakeSchedule).
+        if (Status st = registry_.Refuse(e.status); !st.ok()) return st.ToString();
+        undo.push_back({t + e.amount, "registry"});
+        break;
     }
     return "";
+  }
+
+  // Just before an ACL goes away: the incident rows it hides now (every row of the table less
+  // the ones the Table API shows the integration user). The checker excuses what it may do to
+  // them (hidden_ids in run_check.h); every other row is still checked in full.
+  void NoteHiddenRows() {
+    std::set<std::string> all;
+    for (const auto& row : emulator_->Snapshot("incident")) {
+      all.insert(std::string(row.at("sys_id").as_string()));
+    }
+    for (int attempt = 0; attempt < 10; ++attempt) {  // a 503 or 429 rule may still be on
+      auto a = emulator_->Http(
+          "GET", "/api/now/table/incident?sysparm_fields=sys_id&sysparm_limit=100000");
+      if (!a.ok() || a->status != 200) continue;
+      boost::system::error_code ec;
+      auto v = boost::json::parse(a->body, ec);
+      if (ec || !v.is_object() || !v.as_object().contains("result")) continue;
+      for (const auto& row : v.as_object().at("result").as_array()) {
+        if (const auto* id = row.as_object().if_contains("sys_id");
+            id != nullptr && id->is_string()) {
+          all.erase(std::string(id->as_string()));
+        }
+      }
+      hidden_.insert(all.begin(), all.end());
+      return;
+    }
+    // Not learned: every row counts as possibly hidden rather than a false violation.
+    hidden_.insert(all.begin(), all.end());
   }
 
   // Where a run's time goes ("started 1.2 s, window 3.0 s, ..."), printed with its result.
@@ -387,6 +470,7 @@ class Run {
   std::vector<std::unique_ptr<Sidecar>> sidecars_;
   std::unique_ptr<testsupport::TestProducer> producer_;
   std::vector<boost::json::object> backlog_;
+  std::set<std::string> hidden_;  // incident rows an ACL of the schedule hid
   uint64_t journal_mark_ = 0;
 };
 

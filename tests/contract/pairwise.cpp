@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pairwise.h"
 
+#include <random>
 #include <set>
 #include <tuple>
 
@@ -39,49 +40,100 @@ const std::vector<Dimension>& FeatureDimensions() {
   return dims;
 }
 
-std::vector<Combination> AllPairs(const std::vector<Dimension>& dims, const PairFilter& allowed) {
+namespace {
+
+// The row greedy filling makes from one open pair: each other dimension gets the value that
+// covers the most open pairs with what is chosen so far (ties: the lowest value).
+Combination RowFrom(const std::vector<Dimension>& dims, const PairFilter& allowed,
+                    const std::set<Pair>& open, const Pair& seed, std::mt19937_64* ties) {
+  const int n = static_cast<int>(dims.size());
+  const auto [a0, va0, b0, vb0] = seed;
+  Combination c(n, 0);
+  std::vector<bool> fixed(n, false);
+  c[a0] = va0;
+  c[b0] = vb0;
+  fixed[a0] = fixed[b0] = true;
+  for (int d = 0; d < n; ++d) {
+    if (fixed[d]) continue;
+    int best = 0;
+    int best_gain = -1;
+    for (int v = 0; v < static_cast<int>(dims[d].values.size()); ++v) {
+      bool fits = true;
+      for (int e = 0; e < n && allowed; ++e) {
+        if (e == d || !fixed[e]) continue;
+        fits = fits && (d < e ? allowed(d, v, e, c[e]) : allowed(e, c[e], d, v));
+      }
+      if (!fits) continue;
+      int gain = 0;
+      for (int e = 0; e < n; ++e) {
+        if (e == d || !fixed[e]) continue;
+        gain += open.count(d < e ? Pair{d, v, e, c[e]} : Pair{e, c[e], d, v}) ? 1 : 0;
+      }
+      // Ties: the lowest value, or a value drawn from `ties` (a restart of CoverFrom).
+      if (gain > best_gain || (gain == best_gain && ties != nullptr && (*ties)() % 2 == 0)) {
+        best_gain = gain;
+        best = v;
+      }
+    }
+    c[d] = best;
+    fixed[d] = true;
+  }
+  return c;
+}
+
+size_t Covers(const Combination& c, const std::set<Pair>& open) {
+  size_t n = 0;
+  for (int a = 0; a < static_cast<int>(c.size()); ++a) {
+    for (int b = a + 1; b < static_cast<int>(c.size()); ++b) n += open.count({a, c[a], b, c[b]});
+  }
+  return n;
+}
+
+// One cover: row after row, the row grown from an open pair that covers the most open pairs.
+// Without `ties`, every open pair is tried as the seed and ties keep the first; with it, a few
+// seeds drawn from it are tried and ties are drawn too.
+std::vector<Combination> CoverFrom(const std::vector<Dimension>& dims, const PairFilter& allowed,
+                                   std::mt19937_64* ties) {
   std::set<Pair> open = AllPairsOf(dims, allowed);
   std::vector<Combination> out;
-  const int n = static_cast<int>(dims.size());
   while (!open.empty()) {
-    // Seed the row with the first open pair, then fill each other dimension with the value
-    // that covers the most open pairs with what is chosen so far (ties: the lowest value).
-    const auto [a0, va0, b0, vb0] = *open.begin();
-    Combination c(n, 0);
-    std::vector<bool> fixed(n, false);
-    c[a0] = va0;
-    c[b0] = vb0;
-    fixed[a0] = fixed[b0] = true;
-    for (int d = 0; d < n; ++d) {
-      if (fixed[d]) continue;
-      int best = 0;
-      int best_gain = -1;
-      for (int v = 0; v < static_cast<int>(dims[d].values.size()); ++v) {
-        bool fits = true;
-        for (int e = 0; e < n && allowed; ++e) {
-          if (e == d || !fixed[e]) continue;
-          fits = fits && (d < e ? allowed(d, v, e, c[e]) : allowed(e, c[e], d, v));
-        }
-        if (!fits) continue;
-        int gain = 0;
-        for (int e = 0; e < n; ++e) {
-          if (e == d || !fixed[e]) continue;
-          gain += open.count(d < e ? Pair{d, v, e, c[e]} : Pair{e, c[e], d, v}) ? 1 : 0;
-        }
-        if (gain > best_gain) {
-          best_gain = gain;
-          best = v;
-        }
+    const std::vector<Pair> pairs(open.begin(), open.end());
+    Combination best = RowFrom(dims, allowed, open, pairs.front(), ties);
+    size_t best_covers = Covers(best, open);
+    const size_t tries = ties != nullptr ? std::min<size_t>(8, pairs.size()) : pairs.size();
+    for (size_t t = 0; t < tries; ++t) {
+      const Pair& seed = ties != nullptr ? pairs[(*ties)() % pairs.size()] : pairs[t];
+      Combination c = RowFrom(dims, allowed, open, seed, ties);
+      if (const size_t covers = Covers(c, open); covers > best_covers) {
+        best = std::move(c);
+        best_covers = covers;
       }
-      c[d] = best;
-      fixed[d] = true;
     }
-    for (int a = 0; a < n; ++a) {
-      for (int b = a + 1; b < n; ++b) open.erase({a, c[a], b, c[b]});
+    for (int a = 0; a < static_cast<int>(best.size()); ++a) {
+      for (int b = a + 1; b < static_cast<int>(best.size()); ++b) {
+        open.erase({a, best[a], b, best[b]});
+      }
     }
-    out.push_back(c);
+    out.push_back(std::move(best));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<Combination> AllPairs(const std::vector<Dimension>& dims, const PairFilter& allowed) {
+  // Every run of the fixed set costs 6 to 20 s of ctest time, so the smallest of a few greedy
+  // covers is kept: the plain one (rows grown from every open pair, ties to the lowest value)
+  // took 14 rows for today's dimensions, the first with drawn ties 13 (more restarts found no
+  // smaller one, and each costs every ctest case about 20 ms, as each lists the set). The draws
+  // come from fixed seeds and mt19937_64's output is standard: the same set everywhere.
+  std::vector<Combination> best = CoverFrom(dims, allowed, nullptr);
+  for (uint64_t restart = 1; restart <= 4; ++restart) {
+    std::mt19937_64 ties(restart);
+    std::vector<Combination> cover = CoverFrom(dims, allowed, &ties);
+    if (cover.size() < best.size()) best = std::move(cover);
+  }
+  return best;
 }
 
 std::vector<std::string> UncoveredPairs(const std::vector<Dimension>& dims,

@@ -46,7 +46,7 @@ void Fail(Verdict& v, const std::string& why) {
 }  // namespace
 
 Verdict CheckRun(const Features& f, const Endpoints& ep, const Schedule& schedule,
-                 RunFacts* facts) {
+                 const std::set<std::string>& hidden, RunFacts* facts) {
   Verdict verdict;
   auto inc_rows = EmulatorRows(ep.emulator, "incident");
   auto ctr_rows = EmulatorRows(ep.emulator, kSinkTable);
@@ -78,6 +78,7 @@ Verdict CheckRun(const Features& f, const Endpoints& ep, const Schedule& schedul
   inc_want.deletes_reconcile = DeletesReconcile(f);
   inc_want.duplicate_bound = SourceDuplicateBound(f, schedule);
   inc_want.sink_user = kSinkUser;  // the sink never writes incident: no record may be marked
+  inc_want.hidden = hidden;
   SourceDecoder inc_decoder(FormatOf(f), lookup);
   verdict.Merge(CheckSourceTopic(*inc, inc_decoder, inc_want));
 

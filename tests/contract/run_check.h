@@ -3,6 +3,9 @@
 // committed offsets) and hands it to the checker.
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "checker/records.h"
 #include "run_config.h"
 
@@ -15,7 +18,8 @@ struct RunFacts {
   int64_t deletions = 0;
 };
 
+// `hidden`: incident rows a hidden-rows fault hid (SourceExpectations::hidden).
 Verdict CheckRun(const Features& f, const Endpoints& ep, const Schedule& schedule,
-                 RunFacts* facts = nullptr);
+                 const std::set<std::string>& hidden, RunFacts* facts = nullptr);
 
 }  // namespace snowcar::contract

@@ -59,7 +59,7 @@ std::map<std::string, std::string> ReplicaProps(const Features& f, const Endpoin
       {"snow.sink.unknown.field.behavior", "passthrough"},
       {"snow.sink.reporter.success.topic", ep.ok_topic},
   };
-  if (DeletesReconcile(f)) p["snow.table.inc.reconcile.interval.ms"] = "2000";
+  if (DeletesReconcile(f)) p["snow.table.inc.reconcile.interval.ms"] = "1000";
   const std::string& fmt = f.at("format");
   if (fmt != "json") {
     p["snow.source.schema.mode"] = "typed";

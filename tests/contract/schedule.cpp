@@ -2,6 +2,8 @@
 #include "schedule.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -23,6 +25,12 @@ const char* FaultName(FaultKind kind) {
       return "replica-leave-join";
     case FaultKind::kBrokerDown:
       return "broker-down";
+    case FaultKind::kLostAnswer:
+      return "lost-answers";
+    case FaultKind::kHiddenRows:
+      return "hidden-rows";
+    case FaultKind::kRegistryRefusal:
+      return "registry-refusal";
   }
   return "?";
 }
@@ -33,21 +41,23 @@ std::string Schedule::ToString() const {
   for (const auto& e : events) {
     out << " " << FaultName(e.kind) << "@" << e.at_ms << "ms";
     if (e.kind == FaultKind::kKill9 || e.kind == FaultKind::kSigterm) out << "/r" << e.replica;
-    if (e.amount != 0) out << "(" << e.amount << ")";
+    if (e.amount != 0)
+      out << "(" << e.amount << (e.status != 0 ? "," + std::to_string(e.status) : "") << ")";
   }
   if (events.empty()) out << " no faults";
   return out.str();
 }
 
-Schedule MakeSchedule(uint64_t seed, int count, int span_ms, int replicas) {
+Schedule MakeSchedule(uint64_t seed, int count, int span_ms, int replicas, bool registry) {
   // mt19937_64's output is fixed by the standard; the distributions are not, so the draws
   // use plain modulo arithmetic to give the same schedule with any standard library.
   std::mt19937_64 rng(seed);
   auto draw = [&](uint64_t n) { return static_cast<int>(rng() % n); };
-  std::vector<FaultKind> kinds = {FaultKind::kKill9,     FaultKind::kSigterm,
-                                  FaultKind::kRateLimit, FaultKind::kServerError,
-                                  FaultKind::kLatency,   FaultKind::kBrokerDown};
+  std::vector<FaultKind> kinds = {
+      FaultKind::kKill9,   FaultKind::kSigterm,    FaultKind::kRateLimit,  FaultKind::kServerError,
+      FaultKind::kLatency, FaultKind::kBrokerDown, FaultKind::kLostAnswer, FaultKind::kHiddenRows};
   if (replicas > 1) kinds.push_back(FaultKind::kReplicaCycle);
+  if (registry) kinds.push_back(FaultKind::kRegistryRefusal);
   Schedule s;
   s.seed = seed;
   for (int i = 0; i < count; ++i) {
@@ -68,6 +78,16 @@ Schedule MakeSchedule(uint64_t seed, int count, int span_ms, int replicas) {
       case FaultKind::kBrokerDown:
         e.amount = 500 + draw(2000);
         break;  // ms down
+      case FaultKind::kLostAnswer:
+        e.amount = 1 + draw(3);
+        break;  // requests applied and unanswered
+      case FaultKind::kHiddenRows:
+        e.amount = 1000 + draw(2000);
+        break;  // ms hidden
+      case FaultKind::kRegistryRefusal:
+        e.amount = 500 + draw(2000);
+        e.status = draw(2) == 0 ? 503 : 409;
+        break;  // ms refused
       default:
         break;
     }
@@ -77,6 +97,40 @@ Schedule MakeSchedule(uint64_t seed, int count, int span_ms, int replicas) {
                    [](const FaultEvent& a, const FaultEvent& b) { return a.at_ms < b.at_ms; });
   return s;
 }
+
+namespace {
+// One fault as Schedule::ToString prints it: KIND@Tms[/rN][(A[,S])].
+std::optional<FaultEvent> ParseFault(const std::string& text) {
+  const size_t at = text.find('@');
+  if (at == std::string::npos) return std::nullopt;
+  FaultEvent e;
+  bool known = false;
+  for (int k = 0; k <= static_cast<int>(FaultKind::kRegistryRefusal); ++k) {
+    if (text.compare(0, at, FaultName(static_cast<FaultKind>(k))) != 0) continue;
+    if (at != std::string(FaultName(static_cast<FaultKind>(k))).size()) continue;
+    e.kind = static_cast<FaultKind>(k);
+    known = true;
+  }
+  int used = 0;
+  if (!known || std::sscanf(text.c_str() + at + 1, "%dms%n", &e.at_ms, &used) != 1) {
+    return std::nullopt;
+  }
+  std::string rest = text.substr(at + 1 + static_cast<size_t>(used));
+  if (rest.rfind("/r", 0) == 0) {
+    int n = 0;
+    if (std::sscanf(rest.c_str(), "/r%d%n", &e.replica, &n) != 1) return std::nullopt;
+    rest = rest.substr(static_cast<size_t>(n));
+  }
+  if (!rest.empty()) {
+    char close = 0;
+    const int got = std::sscanf(rest.c_str(), "(%d,%d%c", &e.amount, &e.status, &close);
+    const bool ok = (got == 3 && close == ')') ||
+                    (std::sscanf(rest.c_str(), "(%d%c", &e.amount, &close) == 2 && close == ')');
+    if (!ok) return std::nullopt;
+  }
+  return e;
+}
+}  // namespace
 
 std::vector<RegressionCase> ParseRegressionCases(const std::string& text) {
   std::vector<RegressionCase> out;
@@ -91,7 +145,13 @@ std::vector<RegressionCase> ParseRegressionCases(const std::string& text) {
     words >> c.combination;
     std::string shape;
     if (words >> shape) c.shape = shape;
-    out.push_back(c);
+    bool read = true;
+    for (std::string fault; read && words >> fault;) {
+      auto e = ParseFault(fault);
+      if (e) c.events.push_back(*e);
+      read = e.has_value();
+    }
+    if (read) out.push_back(c);
   }
   return out;
 }

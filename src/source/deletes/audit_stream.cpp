@@ -10,6 +10,7 @@
 
 #include "../rows/page_request.h"
 #include "deleted_row_payload.h"
+#include "reconciler.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
 #include "snowcar/source/rows/keyset_query.h"
@@ -212,6 +213,24 @@ void AttachDeletedRows(const TableSettings& rows, const boost::json::array& fetc
       (*entry)[kLastRowErrorMember] = row.status().message();
     }
   }
+}
+
+void DropDeletionTheSweepEmitted(std::vector<kafka::OutRecord>& records, int64_t deleted_s,
+                                 EmittedIds& emitted) {
+  if (records.empty() || !records.front().key) return;
+  const std::string id = *records.front().key;
+  auto op = [](const kafka::OutRecord& r) {
+    const kafka::Header* h = kafka::FindHeader(r.headers, kOperationHeader);
+    return h != nullptr && h->value ? *h->value : std::string();
+  };
+  if (op(records.front()) == "DELETE" && !emitted.ClaimAuditDelete(id, deleted_s)) {
+    SNOWCAR_LOG(kInfo, "source.audit_delete_found_by_sweep",
+                {{"table", records.front().topic}, {"sys_id", id}});
+    std::erase_if(records, [&](const kafka::OutRecord& r) {
+      return op(r) == "DELETE" || op(r) == kTombstoneOperation;
+    });
+  }
+  if (!records.empty() && op(records.back()) == "UPSERT") emitted.ReleaseClaim(id);
 }
 
 std::vector<kafka::OutRecord> AuditRecords(const boost::json::object& audit_row, const RowKey& key,

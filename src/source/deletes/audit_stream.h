@@ -143,6 +143,15 @@ void AttachDeletedRows(const TableSettings& rows, const boost::json::array& fetc
 inline constexpr std::string_view kTombstoneOperation = "TOMBSTONE";
 kafka::OutRecord TombstoneFor(const kafka::OutRecord& delete_record);
 
+class EmittedIds;  // reconciler.h
+
+// deletes=audit+reconcile: takes out of one entry's records (AuditRecords) a DELETE and its
+// tombstone when a sweep produced a DELETE of the row first (EmittedIds::ClaimAuditDelete;
+// `deleted_s` is the entry's second), else claims the deletion so the sweep drops its copy.
+// A row in the records (a restore) releases the claim: the row's next deletion is a new one.
+void DropDeletionTheSweepEmitted(std::vector<kafka::OutRecord>& records, int64_t deleted_s,
+                                 EmittedIds& emitted);
+
 // The records one audit entry becomes, in order (see the top of this file). `key` is the
 // entry's own key (ts = its sys_created_on).
 std::vector<kafka::OutRecord> AuditRecords(const boost::json::object& audit_row, const RowKey& key,

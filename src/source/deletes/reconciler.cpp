@@ -369,6 +369,7 @@ bool Reconciler::DropSuperseded() {
       ++dropped;
       continue;
     }
+    deps_.emitted->ReleaseClaim(h.sys_id);  // the row is back: its next deletion is new
     page_.records.push_back(std::move(h.record));
     page_.add.push_back(std::move(h.sys_id));
   }
@@ -385,8 +386,8 @@ bool Reconciler::DropSuperseded() {
 bool Reconciler::DropDeletedMeanwhile() {
   if (page_.gone.empty()) return true;
   // The ids were found gone before the confirmation and the DELETE gate, which the audit
-  // stream's DELETEs wait for too: its acknowledged DELETE of a row took the id out of the set
-  // (EmittedIds, then the store) meanwhile, and a second DELETE would repeat the deletion.
+  // stream's DELETEs wait for too: its DELETE of a row, acknowledged (the id left the set) or
+  // in flight (it claimed the id), would be repeated by a second one.
   Status s = deps_.emitted->Flush(*deps_.store, deps_.source->instance, deps_.table->alias);
   std::vector<std::string> still;
   for (const std::string& id : page_.gone) {
@@ -394,7 +395,9 @@ bool Reconciler::DropDeletedMeanwhile() {
     auto in =
         deps_.store->IdSetRange(deps_.source->instance, deps_.table->alias, IdBefore(id), id, 1);
     if (!in.ok()) s = in.status();
-    if (in.ok() && !in->empty() && in->front() == id) still.push_back(id);
+    const bool kept = in.ok() && !in->empty() && in->front() == id &&
+                      deps_.emitted->ClaimSweepDelete(id, page_.gone_seen_at_ms / 1000);
+    if (kept) still.push_back(id);
   }
   if (!s.ok()) {
     Retry("checking deletions against the audit stream: " + s.message());

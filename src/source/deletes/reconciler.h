@@ -55,11 +55,39 @@ class EmittedIds {
   // Writes what is pending into the id set of (instance, table); on failure it stays pending.
   Status Flush(state::StateStore& store, std::string_view instance, std::string_view table);
 
+  // deletes=audit+reconcile: the audit stream and a sweep can both find one deletion, and
+  // both wait for the same row-stream gate, so neither can ask the id set whether the other
+  // emitted it (the id leaves the set only once a DELETE is acknowledged). The first to
+  // produce a DELETE of an id claims it, under this lock, before producing it; the other then
+  // drops its copy (docs/semantics.md, Reconciliation).
+  //
+  // The audit stream's DELETE of an entry of second `deleted_s`: false, claiming nothing, when
+  // a sweep produced a DELETE of the id it found gone at second `deleted_s` or later (that is
+  // this deletion), else claims it for the audit stream.
+  bool ClaimAuditDelete(std::string_view sys_id, int64_t deleted_s);
+  // A sweep's DELETE of an id found gone at second `gone_s`: false when the audit stream
+  // produced a DELETE of the id (in flight or acknowledged), else claims it for the sweep.
+  bool ClaimSweepDelete(std::string_view sys_id, int64_t gone_s);
+  // An UPSERT of the id was produced (a restore the audit stream or a sweep emits): the row
+  // is back, so its next deletion is a new one. Add() does the same for acknowledged rows.
+  void ReleaseClaim(std::string_view sys_id);
+  // Keeps at most this many claims: past it the oldest half is forgotten, which can only
+  // repeat a deletion (at least once), never lose one.
+  static constexpr size_t kClaimsKept = 100000;
+
  private:
   bool Note(std::string_view sys_id, bool add);
   mutable Mutex mu_;
   // id -> added (true) or removed (false)
   std::unordered_map<std::string, bool> pending_ SNOWCAR_GUARDED_BY(mu_);
+  struct Claim {
+    bool by_sweep = false;
+    int64_t second = 0;  // the audit entry's, or when the sweep saw the row gone
+    uint64_t order = 0;  // when claimed, for forgetting the oldest
+  };
+  void ForgetOldestClaims() SNOWCAR_REQUIRES(mu_);
+  std::unordered_map<std::string, Claim> claims_ SNOWCAR_GUARDED_BY(mu_);
+  uint64_t claims_made_ SNOWCAR_GUARDED_BY(mu_) = 0;
 };
 
 class Reconciler : public std::enable_shared_from_this<Reconciler> {

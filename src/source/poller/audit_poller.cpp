@@ -117,6 +117,9 @@ void TablePoller::PublishWatermark() {
 
 void TablePoller::ProduceRecords(std::vector<kafka::OutRecord> records, AckTracker::Ticket ticket,
                                  state::DedupKey dedup) {
+  // With a sweep beside the audit stream, one of them emits a deletion both found.
+  if (deps_.deletes && deps_.emitted)
+    DropDeletionTheSweepEmitted(records, dedup.ts, *deps_.emitted);
   std::shared_ptr<DeliveredNote> note;
   if (deps_.deletes && !records.empty() && records.front().key) {
     // What the entry does to the row, applied once all its records are acknowledged: a

@@ -28,6 +28,7 @@ const char* OpName(Operation op) {
   return "?";
 }
 
+// `exists_at_end`: an UPSERT may follow a DELETE (an undelete, or a hidden row shown again).
 void CheckOrder(const std::string& key, const KeyHistory& h, bool exists_at_end, Verdict& verdict) {
   if (h.partitions.size() > 1) {
     verdict.Add(ViolationKind::kReorder, key + " is on " + std::to_string(h.partitions.size()) +
@@ -84,7 +85,8 @@ Verdict CheckSourceTopic(const TopicDump& dump, SourceDecoder& decoder,
     KeyHistory& h = keys[decoded->sys_id];
     h.partitions.insert(record.partition);
     // A repeat is the same key, operation and version again (a DELETE has no version).
-    if (++copies[{decoded->sys_id, static_cast<int>(decoded->op), decoded->mod_count}] > 1) {
+    if (++copies[{decoded->sys_id, static_cast<int>(decoded->op), decoded->mod_count}] > 1 &&
+        !want.hidden.contains(decoded->sys_id)) {
       ++repeats;
       if (repeats <= 8) {
         repeated += (repeated.empty() ? "" : ", ") + decoded->sys_id.substr(0, 8) + "/" +
@@ -102,12 +104,15 @@ Verdict CheckSourceTopic(const TopicDump& dump, SourceDecoder& decoder,
 
   std::set<std::string> existing;
   for (const auto& row : want.rows) existing.insert(row.sys_id);
-  for (const auto& [key, h] : keys) CheckOrder(key, h, existing.count(key) > 0, verdict);
+  for (const auto& [key, h] : keys) {
+    CheckOrder(key, h, existing.count(key) > 0 || want.hidden.contains(key), verdict);
+  }
 
   // Every final version on the topic, and the key's last record is that version.
   for (const auto& row : want.rows) {
     const bool may_be_suppressed =
         want.suppress_sink_versions && !want.sink_user.empty() && row.updated_by == want.sink_user;
+    if (want.hidden.contains(row.sys_id)) continue;
     auto it = keys.find(row.sys_id);
     bool found = false;
     if (it != keys.end()) {
@@ -137,7 +142,7 @@ Verdict CheckSourceTopic(const TopicDump& dump, SourceDecoder& decoder,
   // Deletions: audit reports each one; reconciliation the ones of rows it had emitted.
   if (want.deletes_audit || want.deletes_reconcile) {
     for (const auto& id : want.deleted) {
-      if (existing.count(id)) continue;
+      if (existing.count(id) || want.hidden.contains(id)) continue;
       auto it = keys.find(id);
       const bool emitted = it != keys.end();
       if (!want.deletes_audit && !emitted) continue;

@@ -42,5 +42,38 @@ TEST(EmittedIds, AFlushIsDueOnceEnoughIdsArePendingAndWritesThemAll) {
   EXPECT_EQ(*first, (std::vector<std::string>{Id(0), Id(1)}));
 }
 
+// deletes=audit+reconcile: whichever way produces a deletion first claims it; the other drops
+// its copy, until an UPSERT of the row says it is back.
+TEST(EmittedIds, TheFirstWayToProduceADeletionClaimsIt) {
+  EmittedIds ids;
+  // The sweep first: the audit entries of that deletion (at or before the second the sweep
+  // saw the row gone) are dropped; an entry after it is a later deletion and is kept.
+  EXPECT_TRUE(ids.ClaimSweepDelete(Id(1), 100));
+  EXPECT_FALSE(ids.ClaimAuditDelete(Id(1), 99));
+  EXPECT_FALSE(ids.ClaimAuditDelete(Id(1), 100));
+  EXPECT_TRUE(ids.ClaimAuditDelete(Id(1), 101));
+  // The audit stream first: the sweep drops its copy, whenever it saw the row gone.
+  EXPECT_TRUE(ids.ClaimAuditDelete(Id(2), 100));
+  EXPECT_FALSE(ids.ClaimSweepDelete(Id(2), 105));
+  // A way that claimed may claim again (its produce failed and the page is read again).
+  EXPECT_TRUE(ids.ClaimAuditDelete(Id(2), 100));
+  EXPECT_TRUE(ids.ClaimSweepDelete(Id(3), 100));
+  EXPECT_TRUE(ids.ClaimSweepDelete(Id(3), 100));
+  // The row came back: acknowledged (Add) or produced (ReleaseClaim); its next deletion is new.
+  EXPECT_FALSE(ids.Add(Id(2)));
+  EXPECT_TRUE(ids.ClaimSweepDelete(Id(2), 110));
+  ids.ReleaseClaim(Id(3));
+  EXPECT_TRUE(ids.ClaimAuditDelete(Id(3), 90));
+}
+
+TEST(EmittedIds, ClaimsPastTheLimitForgetTheOldestHalf) {
+  EmittedIds ids;
+  for (size_t i = 0; i <= EmittedIds::kClaimsKept; ++i) ASSERT_TRUE(ids.ClaimSweepDelete(Id(i), 5));
+  // Forgotten: the audit stream may repeat the deletion (at least once, never lost).
+  EXPECT_TRUE(ids.ClaimAuditDelete(Id(0), 1));
+  // Kept: the newest claims still hold.
+  EXPECT_FALSE(ids.ClaimAuditDelete(Id(EmittedIds::kClaimsKept), 1));
+}
+
 }  // namespace
 }  // namespace snowcar::source
