@@ -240,6 +240,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Formats{RecordFormat::kJsonTyped, RecordFormat::kJsonTyped},
                       Formats{RecordFormat::kAvro, RecordFormat::kAvro},
                       Formats{RecordFormat::kJsonSchema, RecordFormat::kJsonSchema},
+                      Formats{RecordFormat::kProtobuf, RecordFormat::kProtobuf},
                       Formats{RecordFormat::kAvro, RecordFormat::kString},
                       Formats{RecordFormat::kJson, RecordFormat::kAvro}),
     [](const ::testing::TestParamInfo<Formats>& info) {
@@ -251,6 +252,8 @@ INSTANTIATE_TEST_SUITE_P(
             return "Avro";
           case RecordFormat::kJsonSchema:
             return "JsonSchema";
+          case RecordFormat::kProtobuf:
+            return "Protobuf";
           case RecordFormat::kString:
             return "String";
           default:
