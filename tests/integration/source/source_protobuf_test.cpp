@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 #include <map>
 
+#include "inherited_rows.h"
 #include "snowcar/common/time.h"
 #include "snowcar/testbed/registry/registry_server.h"
 #include "source_harness.h"
@@ -122,6 +123,48 @@ TEST_F(SourceProtobuf, ProtobufRecordsDecodeWithProtocAndPythonProtobufAgainstTh
     ASSERT_TRUE(latest.ok());
     EXPECT_THAT(latest->out, HasSubstr("\"schemaType\":\"PROTOBUF\"")) << side;
     EXPECT_THAT(latest->out, HasSubstr("syntax = \\\"proto3\\\"")) << side;
+  }
+  StopGracefully();
+  registry.Stop();
+}
+
+// incident's columns inherited from task come out as their types in Protobuf too (the JSON
+// mapping of the reader writes an int64 as a string and leaves an unset field out).
+TEST_F(SourceProtobuf, ProtobufWritesIncidentsColumnsInheritedFromTaskAsTheirTypes) {
+  registry::RegistryServer registry(registry::RegistryServerOptions{});
+  ASSERT_TRUE(registry.Start().ok());
+  ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
+  const int64_t base = NowS() - 600;
+  std::vector<emulator::Fields> rows;
+  std::vector<InheritedRow> ids;
+  for (int n = 0; n < 4; ++n) {
+    ids.push_back({InheritedRowId(0xf000 + n), n});
+    rows.push_back(IncidentWithTaskColumns(ids.back(), base));
+  }
+  ASSERT_TRUE(emu_->store().Load("incident", rows).ok());
+  props_["value.format"] = "protobuf";
+  props_["key.format"] = "protobuf";
+  props_["schema.registry.url"] = registry.base_url();
+  Start();
+  auto got = ReadWithProtoc(registry.base_url(), ids.size());
+  ASSERT_EQ(got.size(), ids.size());
+  for (const InheritedRow& r : ids) {
+    SCOPED_TRACE(r.id);
+    const auto& v = got.at(r.id).at("value").as_object();
+    EXPECT_EQ(v.at("priority").as_string(), std::to_string(1 + r.n % 5)) << "task's integer";
+    EXPECT_EQ(v.at("impact").as_string(), "2");
+    EXPECT_EQ(v.at("urgency").as_string(), "3");
+    EXPECT_EQ(v.at("state").as_string(), "2");
+    EXPECT_EQ(v.at("active").as_bool(), r.n % 2 == 0);
+    EXPECT_EQ(v.at("made_sla").as_bool(), false);
+    EXPECT_EQ(v.at("reassignment_count").as_string(), std::to_string(r.n));
+    EXPECT_EQ(v.at("escalation").as_string(), "1");
+    EXPECT_EQ(v.at("opened_at").as_string(), ProtoJsonTime(base - 3600));
+    EXPECT_EQ(v.at("sys_updated_on").as_string(), ProtoJsonTime(base + r.n));
+    EXPECT_EQ(v.at("sys_created_on").as_string(), ProtoJsonTime(base));
+    EXPECT_FALSE(v.contains("closed_at")) << "an empty date-time is an absent field";
+    EXPECT_EQ(v.at("short_description").as_string(), "inherited " + std::to_string(r.n));
+    EXPECT_EQ(v.at("severity").as_string(), "3") << "incident's own column";
   }
   StopGracefully();
   registry.Stop();

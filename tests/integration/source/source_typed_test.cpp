@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 #include <map>
 
+#include "inherited_rows.h"
 #include "snowcar/common/time.h"
 #include "snowcar/testbed/registry/registry_server.h"
 #include "source_harness.h"
@@ -276,51 +277,6 @@ TEST_F(SourceTyped, SchemaEvolvesAcrossRestartsAndARefusedChangePausesTheTable) 
   registry.Stop();
 }
 
-// incident takes most of its columns from task. The emulator lists them under name=task in
-// sys_dictionary and gives incident's sys_db_object row task as its super_class, as an
-// instance does; every inherited column must still come out as its type.
-struct InheritedRow {
-  std::string id;
-  int n = 0;
-};
-
-emulator::Fields IncidentWithTaskColumns(const InheritedRow& r, int64_t base) {
-  return {{"sys_id", r.id},
-          {"sys_updated_on", FormatSnowTimestamp(base + r.n)},
-          {"sys_created_on", FormatSnowTimestamp(base)},
-          {"opened_at", FormatSnowTimestamp(base - 3600)},
-          {"closed_at", ""},
-          {"short_description", "inherited " + std::to_string(r.n)},
-          {"priority", std::to_string(1 + r.n % 5)},
-          {"impact", "2"},
-          {"urgency", "3"},
-          {"state", "2"},
-          {"active", r.n % 2 == 0 ? "true" : "false"},
-          {"made_sla", "false"},
-          {"reassignment_count", std::to_string(r.n)},
-          {"escalation", "1"},
-          {"severity", "3"}};  // incident's own column (a numeric choice) for comparison
-}
-
-// Both readers print a timestamp as ISO-8601 UTC with milliseconds.
-void ExpectInheritedColumnsTyped(const boost::json::object& v, int n, int64_t base) {
-  EXPECT_EQ(v.at("priority").as_int64(), 1 + n % 5) << "priority is task's integer choice";
-  EXPECT_EQ(v.at("impact").as_int64(), 2);
-  EXPECT_EQ(v.at("urgency").as_int64(), 3);
-  EXPECT_EQ(v.at("state").as_int64(), 2);
-  EXPECT_EQ(v.at("active").as_bool(), n % 2 == 0);
-  EXPECT_EQ(v.at("made_sla").as_bool(), false);
-  EXPECT_EQ(v.at("reassignment_count").as_int64(), n);
-  EXPECT_EQ(v.at("escalation").as_int64(), 1);
-  EXPECT_EQ(v.at("sys_mod_count").as_int64(), 0);
-  EXPECT_EQ(v.at("opened_at").as_string(), FormatIso8601Millis((base - 3600) * 1000));
-  EXPECT_EQ(v.at("sys_updated_on").as_string(), FormatIso8601Millis((base + n) * 1000));
-  EXPECT_EQ(v.at("sys_created_on").as_string(), FormatIso8601Millis(base * 1000));
-  EXPECT_TRUE(v.at("closed_at").is_null());
-  EXPECT_EQ(v.at("short_description").as_string(), "inherited " + std::to_string(n));
-  EXPECT_EQ(v.at("severity").as_int64(), 3) << "incident's own column";
-}
-
 TEST_F(SourceTyped, JsonTypedWritesIncidentsColumnsInheritedFromTaskAsTheirTypes) {
   ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
   const int64_t base = NowS() - 600;
@@ -349,31 +305,43 @@ TEST_F(SourceTyped, JsonTypedWritesIncidentsColumnsInheritedFromTaskAsTheirTypes
   EXPECT_THAT(journal, HasSubstr("sysparm_query=nameINincident%2Ctask"));
 }
 
-TEST_F(SourceTyped, AvroWritesIncidentsColumnsInheritedFromTaskAsTheirTypes) {
-  registry::RegistryServer registry(registry::RegistryServerOptions{});
-  ASSERT_TRUE(registry.Start().ok());
-  ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
-  const int64_t base = NowS() - 600;
-  std::vector<emulator::Fields> rows;
-  std::vector<InheritedRow> ids;
-  for (int n = 0; n < 4; ++n) {
-    char id[33];
-    std::snprintf(id, sizeof(id), "%032x", 0xd000 + n);
-    ids.push_back({id, n});
-    rows.push_back(IncidentWithTaskColumns(ids.back(), base));
+// Through the registry double: the values decoded by the Python reader against the schema the
+// registry holds, for `format` (read as `reader_format`).
+class SourceTypedInherited : public SourceTyped {
+ protected:
+  void ExpectInheritedThroughRegistry(const char* format, const char* reader_format, int id_base) {
+    registry::RegistryServer registry(registry::RegistryServerOptions{});
+    ASSERT_TRUE(registry.Start().ok());
+    ASSERT_TRUE(broker().CreateTopic(topic_, 1).ok());
+    const int64_t base = NowS() - 600;
+    std::vector<emulator::Fields> rows;
+    std::vector<InheritedRow> ids;
+    for (int n = 0; n < 4; ++n) {
+      ids.push_back({InheritedRowId(id_base + n), n});
+      rows.push_back(IncidentWithTaskColumns(ids.back(), base));
+    }
+    ASSERT_TRUE(emu_->store().Load("incident", rows).ok());
+    props_["value.format"] = format;
+    props_["schema.registry.url"] = registry.base_url();
+    Start();
+    auto got =
+        ReadWithPython({"--format", reader_format, "--registry", registry.base_url()}, ids.size());
+    ASSERT_EQ(got.size(), ids.size());
+    for (const InheritedRow& r : ids) {
+      SCOPED_TRACE(r.id);
+      ExpectInheritedColumnsTyped(got.at(r.id).at("value").as_object(), r.n, base);
+    }
+    StopGracefully();
+    registry.Stop();
   }
-  ASSERT_TRUE(emu_->store().Load("incident", rows).ok());
-  props_["value.format"] = "avro";
-  props_["schema.registry.url"] = registry.base_url();
-  Start();
-  auto got = ReadWithPython({"--format", "avro", "--registry", registry.base_url()}, ids.size());
-  ASSERT_EQ(got.size(), ids.size());
-  for (const InheritedRow& r : ids) {
-    SCOPED_TRACE(r.id);
-    ExpectInheritedColumnsTyped(got.at(r.id).at("value").as_object(), r.n, base);
-  }
-  StopGracefully();
-  registry.Stop();
+};
+
+TEST_F(SourceTypedInherited, AvroWritesIncidentsColumnsInheritedFromTaskAsTheirTypes) {
+  ExpectInheritedThroughRegistry("avro", "avro", 0xd000);
+}
+
+TEST_F(SourceTypedInherited, JsonSchemaWritesIncidentsColumnsInheritedFromTaskAsTheirTypes) {
+  ExpectInheritedThroughRegistry("json_schema", "json", 0xe000);
 }
 
 // The integration user may not read sys_db_object: the table stops naming the table it could
