@@ -51,8 +51,15 @@ bool TablePoller::MaybeStartBackfill() {
   const PlannedQuery next = plan_.Next();
   if (next.shape != QueryShape::kMoveOn) return false;  // a second to finish first: one sweep
   // Every row read before must be handed to Kafka first (a later version of one of them may
-  // be in the backlog) and acknowledged, so the ranges start from a clean tracker.
-  if (!queued_pages_.empty() || in_flight_ > 0 || tracker_.outstanding() > 0) return true;
+  // be in the backlog) and acknowledged, so the ranges start from a clean tracker. Queued
+  // pages and records in flight call Pump again when they are done.
+  if (!queued_pages_.empty() || in_flight_ > 0) return true;
+  // Rows acknowledged without a delivery report (duplicates the dedup window suppressed, echo
+  // suppressions, skipped rows) stay in the tracker until a commit takes them, and no report
+  // will come to call Pump: take them here. Waiting on them instead stalled the table for good
+  // after a restart whose re-read overlap ended a sweep that fell behind (health stayed ok).
+  MaybeCommit(/*force=*/false);
+  if (tracker_.outstanding() > 0) return false;  // a failed row: the single sweep recovers it
   const int64_t hi = FloorSeconds(SweepClockMs() - deps_.source->safety_lag_seconds * 1000) -
                      kParallelMarginSeconds;
   try_parallel_ = false;  // one attempt per backlog; FinishBackfill allows the next

@@ -301,6 +301,42 @@ TEST_F(TablePollerTest, RestartSuppressesTheOverlapInsteadOfReEmittingIt) {
   ASSERT_TRUE(WaitFor([&] { return producer_->records().size() == 1; }, 5s));
 }
 
+// With parallel backfill on, a restart re-reads its overlap: rows already in Kafka, which the
+// dedup window suppresses, so no delivery report follows them. When the sweep that read them
+// fell behind the instance's clock (a slow answer: a 429's Retry-After), it ends in phase
+// backfill and the poller considers cutting the backlog; it must not wait for those rows'
+// reports. It did: the table sent no request again while its health stayed ok.
+TEST_F(TablePollerTest, ParallelBackfillNeverWaitsOnSuppressedRowsAfterARestart) {
+  source_.backfill_parallelism = 4;
+  AddRows({{kT0 + 50, Id(1)}, {kT0 + 51, Id(2)}, {kT0 + 52, Id(3)}});
+  auto first = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return first->status().rows_emitted.load() == 3; }, 5s));
+  ASSERT_TRUE(WaitFor([&] { return first->status().Read().phase == state::Phase::kStream; }, 5s));
+  AddRows({{kT0 + 60, Id(4)}});  // read and committed in phase stream
+  ASSERT_TRUE(WaitFor([&] { return first->status().rows_emitted.load() == 4; }, 5s));
+  StopPoller(first);
+  ASSERT_TRUE(CursorIs(kT0 + 60, Id(4)));
+  ASSERT_EQ(StoredCursor()->phase, state::Phase::kStream);
+  // Beyond the first sweep's high-water mark (second 99): the next sweep reads it.
+  AddRows({{kT0 + 110, Id(5)}});
+  producer_ = std::make_shared<FakeProducer>();
+  // The restarted poller's first request, the page of its overlap (row 4, its count equal to
+  // its rows, so it ends the sweep), is answered 30 s later by the instance's clock: the
+  // sweep fell behind.
+  auto slow = std::make_shared<std::atomic<bool>>(false);
+  script_ = [this,
+             slow](const servicenow::InstanceRequest&) -> std::optional<servicenow::CallResult> {
+    if (!slow->exchange(true)) client_.set_server_now_ms((kT0 + 130) * 1000);
+    return std::nullopt;
+  };
+  auto second = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return second->status().duplicates_suppressed.load() >= 1; }, 5s));
+  ASSERT_TRUE(WaitFor([&] { return second->status().rows_emitted.load() == 1; }, 5s))
+      << "no row after the re-read overlap; requests: " << client_.requests().size() << ", phase "
+      << state::PhaseName(second->status().Read().phase);
+  EXPECT_THAT(Keys(producer_->records()), ::testing::ElementsAre(Id(5)));
+}
+
 // The last row read leaves the overlap (updated again with a timestamp past the high-water
 // mark, or deleted): the re-read ends on an earlier row. The next idle wake must still rewind
 // from the cursor, not from that earlier row: the commit of the cursor pruned the dedup
