@@ -4,8 +4,9 @@
 // back raw (librdkafka, by assignment) and checked against the schema the registry holds for
 // each record's id, with readers snowcar did not write: avro-c for Avro values, and for JSON
 // Schema values a check of each member against the schema's `properties` and their `type`s
-// (python3-jsonschema is not among the Debian packages the tests use). Per deleted row: its
-// DELETE and tombstone carry the very key bytes of its UPSERTs (so the same partition), the
+// (python3-jsonschema is not among the Debian packages the tests use); Protobuf values are
+// parsed by libprotobuf's dynamic message built from the registered .proto text. Per deleted row:
+// its DELETE and tombstone carry the very key bytes of its UPSERTs (so the same partition), the
 // DELETE's value is a record of the schema its UPSERTs were written with, and the last row it
 // carries is typed.
 #include <avro.h>
@@ -18,6 +19,7 @@
 #include <tuple>
 
 #include "snowcar/common/time.h"
+#include "snowcar/schema_registry/framed_decoder.h"
 #include "snowcar/testbed/registry/registry_server.h"
 #include "source_harness.h"
 
@@ -233,6 +235,9 @@ class SourceTypedDeletes : public SourceTest, public ::testing::WithParamInterfa
       json = bytes.substr(5);
       if (format() == "avro") {
         SNOWCAR_ASSIGN_OR_RETURN(json, AvroJson(schema, json));
+      } else if (format() == "protobuf") {
+        // libprotobuf reads it against the registered .proto text (an absent field is null).
+        SNOWCAR_ASSIGN_OR_RETURN(json, schema_registry::ProtobufSchemaToJson(schema, json));
       } else {
         boost::system::error_code ec;
         auto v = boost::json::parse(json, ec);
@@ -376,16 +381,15 @@ TEST_P(SourceTypedDeletes, DeletesCarryTheRowsKeyBytesAndAValueOfItsSchema) {
   registry_->Stop();
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryModeAndFormat, SourceTypedDeletes,
-                         ::testing::Combine(::testing::Values("audit", "reconcile",
-                                                              "audit+reconcile"),
-                                            ::testing::Values("json_typed", "avro", "json_schema")),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           std::string name =
-                               std::get<0>(info.param) + "_" + std::get<1>(info.param);
-                           std::replace(name.begin(), name.end(), '+', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    EveryModeAndFormat, SourceTypedDeletes,
+    ::testing::Combine(::testing::Values("audit", "reconcile", "audit+reconcile"),
+                       ::testing::Values("json_typed", "avro", "json_schema", "protobuf")),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      std::string name = std::get<0>(info.param) + "_" + std::get<1>(info.param);
+      std::replace(name.begin(), name.end(), '+', '_');
+      return name;
+    });
 
 }  // namespace
 }  // namespace snowcar::source::it
