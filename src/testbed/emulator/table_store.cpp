@@ -140,12 +140,9 @@ Result<WriteResult> TableStore::Insert(std::string_view table, const Fields& giv
   std::vector<std::string> values(t->schema->size());
   std::vector<bool> given(t->schema->size(), false);
   for (const auto& [name, value] : fields) {
-    auto index = t->FieldFor(name, options_.generic_tables_learn_fields, values);
-    given.resize(values.size(), false);
-    if (!index) {
-      result.ignored_fields.push_back(name);
-      continue;
-    }
+    auto index = t->PlaceField(name, options_.generic_tables_learn_fields, values, given,
+                               &result.ignored_fields);
+    if (!index) continue;
     const FieldDef& def = t->schema->field(*index);
     if (*index == TableSchema::kSysId) {
       if (!IsSysId(value)) {
@@ -209,12 +206,9 @@ Result<WriteResult> TableStore::Update(std::string_view table, std::string_view 
   values.resize(t->schema->size());
   std::vector<bool> given(values.size(), false);
   for (const auto& [name, value] : fields) {
-    auto index = t->FieldFor(name, options_.generic_tables_learn_fields, values);
-    given.resize(values.size(), false);
-    if (!index) {
-      result.ignored_fields.push_back(name);
-      continue;
-    }
+    auto index = t->PlaceField(name, options_.generic_tables_learn_fields, values, given,
+                               &result.ignored_fields);
+    if (!index) continue;
     const FieldDef& def = t->schema->field(*index);
     if (def.system) {
       // sys_id cannot change; the other system fields are the store's. A body echoing the
@@ -341,8 +335,7 @@ Status TableStore::Load(std::string_view table, const std::vector<Fields>& rows,
     std::vector<std::string> values(t->schema->size());
     std::vector<bool> given(values.size(), false);
     for (const auto& [name, value] : rows[r]) {
-      auto index = t->FieldFor(name, true, values);
-      given.resize(values.size(), false);
+      auto index = t->PlaceField(name, true, values, given, nullptr);
       if (!index) continue;  // like an import set: unknown columns of a known table are skipped
       const FieldDef& def = t->schema->field(*index);
       if (def.kind == FieldKind::kDateTime && !value.empty() && !ParseSnowTimestamp(value).ok()) {
