@@ -223,11 +223,8 @@ class SourceTest : public testsupport::SharedBrokerTest<SourceTest> {
   // Every record of topic_ now, tombstones included, in partition then offset order (kcat, from
   // the beginning to the end of each partition).
   std::vector<TopicRecord> ReadWithTombstones(std::chrono::seconds timeout) {
-    testsupport::ChildOptions opts;
-    opts.args = {"-b",        bootstrap(), "-C", "-t", topic_, "-o",
-                 "beginning", "-e",        "-q", "-Z", "-f",   "%p\t%o\t%k\t%h\t%s\n"};
-    opts.capture_stderr = true;
-    auto r = testsupport::RunToCompletion("kcat", opts, timeout);
+    auto r = testsupport::ReadTopicWithKcat(bootstrap(), topic_, "%p\t%o\t%k\t%h\t%s\n", timeout,
+                                            {"-Z"});
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<TopicRecord> out;
     if (!r.ok()) return out;
@@ -254,20 +251,7 @@ class SourceTest : public testsupport::SharedBrokerTest<SourceTest> {
 
   // Everything in `topic` now (kcat, from the beginning to the end of each partition).
   std::vector<Consumed> ReadTopic(const std::string& topic) {
-    testsupport::ChildOptions opts;
-    opts.args = {"-b",
-                 bootstrap(),
-                 "-C",
-                 "-t",
-                 topic,
-                 "-o",
-                 "beginning",
-                 "-e",
-                 "-q",
-                 "-f",
-                 "%p\t%o\t%k\t%T\t%h\t%s\n"};
-    opts.capture_stderr = true;
-    auto r = testsupport::RunToCompletion("kcat", opts, 30s);
+    auto r = testsupport::ReadTopicWithKcat(bootstrap(), topic, "%p\t%o\t%k\t%T\t%h\t%s\n", 30s);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<Consumed> out;
     if (!r.ok()) return out;
