@@ -58,6 +58,15 @@ bool NormalizeValue(const FieldDef& def, std::string& value) {
   }
 }
 
+// A request's `value` for field `index` (`name`), stored as NormalizeValue makes it and marked
+// given; an unusable value is reported in `result`.
+void TakeValue(const FieldDef& def, size_t index, const std::string& name, const std::string& value,
+               std::vector<std::string>& values, std::vector<bool>& given, WriteResult& result) {
+  values[index] = value;
+  given[index] = true;
+  if (!NormalizeValue(def, values[index])) result.ignored_fields.push_back(name);
+}
+
 }  // namespace
 
 TableStore::TableStore(const Clock& clock, StoreOptions options)
@@ -157,9 +166,7 @@ Result<WriteResult> TableStore::Insert(std::string_view table, const Fields& giv
       result.ignored_fields.push_back(name);
       continue;
     }
-    values[*index] = value;
-    given[*index] = true;
-    if (!NormalizeValue(def, values[*index])) result.ignored_fields.push_back(name);
+    TakeValue(def, *index, name, value, values, given, result);
   }
   const TableSchema& schema = *t->schema;
   const std::string ts = FormatSnowTimestamp(clock_.NowSeconds() - options.backdate_seconds);
@@ -217,9 +224,7 @@ Result<WriteResult> TableStore::Update(std::string_view table, std::string_view 
         result.ignored_fields.push_back(name);
       continue;
     }
-    values[*index] = value;
-    given[*index] = true;
-    if (!NormalizeValue(def, values[*index])) result.ignored_fields.push_back(name);
+    TakeValue(def, *index, name, value, values, given, result);
   }
   const TableSchema& schema = *t->schema;
   if (options.replace) {
