@@ -186,6 +186,17 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
     return testsupport::TablesPartitioned(owned, kTables, 1) && lanes == kCommandPartitions;
   }
 
+  // Both directions busy: rows written on every table at kRowsPerSecond (half of them
+  // updates), and the command producer.
+  void StartLoad() {
+    emulator::RowGeneratorOptions generator;
+    generator.tables = tables_;
+    generator.rows_per_second = kRowsPerSecond;
+    generator.update_share = 0.5;
+    ASSERT_TRUE(emu_.row_generator().Start(generator).ok());
+    StartCommands();
+  }
+
   // A producer of CREATE commands, one every kCommandEvery, round-robin over the partitions,
   // each with its own correlation id, until told to stop.
   void StartCommands() {
@@ -370,12 +381,7 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
 };
 
 TEST_F(ScaleOutRealKafkaTest, ThreeReplicasShareTablesAndPartitionsThroughSigtermAndKill) {
-  emulator::RowGeneratorOptions generator;
-  generator.tables = tables_;
-  generator.rows_per_second = kRowsPerSecond;
-  generator.update_share = 0.5;
-  ASSERT_TRUE(emu_.row_generator().Start(generator).ok());
-  StartCommands();
+  ASSERT_NO_FATAL_FAILURE(StartLoad());
 
   Replica& a = Start("r-a");
   Replica& b = Start("r-b");
@@ -455,12 +461,7 @@ bool JoiningTableGroup(const std::string& log, const std::string& group) {
 // replicas started and stopped at once below are that case.
 TEST_F(ScaleOutRealKafkaTest, CooperativeStickyMovesOnlyWhatMustMoveAndSurvivesStopsMidRebalance) {
   strategy_ = "cooperative-sticky";
-  emulator::RowGeneratorOptions generator;
-  generator.tables = tables_;
-  generator.rows_per_second = kRowsPerSecond;
-  generator.update_share = 0.5;
-  ASSERT_TRUE(emu_.row_generator().Start(generator).ok());
-  StartCommands();
+  ASSERT_NO_FATAL_FAILURE(StartLoad());
 
   Replica& a = Start("r-a");
   Replica& b = Start("r-b");
