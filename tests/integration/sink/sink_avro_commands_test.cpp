@@ -87,9 +87,7 @@ TEST_F(SinkAvroCommandsTest, AvroCommandsAreAppliedAndBadOnesDeadLettered) {
   Produce(topic, {Command(std::nullopt, good_create), Command(SysId(9), unknown_id),
                   Command(SysId(1), good_patch), Command(SysId(9), cut)});
 
-  ASSERT_TRUE(WaitFor([&] { return Committed(group, topic, 1)[0] == 4; }, 60s, 100ms))
-      << "committed " << Committed(group, topic, 1)[0] << "\n"
-      << Tail(sink);
+  ASSERT_TRUE(CommitsWithin(group, topic, 4, sink));
   EXPECT_EQ(Row(SysId(1))->at("short_description"), "patched");
   bool created = false;
   for (const auto& row : Rows()) {
@@ -158,8 +156,7 @@ TEST_F(SinkAvroCommandsTest, ConnectTimestampAndDecimalReachTheTableAsText) {
   WaitAssigned(sink, 1);
   Produce(topic, {Command(std::nullopt, schema_registry::Frame(*id, payload))});
 
-  ASSERT_TRUE(WaitFor([&] { return Committed(group, topic, 1)[0] == 1; }, 60s, 100ms))
-      << Tail(sink);
+  ASSERT_TRUE(CommitsWithin(group, topic, 1, sink));
   bool found = false;
   for (const auto& row : Rows()) {
     if (row.count("short_description") == 0 || row.at("short_description") != "typed") continue;
@@ -195,8 +192,7 @@ TEST_F(SinkAvroCommandsTest, ConnectJsonSchemaTimestampAndBase64DecimalReachTheT
                    schema_registry::Frame(*id, R"({"short_description":"json typed",)"
                                                R"("opened_at":1733300000123,"u_cost":"+y4="})"))});
 
-  ASSERT_TRUE(WaitFor([&] { return Committed(group, topic, 1)[0] == 1; }, 60s, 100ms))
-      << Tail(sink);
+  ASSERT_TRUE(CommitsWithin(group, topic, 1, sink));
   bool found = false;
   for (const auto& row : Rows()) {
     if (row.count("short_description") == 0 || row.at("short_description") != "json typed") {

@@ -84,9 +84,7 @@ TEST_F(SinkProtobufCommandsTest, ProtobufCommandsAreAppliedAndBadOnesDeadLettere
   Produce(topic, {Command(std::nullopt, create), Command(SysId(9), no_such_message),
                   Command(SysId(1), patch), Command(SysId(9), cut)});
 
-  ASSERT_TRUE(WaitFor([&] { return Committed(group, topic, 1)[0] == 4; }, 60s, 100ms))
-      << "committed " << Committed(group, topic, 1)[0] << "\n"
-      << Tail(sink);
+  ASSERT_TRUE(CommitsWithin(group, topic, 4, sink));
   EXPECT_EQ(Row(SysId(1))->at("short_description"), "patched");
   bool created = false;
   for (const auto& row : Rows()) {

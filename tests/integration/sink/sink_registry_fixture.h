@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,6 +15,7 @@
 #include "sink_fixture.h"
 #include "snowcar/schema_registry/client.h"
 #include "snowcar/testbed/registry/registry_server.h"
+#include "support/wait.h"
 
 namespace snowcar::sinkit {
 
@@ -40,6 +43,18 @@ class SinkRegistryTest : public SinkIntegrationTest {
     auto client = schema_registry::SchemaRegistryClient::Create(o);
     if (!client.ok()) return client.status();
     return (*client)->RegisterSchema(subject, type, schema);
+  }
+
+  // Whether `group` commits up to `offset` on partition 0 of `topic` within 60 s; a failure
+  // names the offset it got to and shows the end of the sink's log.
+  ::testing::AssertionResult CommitsWithin(const std::string& group, const std::string& topic,
+                                           int64_t offset, const SinkProcess& sink) {
+    if (testsupport::WaitFor([&] { return Committed(group, topic, 1)[0] == offset; },
+                             std::chrono::seconds(60), std::chrono::milliseconds(100))) {
+      return ::testing::AssertionSuccess();
+    }
+    return ::testing::AssertionFailure() << "committed " << Committed(group, topic, 1)[0] << "\n"
+                                         << Tail(sink);
   }
 
   // A record for partition 0 of the commands topic.
