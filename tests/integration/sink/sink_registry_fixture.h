@@ -8,9 +8,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "sink_fixture.h"
 #include "snowcar/schema_registry/client.h"
@@ -55,6 +57,16 @@ class SinkRegistryTest : public SinkIntegrationTest {
     }
     return ::testing::AssertionFailure() << "committed " << Committed(group, topic, 1)[0] << "\n"
                                          << Tail(sink);
+  }
+
+  // The rows of the table whose short_description is `text`, in insertion order.
+  std::vector<std::map<std::string, std::string>> RowsWithText(const std::string& text) {
+    std::vector<std::map<std::string, std::string>> out;
+    for (auto& row : Rows()) {
+      auto it = row.find("short_description");
+      if (it != row.end() && it->second == text) out.push_back(std::move(row));
+    }
+    return out;
   }
 
   // A record for partition 0 of the commands topic.
