@@ -14,13 +14,9 @@
 #include "snowcar/protobuf/proto_schema.h"
 #include "snowcar/schema_registry/protobuf_framing.h"
 #include "snowcar/schema_registry/wire_format.h"
-#include "support/wait.h"
 
 namespace snowcar::sinkit {
 namespace {
-
-using namespace std::chrono_literals;
-using testsupport::WaitFor;
 
 // Two messages, the command second: its records name it with the index list {1}.
 constexpr char kProtoCommands[] = R"(syntax = "proto3";
