@@ -220,20 +220,7 @@ std::string Sidecar::Stderr() const { return old_stderr_ + (child_ ? child_->Std
 // --- Kafka ---------------------------------------------------------------------------------
 
 std::vector<SourceRecord> ReadSourceTopic(const std::string& bootstrap, const std::string& topic) {
-  testsupport::ChildOptions opts;
-  opts.args = {"-b",
-               bootstrap,
-               "-C",
-               "-t",
-               topic,
-               "-o",
-               "beginning",
-               "-e",
-               "-q",
-               "-f",
-               "%p\t%o\t%k\t%h\t%s\n"};
-  opts.capture_stderr = true;
-  auto r = testsupport::RunToCompletion("kcat", opts, 60s);
+  auto r = testsupport::ReadTopicWithKcat(bootstrap, topic, "%p\t%o\t%k\t%h\t%s\n", 60s);
   if (!r.ok()) Die("kcat: " + r.status().ToString());
   std::vector<SourceRecord> out;
   size_t begin = 0;

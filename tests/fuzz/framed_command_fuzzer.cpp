@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "framed_fuzz.h"
 #include "framed_schemas.h"
 #include "fuzz_check.h"
 #include "sink/commands/command_framed.h"
@@ -23,24 +24,6 @@
 namespace {
 
 namespace sr = snowcar::schema_registry;
-
-// The registry without a network: ids resolve from the fixed map, nothing registers.
-class FixedRegistry final : public sr::SchemaRegistryClient {
- public:
-  snowcar::Result<int32_t> RegisterSchema(std::string_view, sr::SchemaType,
-                                          std::string_view) override {
-    return snowcar::Status::FailedPrecondition("the fuzz registry registers nothing");
-  }
-  snowcar::Result<sr::RegisteredSchema> SchemaById(int32_t id) override {
-    const auto& schemas = snowcar::fuzz::FramedSchemas();
-    const auto it = schemas.find(id);
-    if (it == schemas.end()) return snowcar::Status::NotFound("no schema " + std::to_string(id));
-    return it->second;
-  }
-  snowcar::Result<bool> IsCompatible(std::string_view, sr::SchemaType, std::string_view) override {
-    return true;
-  }
-};
 
 void CheckRefusal(const snowcar::Status& status) {
   FUZZ_CHECK(status.code() == snowcar::StatusCode::kInvalidArgument ||
@@ -60,14 +43,11 @@ extern "C" const char* __asan_default_options() { return "allocator_may_return_n
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // One decoder for the whole run, as in the sidecar: its cache of parsed schemas is shared.
-  static FixedRegistry* registry = new FixedRegistry();
+  static auto* registry = new snowcar::fuzz::FixedRegistry(snowcar::fuzz::FramedSchemas());
   static sr::FramedDecoder* decoder = new sr::FramedDecoder(*registry);
 
-  snowcar::kafka::InRecord record;
-  record.topic = "commands";
-  record.offset = 7;
-  record.key = "0123456789abcdef0123456789abcdef";
-  record.value = std::string(reinterpret_cast<const char*>(data), size);
+  const snowcar::kafka::InRecord record =
+      snowcar::fuzz::CommandRecord(std::string(reinterpret_cast<const char*>(data), size));
 
   auto decoded = snowcar::sink::DecodeFramedParts(record, decoder);
   if (!decoded.ok()) {
@@ -90,16 +70,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(!ec && v.is_object(), "an Avro record decodes to a JSON object");
   }
 
-  snowcar::sink::SinkSettings settings;
-  settings.table = "incident";
-  auto command = snowcar::sink::DecodeCommand(plain, settings);
-  if (!command.ok()) {
-    FUZZ_CHECK(command.status().code() == snowcar::StatusCode::kInvalidArgument,
-               "a command refusal is kInvalidArgument");
-    return 0;
-  }
-  for (const auto& [name, value] : command->fields) {
-    FUZZ_CHECK(value.is_string(), "every value is a string");
-  }
+  snowcar::fuzz::CheckCommand(plain);
   return 0;
 }

@@ -271,6 +271,17 @@ Result<RunResult> RunToCompletion(const std::string& binary, const ChildOptions&
   return RunResult{*status, std::move(out).value(), child->Stderr()};
 }
 
+Result<RunResult> ReadTopicWithKcat(const std::string& bootstrap, const std::string& topic,
+                                    const std::string& format, std::chrono::milliseconds timeout,
+                                    const std::vector<std::string>& extra) {
+  ChildOptions opts;
+  opts.args = {"-b", bootstrap, "-C", "-t", topic, "-o", "beginning", "-e", "-q"};
+  opts.args.insert(opts.args.end(), extra.begin(), extra.end());
+  opts.args.insert(opts.args.end(), {"-f", format});
+  opts.capture_stderr = true;
+  return RunToCompletion("kcat", opts, timeout);
+}
+
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);

@@ -102,6 +102,13 @@ struct RunResult {
 Result<RunResult> RunToCompletion(const std::string& binary, const ChildOptions& options,
                                   std::chrono::milliseconds timeout, std::string_view input = {});
 
+// kcat reading all of `topic` now: from the beginning to the end of each partition, quietly,
+// printing `format` (kcat's -f) per record. `extra` flags go before -f (e.g. "-Z", or "-X"
+// with a librdkafka property).
+Result<RunResult> ReadTopicWithKcat(const std::string& bootstrap, const std::string& topic,
+                                    const std::string& format, std::chrono::milliseconds timeout,
+                                    const std::vector<std::string>& extra = {});
+
 // The non-empty lines of a process's output, in order.
 std::vector<std::string> Lines(const std::string& text);
 

@@ -53,17 +53,15 @@ inline constexpr std::array<CallPurpose, 8> kTableApiPurposes = {CallPurpose::kG
 // The Schema Registry's columns (their failures: schema_registry/outcomes.h).
 inline constexpr std::array<CallPurpose, 2> kRegistryPurposes = {CallPurpose::kRegisterSchema,
                                                                  CallPurpose::kSchemaById};
-inline constexpr std::array<CallPurpose, kCallPurposeCount> kAllCallPurposes = {
-    CallPurpose::kGetPage,
-    CallPurpose::kCreateRetry,
-    CallPurpose::kCreateFailAmbiguous,
-    CallPurpose::kCreateCorrelation,
-    CallPurpose::kPatch,
-    CallPurpose::kPut,
-    CallPurpose::kDelete,
-    CallPurpose::kLookup,
-    CallPurpose::kRegisterSchema,
-    CallPurpose::kSchemaById};
+// Every column: the Table API's, then the Schema Registry's.
+inline constexpr std::array<CallPurpose, kCallPurposeCount> kAllCallPurposes = [] {
+  static_assert(kTableApiPurposes.size() + kRegistryPurposes.size() == kCallPurposeCount);
+  std::array<CallPurpose, kCallPurposeCount> all{};
+  size_t i = 0;
+  for (CallPurpose p : kTableApiPurposes) all[i++] = p;
+  for (CallPurpose p : kRegistryPurposes) all[i++] = p;
+  return all;
+}();
 
 // The rows of the decision table: a call's final verdict, as the client hands it back. The
 // Schema Registry's Status codes map onto them too (schema_registry/outcomes.h): Unavailable

@@ -75,11 +75,10 @@ void AppendAsString(std::string& out, const boost::json::value& v) {
   }
 }
 
-// display_value=true, schemaless: what the instance itself sends for `true` (the display
-// value; a reference keeps its link unless links are excluded), except the cursor fields,
-// which stay raw.
-void AppendDisplayRow(std::string& out, const boost::json::object& row,
-                      const TableSettings& table) {
+// `{"<name>":<value>,...}` over the fields of `row`, each value written by
+// append_value(name, v) (which may add fields of its own after it, comma first).
+template <typename AppendValue>
+void AppendFields(std::string& out, const boost::json::object& row, AppendValue append_value) {
   out += '{';
   bool first = true;
   for (const auto& [name, v] : row) {
@@ -87,9 +86,20 @@ void AppendDisplayRow(std::string& out, const boost::json::object& row,
     first = false;
     AppendJsonString(out, name);
     out += ':';
+    append_value(name, v);
+  }
+  out += '}';
+}
+
+// display_value=true, schemaless: what the instance itself sends for `true` (the display
+// value; a reference keeps its link unless links are excluded), except the cursor fields,
+// which stay raw.
+void AppendDisplayRow(std::string& out, const boost::json::object& row,
+                      const TableSettings& table) {
+  AppendFields(out, row, [&](std::string_view name, const boost::json::value& v) {
     if (IsCursorField(name, table)) {
       AppendJson(out, RawOf(v));
-      continue;
+      return;
     }
     const boost::json::value& display = DisplayOf(v);
     const boost::json::value* link = v.is_object() ? v.get_object().if_contains("link") : nullptr;
@@ -102,8 +112,7 @@ void AppendDisplayRow(std::string& out, const boost::json::object& row,
     } else {
       AppendJson(out, display);
     }
-  }
-  out += '}';
+  });
 }
 
 // Strings mode: a flat object of strings. false: the stored value (a reference is its id);
@@ -111,16 +120,10 @@ void AppendDisplayRow(std::string& out, const boost::json::object& row,
 // and the display value under "dv_<field>".
 void AppendStringsRow(std::string& out, const boost::json::object& row,
                       const TableSettings& table) {
-  out += '{';
-  bool first = true;
-  for (const auto& [name, v] : row) {
-    if (!first) out += ',';
-    first = false;
-    AppendJsonString(out, name);
-    out += ':';
+  AppendFields(out, row, [&](std::string_view name, const boost::json::value& v) {
     if (table.display_value == DisplayValue::kTrue && !IsCursorField(name, table)) {
       AppendAsString(out, DisplayOf(v));
-      continue;
+      return;
     }
     AppendAsString(out, RawOf(v));
     if (table.display_value == DisplayValue::kAll) {
@@ -131,8 +134,7 @@ void AppendStringsRow(std::string& out, const boost::json::object& row,
       out += ':';
       AppendAsString(out, DisplayOf(v));
     }
-  }
-  out += '}';
+  });
 }
 
 void AppendRow(std::string& out, const boost::json::object& row, const TableSettings& table,

@@ -122,6 +122,11 @@ EmulatorResponse InvalidTable(const ServerContext& ctx, const std::string& table
   return ErrorResponse(400, "Invalid table " + table, std::nullopt, ctx.clock);
 }
 
+// The 400 an instance answers a body (or a value in it) it cannot read with.
+EmulatorResponse UnreadableBody(const ServerContext& ctx, const Status& status) {
+  return ErrorResponse(400, "Exception while reading request", status.message(), ctx.clock);
+}
+
 // Maps a store error to the answer an instance gives.
 EmulatorResponse StoreError(const ServerContext& ctx, const Status& status, const TablePath& tp) {
   if (status.code() == StatusCode::kNotFound) return NoRecord(ctx.clock);
@@ -129,9 +134,7 @@ EmulatorResponse StoreError(const ServerContext& ctx, const Status& status, cons
   if (status.code() == StatusCode::kAlreadyExists) {
     return ErrorResponse(403, "Operation Failed", "Error during insert of " + tp.table, ctx.clock);
   }
-  if (status.code() == StatusCode::kInvalidArgument) {
-    return ErrorResponse(400, "Exception while reading request", status.message(), ctx.clock);
-  }
+  if (status.code() == StatusCode::kInvalidArgument) return UnreadableBody(ctx, status);
   return ErrorResponse(500, "Internal server error", status.message(), ctx.clock);
 }
 
@@ -252,10 +255,7 @@ EmulatorResponse Create(const ServerContext& ctx, const EmulatorRequest& req, co
     return InvalidTable(ctx, tp.table);
   }
   auto fields = ParseJsonFields(req.body);
-  if (!fields.ok()) {
-    return ErrorResponse(400, "Exception while reading request", fields.status().message(),
-                         ctx.clock);
-  }
+  if (!fields.ok()) return UnreadableBody(ctx, fields.status());
   WriteOptions wo;
   wo.user = user;
   auto written = ctx.store.Insert(tp.table, *fields, wo);
@@ -273,10 +273,7 @@ EmulatorResponse Modify(const ServerContext& ctx, const EmulatorRequest& req, co
   if (!ctx.store.TableExists(tp.table)) return InvalidTable(ctx, tp.table);
   if (HiddenByAcl(ctx, tp)) return NoRecord(ctx.clock);
   auto fields = ParseJsonFields(req.body);
-  if (!fields.ok()) {
-    return ErrorResponse(400, "Exception while reading request", fields.status().message(),
-                         ctx.clock);
-  }
+  if (!fields.ok()) return UnreadableBody(ctx, fields.status());
   WriteOptions wo;
   wo.user = user;
   wo.replace = false;  // PUT merges like PATCH on a real instance

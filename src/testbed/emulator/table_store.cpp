@@ -58,6 +58,15 @@ bool NormalizeValue(const FieldDef& def, std::string& value) {
   }
 }
 
+// A request's `value` for field `index` (`name`), stored as NormalizeValue makes it and marked
+// given; an unusable value is reported in `result`.
+void TakeValue(const FieldDef& def, size_t index, const std::string& name, const std::string& value,
+               std::vector<std::string>& values, std::vector<bool>& given, WriteResult& result) {
+  values[index] = value;
+  given[index] = true;
+  if (!NormalizeValue(def, values[index])) result.ignored_fields.push_back(name);
+}
+
 }  // namespace
 
 TableStore::TableStore(const Clock& clock, StoreOptions options)
@@ -140,12 +149,9 @@ Result<WriteResult> TableStore::Insert(std::string_view table, const Fields& giv
   std::vector<std::string> values(t->schema->size());
   std::vector<bool> given(t->schema->size(), false);
   for (const auto& [name, value] : fields) {
-    auto index = t->FieldFor(name, options_.generic_tables_learn_fields, values);
-    given.resize(values.size(), false);
-    if (!index) {
-      result.ignored_fields.push_back(name);
-      continue;
-    }
+    auto index = t->PlaceField(name, options_.generic_tables_learn_fields, values, given,
+                               &result.ignored_fields);
+    if (!index) continue;
     const FieldDef& def = t->schema->field(*index);
     if (*index == TableSchema::kSysId) {
       if (!IsSysId(value)) {
@@ -160,9 +166,7 @@ Result<WriteResult> TableStore::Insert(std::string_view table, const Fields& giv
       result.ignored_fields.push_back(name);
       continue;
     }
-    values[*index] = value;
-    given[*index] = true;
-    if (!NormalizeValue(def, values[*index])) result.ignored_fields.push_back(name);
+    TakeValue(def, *index, name, value, values, given, result);
   }
   const TableSchema& schema = *t->schema;
   const std::string ts = FormatSnowTimestamp(clock_.NowSeconds() - options.backdate_seconds);
@@ -209,12 +213,9 @@ Result<WriteResult> TableStore::Update(std::string_view table, std::string_view 
   values.resize(t->schema->size());
   std::vector<bool> given(values.size(), false);
   for (const auto& [name, value] : fields) {
-    auto index = t->FieldFor(name, options_.generic_tables_learn_fields, values);
-    given.resize(values.size(), false);
-    if (!index) {
-      result.ignored_fields.push_back(name);
-      continue;
-    }
+    auto index = t->PlaceField(name, options_.generic_tables_learn_fields, values, given,
+                               &result.ignored_fields);
+    if (!index) continue;
     const FieldDef& def = t->schema->field(*index);
     if (def.system) {
       // sys_id cannot change; the other system fields are the store's. A body echoing the
@@ -223,9 +224,7 @@ Result<WriteResult> TableStore::Update(std::string_view table, std::string_view 
         result.ignored_fields.push_back(name);
       continue;
     }
-    values[*index] = value;
-    given[*index] = true;
-    if (!NormalizeValue(def, values[*index])) result.ignored_fields.push_back(name);
+    TakeValue(def, *index, name, value, values, given, result);
   }
   const TableSchema& schema = *t->schema;
   if (options.replace) {
@@ -341,8 +340,7 @@ Status TableStore::Load(std::string_view table, const std::vector<Fields>& rows,
     std::vector<std::string> values(t->schema->size());
     std::vector<bool> given(values.size(), false);
     for (const auto& [name, value] : rows[r]) {
-      auto index = t->FieldFor(name, true, values);
-      given.resize(values.size(), false);
+      auto index = t->PlaceField(name, true, values, given, nullptr);
       if (!index) continue;  // like an import set: unknown columns of a known table are skipped
       const FieldDef& def = t->schema->field(*index);
       if (def.kind == FieldKind::kDateTime && !value.empty() && !ParseSnowTimestamp(value).ok()) {

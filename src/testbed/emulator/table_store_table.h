@@ -131,6 +131,17 @@ struct TableStore::Table {
     if (n >= next_number) next_number = n + 1;
   }
 
+  // FieldFor, with `given` grown along with `values`; a name without a field is added to
+  // `ignored`, when there is one.
+  std::optional<size_t> PlaceField(std::string_view name, bool learn,
+                                   std::vector<std::string>& values, std::vector<bool>& given,
+                                   std::vector<std::string>* ignored) {
+    auto index = FieldFor(name, learn, values);
+    given.resize(values.size(), false);
+    if (!index && ignored != nullptr) ignored->emplace_back(name);
+    return index;
+  }
+
   // Finds `name` in the schema, learning it on a generic table when allowed.
   std::optional<size_t> FieldFor(std::string_view name, bool learn,
                                  std::vector<std::string>& values) {

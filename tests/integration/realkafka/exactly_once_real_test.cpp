@@ -38,23 +38,9 @@ using namespace std::chrono_literals;
 // key -> records of `topic` read with `isolation` (kcat, from the start to the end).
 std::map<std::string, size_t> Count(const std::string& bootstrap, const std::string& topic,
                                     const std::string& isolation) {
-  testsupport::ChildOptions opts;
-  opts.args = {"-b",
-               bootstrap,
-               "-C",
-               "-t",
-               topic,
-               "-o",
-               "beginning",
-               "-e",
-               "-q",
-               "-X",
-               "isolation.level=" + isolation,
-               "-f",
-               "%k\n"};
-  opts.capture_stderr = true;
   std::map<std::string, size_t> out;
-  auto r = testsupport::RunToCompletion("kcat", opts, 60s);
+  auto r = testsupport::ReadTopicWithKcat(bootstrap, topic, "%k\n", 60s,
+                                          {"-X", "isolation.level=" + isolation});
   if (!r.ok()) return out;
   std::istringstream lines(r->out);
   for (std::string line; std::getline(lines, line);) {

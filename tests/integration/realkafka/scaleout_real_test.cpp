@@ -159,6 +159,18 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
     return testsupport::OwnedTables(Get(r.name, "/v1/source/ownership"))
         .value_or(std::set<std::string>{});
   }
+  // Split() within `timeout`, polled every `poll`; a failure carries the replicas' logs.
+  ::testing::AssertionResult SplitWithin(const std::vector<const Replica*>& running,
+                                         std::chrono::seconds timeout,
+                                         std::chrono::milliseconds poll = 200ms) const {
+    if (testsupport::WaitFor([&] { return Split(running); }, timeout, poll)) {
+      return ::testing::AssertionSuccess();
+    }
+    std::string logs;
+    for (const Replica* r : running) logs += Log(*r);
+    return ::testing::AssertionFailure() << logs;
+  }
+
   // True when `running` split the tables and the command topic's partitions between them,
   // every one of them holding some of each.
   bool Split(const std::vector<const Replica*>& running) const {
@@ -172,6 +184,17 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
       lanes += n;
     }
     return testsupport::TablesPartitioned(owned, kTables, 1) && lanes == kCommandPartitions;
+  }
+
+  // Both directions busy: rows written on every table at kRowsPerSecond (half of them
+  // updates), and the command producer.
+  void StartLoad() {
+    emulator::RowGeneratorOptions generator;
+    generator.tables = tables_;
+    generator.rows_per_second = kRowsPerSecond;
+    generator.update_share = 0.5;
+    ASSERT_TRUE(emu_.row_generator().Start(generator).ok());
+    StartCommands();
   }
 
   // A producer of CREATE commands, one every kCommandEvery, round-robin over the partitions,
@@ -358,23 +381,13 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
 };
 
 TEST_F(ScaleOutRealKafkaTest, ThreeReplicasShareTablesAndPartitionsThroughSigtermAndKill) {
-  emulator::RowGeneratorOptions generator;
-  generator.tables = tables_;
-  generator.rows_per_second = kRowsPerSecond;
-  generator.update_share = 0.5;
-  ASSERT_TRUE(emu_.row_generator().Start(generator).ok());
-  StartCommands();
+  ASSERT_NO_FATAL_FAILURE(StartLoad());
 
   Replica& a = Start("r-a");
   Replica& b = Start("r-b");
   Replica& c = Start("r-c");
-  ASSERT_TRUE(testsupport::WaitFor(
-      [&] {
-        return Split({&a, &b, &c});
-      },
-      90s, 200ms))
-      << "three replicas never split the tables and partitions\n"
-      << Log(a) << Log(b) << Log(c);
+  ASSERT_TRUE(SplitWithin({&a, &b, &c}, 90s))
+      << "three replicas never split the tables and partitions";
   // The group's topics exist because the replicas created them; the changelog compacted.
   auto partitions = testsupport::PartitionCount(kafka_.plaintext, group_ + ".tables", 10s);
   ASSERT_TRUE(partitions.ok()) << partitions.status().message();
@@ -386,12 +399,7 @@ TEST_F(ScaleOutRealKafkaTest, ThreeReplicasShareTablesAndPartitionsThroughSigter
   // SIGTERM (a rollout): a drains, commits, publishes its snapshots and leaves both groups.
   auto t0 = std::chrono::steady_clock::now();
   Terminate(a);
-  ASSERT_TRUE(testsupport::WaitFor(
-      [&] {
-        return Split({&b, &c});
-      },
-      60s, 100ms))
-      << Log(b) << Log(c);
+  ASSERT_TRUE(SplitWithin({&b, &c}, 60s, 100ms));
   const double after_sigterm =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -405,12 +413,7 @@ TEST_F(ScaleOutRealKafkaTest, ThreeReplicasShareTablesAndPartitionsThroughSigter
 
   // b comes back on its own state directory, as a restarted pod does, and takes a share again.
   Start("r-b");
-  ASSERT_TRUE(testsupport::WaitFor(
-      [&] {
-        return Split({&b, &c});
-      },
-      60s, 200ms))
-      << Log(b) << Log(c);
+  ASSERT_TRUE(SplitWithin({&b, &c}, 60s));
 
   Outcome out;
   Settle(out);
@@ -458,32 +461,17 @@ bool JoiningTableGroup(const std::string& log, const std::string& group) {
 // replicas started and stopped at once below are that case.
 TEST_F(ScaleOutRealKafkaTest, CooperativeStickyMovesOnlyWhatMustMoveAndSurvivesStopsMidRebalance) {
   strategy_ = "cooperative-sticky";
-  emulator::RowGeneratorOptions generator;
-  generator.tables = tables_;
-  generator.rows_per_second = kRowsPerSecond;
-  generator.update_share = 0.5;
-  ASSERT_TRUE(emu_.row_generator().Start(generator).ok());
-  StartCommands();
+  ASSERT_NO_FATAL_FAILURE(StartLoad());
 
   Replica& a = Start("r-a");
   Replica& b = Start("r-b");
-  ASSERT_TRUE(testsupport::WaitFor(
-      [&] {
-        return Split({&a, &b});
-      },
-      90s, 200ms))
-      << Log(a) << Log(b);
+  ASSERT_TRUE(SplitWithin({&a, &b}, 90s));
   const std::set<std::string> a_before = Owned(a);
 
   // A third member: the cooperative assignor takes its share from the others without
   // revoking what stays, so a's kept tables are never released.
   Replica& c = Start("r-c");
-  ASSERT_TRUE(testsupport::WaitFor(
-      [&] {
-        return Split({&a, &b, &c});
-      },
-      90s, 200ms))
-      << Log(a) << Log(b) << Log(c);
+  ASSERT_TRUE(SplitWithin({&a, &b, &c}, 90s));
   std::vector<std::string> kept;
   for (const auto& t : Owned(a)) {
     if (a_before.contains(t)) kept.push_back(t);
@@ -515,19 +503,9 @@ TEST_F(ScaleOutRealKafkaTest, CooperativeStickyMovesOnlyWhatMustMoveAndSurvivesS
   ASSERT_TRUE(testsupport::WaitFor([&] { return JoiningTableGroup(Log(e), group_); }, 30s))
       << Log(e);
   Terminate(b);
-  ASSERT_TRUE(testsupport::WaitFor(
-      [&] {
-        return Split({&a, &c, &e});
-      },
-      90s, 200ms))
-      << Log(a) << Log(c) << Log(e);
+  ASSERT_TRUE(SplitWithin({&a, &c, &e}, 90s));
   Terminate(e);
-  ASSERT_TRUE(testsupport::WaitFor(
-      [&] {
-        return Split({&a, &c});
-      },
-      90s, 200ms))
-      << Log(a) << Log(c);
+  ASSERT_TRUE(SplitWithin({&a, &c}, 90s));
 
   Outcome out;
   Settle(out);

@@ -10,10 +10,8 @@
 #include <vector>
 
 #include "../../unit/schema_registry/avro_payload.h"
-#include "sink_fixture.h"
-#include "snowcar/schema_registry/client.h"
+#include "sink_registry_fixture.h"
 #include "snowcar/schema_registry/wire_format.h"
-#include "snowcar/testbed/registry/registry_server.h"
 #include "support/http_post.h"
 #include "support/wait.h"
 
@@ -56,31 +54,11 @@ constexpr char kConnectTyped[] = R"({"type":"record","name":"Typed","namespace":
       "connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}],
      "default":null}]})";
 
-testsupport::OutMessage Framed(std::optional<std::string> key, std::string value) {
-  testsupport::OutMessage m;
-  m.key = std::move(key);
-  m.value = std::move(value);
-  m.partition = 0;
-  return m;
-}
-
-class SinkAvroCommandsTest : public SinkIntegrationTest {
+class SinkAvroCommandsTest : public SinkRegistryTest {
  protected:
   void SetUp() override {
-    SinkIntegrationTest::SetUp();
-    ASSERT_TRUE(registry_.Start().ok());
-    schema_registry::RegistryOptions o;
-    o.url = registry_.base_url();
-    auto client = schema_registry::SchemaRegistryClient::Create(o);
-    ASSERT_TRUE(client.ok());
-    auto id = (*client)->RegisterSchema("commands-value", schema_registry::SchemaType::kAvro,
-                                        kAvroCommand);
-    ASSERT_TRUE(id.ok()) << id.status().message();
-    schema_id_ = *id;
-  }
-  void TearDown() override {
-    registry_.Stop();
-    SinkIntegrationTest::TearDown();
+    SinkRegistryTest::SetUp();
+    StartRegistryWithCommands(schema_registry::SchemaType::kAvro, kAvroCommand);
   }
 
   void RegistryFails(int count) {
@@ -88,9 +66,6 @@ class SinkAvroCommandsTest : public SinkIntegrationTest {
         registry_.base_url() + "/_registry/fail?count=" + std::to_string(count) + "&status=503");
     ASSERT_EQ(answer.status, 200) << answer.body;
   }
-
-  registry::RegistryServer registry_{{}};
-  int32_t schema_id_ = 0;
 };
 
 TEST_F(SinkAvroCommandsTest, AvroCommandsAreAppliedAndBadOnesDeadLettered) {
@@ -109,19 +84,15 @@ TEST_F(SinkAvroCommandsTest, AvroCommandsAreAppliedAndBadOnesDeadLettered) {
       schema_registry::Frame(schema_id_, AvroCommand("patched", std::nullopt));
   const std::string unknown_id = schema_registry::Frame(schema_id_ + 100, AvroCommand("x", 1));
   const std::string cut = good_create.substr(0, good_create.size() - 4);
-  Produce(topic, {Framed(std::nullopt, good_create), Framed(SysId(9), unknown_id),
-                  Framed(SysId(1), good_patch), Framed(SysId(9), cut)});
+  Produce(topic, {Command(std::nullopt, good_create), Command(SysId(9), unknown_id),
+                  Command(SysId(1), good_patch), Command(SysId(9), cut)});
 
-  ASSERT_TRUE(WaitFor([&] { return Committed(group, topic, 1)[0] == 4; }, 60s, 100ms))
-      << "committed " << Committed(group, topic, 1)[0] << "\n"
-      << Tail(sink);
+  ASSERT_TRUE(CommitsWithin(group, topic, 4, sink));
   EXPECT_EQ(Row(SysId(1))->at("short_description"), "patched");
   bool created = false;
-  for (const auto& row : Rows()) {
-    if (row.count("short_description") && row.at("short_description") == "created") {
-      created = true;
-      EXPECT_EQ(row.at("urgency"), "2") << "an Avro int is written as a string";
-    }
+  for (const auto& row : RowsWithText("created")) {
+    created = true;
+    EXPECT_EQ(row.at("urgency"), "2") << "an Avro int is written as a string";
   }
   EXPECT_TRUE(created) << JournalText();
 
@@ -150,7 +121,7 @@ TEST_F(SinkAvroCommandsTest, UnansweringRegistryHoldsTheRecordInsteadOfDroppingI
                          "behavior.on.api.errors=log", "errors.deadletterqueue.topic.name=" + dlq});
   WaitAssigned(sink, 1);
   RegistryFails(3);  // the first three lookups of the id get 503
-  Produce(topic, {Framed(SysId(2), schema_registry::Frame(schema_id_, AvroCommand("held", 1)))});
+  Produce(topic, {Command(SysId(2), schema_registry::Frame(schema_id_, AvroCommand("held", 1)))});
 
   ASSERT_TRUE(WaitFor([&] { return Row(SysId(2))->at("short_description") == "held"; }, 60s, 100ms))
       << Tail(sink);
@@ -163,12 +134,7 @@ TEST_F(SinkAvroCommandsTest, UnansweringRegistryHoldsTheRecordInsteadOfDroppingI
 }
 
 TEST_F(SinkAvroCommandsTest, ConnectTimestampAndDecimalReachTheTableAsText) {
-  schema_registry::RegistryOptions o;
-  o.url = registry_.base_url();
-  auto client = schema_registry::SchemaRegistryClient::Create(o);
-  ASSERT_TRUE(client.ok());
-  auto id =
-      (*client)->RegisterSchema("typed-value", schema_registry::SchemaType::kAvro, kConnectTyped);
+  auto id = Register("typed-value", schema_registry::SchemaType::kAvro, kConnectTyped);
   ASSERT_TRUE(id.ok()) << id.status().message();
   const std::string payload = AvroPayload(kConnectTyped, [](avro_value_t& record) {
     avro_value_t field;
@@ -186,10 +152,9 @@ TEST_F(SinkAvroCommandsTest, ConnectTimestampAndDecimalReachTheTableAsText) {
   const std::string group = NewGroup();
   auto sink = StartSink(topic, group, {"schema.registry.url=" + registry_.base_url()});
   WaitAssigned(sink, 1);
-  Produce(topic, {Framed(std::nullopt, schema_registry::Frame(*id, payload))});
+  Produce(topic, {Command(std::nullopt, schema_registry::Frame(*id, payload))});
 
-  ASSERT_TRUE(WaitFor([&] { return Committed(group, topic, 1)[0] == 1; }, 60s, 100ms))
-      << Tail(sink);
+  ASSERT_TRUE(CommitsWithin(group, topic, 1, sink));
   bool found = false;
   for (const auto& row : Rows()) {
     if (row.count("short_description") == 0 || row.at("short_description") != "typed") continue;
@@ -212,12 +177,7 @@ TEST_F(SinkAvroCommandsTest, ConnectJsonSchemaTimestampAndBase64DecimalReachTheT
     "u_cost":{"connect.index":2,"oneOf":[{"type":"null"},{"type":"number",
       "title":"org.apache.kafka.connect.data.Decimal","connect.version":1,
       "connect.parameters":{"scale":"2"},"connect.type":"bytes"}]}}})";
-  schema_registry::RegistryOptions o;
-  o.url = registry_.base_url();
-  auto client = schema_registry::SchemaRegistryClient::Create(o);
-  ASSERT_TRUE(client.ok());
-  auto id = (*client)->RegisterSchema("json-typed-value", schema_registry::SchemaType::kJson,
-                                      kJsonSchema);
+  auto id = Register("json-typed-value", schema_registry::SchemaType::kJson, kJsonSchema);
   ASSERT_TRUE(id.ok()) << id.status().message();
   const std::string topic = NewTopic(1);
   const std::string group = NewGroup();
@@ -225,12 +185,12 @@ TEST_F(SinkAvroCommandsTest, ConnectJsonSchemaTimestampAndBase64DecimalReachTheT
                         {"value.converter=io.confluent.connect.json.JsonSchemaConverter",
                          "value.converter.schema.registry.url=" + registry_.base_url()});
   WaitAssigned(sink, 1);
-  Produce(topic, {Framed(std::nullopt, schema_registry::Frame(
-                                           *id, R"({"short_description":"json typed",)"
-                                                R"("opened_at":1733300000123,"u_cost":"+y4="})"))});
+  Produce(topic,
+          {Command(std::nullopt,
+                   schema_registry::Frame(*id, R"({"short_description":"json typed",)"
+                                               R"("opened_at":1733300000123,"u_cost":"+y4="})"))});
 
-  ASSERT_TRUE(WaitFor([&] { return Committed(group, topic, 1)[0] == 1; }, 60s, 100ms))
-      << Tail(sink);
+  ASSERT_TRUE(CommitsWithin(group, topic, 1, sink));
   bool found = false;
   for (const auto& row : Rows()) {
     if (row.count("short_description") == 0 || row.at("short_description") != "json typed") {

@@ -10,19 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "sink_fixture.h"
+#include "sink_registry_fixture.h"
 #include "snowcar/protobuf/proto_schema.h"
-#include "snowcar/schema_registry/client.h"
 #include "snowcar/schema_registry/protobuf_framing.h"
 #include "snowcar/schema_registry/wire_format.h"
-#include "snowcar/testbed/registry/registry_server.h"
-#include "support/wait.h"
 
 namespace snowcar::sinkit {
 namespace {
-
-using namespace std::chrono_literals;
-using testsupport::WaitFor;
 
 // Two messages, the command second: its records name it with the index list {1}.
 constexpr char kProtoCommands[] = R"(syntax = "proto3";
@@ -55,35 +49,12 @@ std::string ProtoFramed(int32_t id, int index, const std::string& payload) {
   return out + payload;
 }
 
-testsupport::OutMessage ProtoMessage(std::optional<std::string> key, std::string value) {
-  testsupport::OutMessage m;
-  m.key = std::move(key);
-  m.value = std::move(value);
-  m.partition = 0;
-  return m;
-}
-
-class SinkProtobufCommandsTest : public SinkIntegrationTest {
+class SinkProtobufCommandsTest : public SinkRegistryTest {
  protected:
   void SetUp() override {
-    SinkIntegrationTest::SetUp();
-    ASSERT_TRUE(registry_.Start().ok());
-    schema_registry::RegistryOptions o;
-    o.url = registry_.base_url();
-    auto client = schema_registry::SchemaRegistryClient::Create(o);
-    ASSERT_TRUE(client.ok());
-    auto id = (*client)->RegisterSchema("commands-value", schema_registry::SchemaType::kProtobuf,
-                                        kProtoCommands);
-    ASSERT_TRUE(id.ok()) << id.status().message();
-    schema_id_ = *id;
+    SinkRegistryTest::SetUp();
+    StartRegistryWithCommands(schema_registry::SchemaType::kProtobuf, kProtoCommands);
   }
-  void TearDown() override {
-    registry_.Stop();
-    SinkIntegrationTest::TearDown();
-  }
-
-  registry::RegistryServer registry_{{}};
-  int32_t schema_id_ = 0;
 };
 
 TEST_F(SinkProtobufCommandsTest, ProtobufCommandsAreAppliedAndBadOnesDeadLettered) {
@@ -106,21 +77,17 @@ TEST_F(SinkProtobufCommandsTest, ProtobufCommandsAreAppliedAndBadOnesDeadLettere
   const std::string no_such_message =
       ProtoFramed(schema_id_, 5, ProtoPayload(1, R"(short_description: "x")"));
   const std::string cut = create.substr(0, create.size() - 3);
-  Produce(topic, {ProtoMessage(std::nullopt, create), ProtoMessage(SysId(9), no_such_message),
-                  ProtoMessage(SysId(1), patch), ProtoMessage(SysId(9), cut)});
+  Produce(topic, {Command(std::nullopt, create), Command(SysId(9), no_such_message),
+                  Command(SysId(1), patch), Command(SysId(9), cut)});
 
-  ASSERT_TRUE(WaitFor([&] { return Committed(group, topic, 1)[0] == 4; }, 60s, 100ms))
-      << "committed " << Committed(group, topic, 1)[0] << "\n"
-      << Tail(sink);
+  ASSERT_TRUE(CommitsWithin(group, topic, 4, sink));
   EXPECT_EQ(Row(SysId(1))->at("short_description"), "patched");
   bool created = false;
-  for (const auto& row : Rows()) {
-    if (row.count("short_description") && row.at("short_description") == "created") {
-      created = true;
-      EXPECT_EQ(row.at("urgency"), "2") << "an Int32Value is its value, written as a string";
-      EXPECT_EQ(row.at("opened_at"), "2024-12-04 08:13:20")
-          << "a Timestamp is a ServiceNow date-time";
-    }
+  for (const auto& row : RowsWithText("created")) {
+    created = true;
+    EXPECT_EQ(row.at("urgency"), "2") << "an Int32Value is its value, written as a string";
+    EXPECT_EQ(row.at("opened_at"), "2024-12-04 08:13:20")
+        << "a Timestamp is a ServiceNow date-time";
   }
   EXPECT_TRUE(created) << JournalText();
 

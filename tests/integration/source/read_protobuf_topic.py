@@ -18,7 +18,7 @@ import sys
 import tempfile
 import urllib.request
 
-from confluent_kafka import Consumer, KafkaError, TopicPartition
+from topic_reader import print_topic
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 
 
@@ -99,40 +99,18 @@ def main():
 
     with tempfile.TemporaryDirectory() as workdir:
         schemas = Schemas(args.registry, workdir)
-        consumer = Consumer({"bootstrap.servers": args.bootstrap, "group.id": "protobuf-reader",
-                             "enable.auto.commit": False, "enable.partition.eof": True})
-        meta = consumer.list_topics(args.topic, timeout=30)
-        partitions = sorted(meta.topics[args.topic].partitions)
-        consumer.assign([TopicPartition(args.topic, p, 0) for p in partitions])
-        at_end = set()
-        status = 0
-        while len(at_end) < len(partitions):
-            msg = consumer.poll(30)
-            if msg is None:
-                print("no message within 30 s", file=sys.stderr)
-                return 3
-            if msg.error():
-                if msg.error().code() == KafkaError._PARTITION_EOF:
-                    at_end.add(msg.partition())
-                    continue
-                print(f"consumer error: {msg.error()}", file=sys.stderr)
-                return 3
-            try:
-                schema_id, name, value = decode(msg.value(), schemas)
-                key = msg.key()
-                if args.key_format == "protobuf":
-                    _, key_name, key_value = decode(key, schemas)
-                    key = key_value["sys_id"]
-                else:
-                    key = key.decode()
-            except Exception as e:  # a record no reader can decode is the finding
-                print(f"record {msg.partition()}/{msg.offset()} undecodable: {e!r}", file=sys.stderr)
-                status = 2
-                continue
-            print(json.dumps({"key": key, "schema_id": schema_id, "message": name, "value": value},
-                             sort_keys=True))
-        consumer.close()
-        return status
+
+        def record(msg):
+            schema_id, name, value = decode(msg.value(), schemas)
+            key = msg.key()
+            if args.key_format == "protobuf":
+                _, _, key_value = decode(key, schemas)
+                key = key_value["sys_id"]
+            else:
+                key = key.decode()
+            return {"key": key, "schema_id": schema_id, "message": name, "value": value}
+
+        return print_topic(args.bootstrap, args.topic, "protobuf-reader", record)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import urllib.request
 
 import avro.io
 import avro.schema
-from confluent_kafka import Consumer, KafkaError, TopicPartition
+from topic_reader import print_topic
 
 
 def plain(value):
@@ -80,41 +80,19 @@ def main():
     args = p.parse_args()
 
     schemas = Schemas(args.registry, args.schema_file)
-    consumer = Consumer({"bootstrap.servers": args.bootstrap, "group.id": "typed-reader",
-                         "enable.auto.commit": False, "enable.partition.eof": True})
-    meta = consumer.list_topics(args.topic, timeout=30)
-    partitions = sorted(meta.topics[args.topic].partitions)
-    # assign() reads without joining the group: no rebalance to wait for.
-    consumer.assign([TopicPartition(args.topic, p, 0) for p in partitions])
-    at_end = set()
-    status = 0
-    while len(at_end) < len(partitions):
-        msg = consumer.poll(30)
-        if msg is None:
-            print("no message within 30 s", file=sys.stderr)
-            return 3
-        if msg.error():
-            if msg.error().code() == KafkaError._PARTITION_EOF:
-                at_end.add(msg.partition())
-                continue
-            print(f"consumer error: {msg.error()}", file=sys.stderr)
-            return 3
-        try:
-            schema_id, value = decode(msg.value(), args.format, schemas)
-            key = msg.key()
-            if args.key_format == "avro":
-                key_payload = key[5:] if key[:1] == b"\x00" else key
-                key = avro.io.DatumReader(avro.schema.parse('"string"')).read(
-                    avro.io.BinaryDecoder(io.BytesIO(key_payload)))
-            else:
-                key = key.decode()
-        except Exception as e:  # a record no reader can decode is the finding
-            print(f"record {msg.partition()}/{msg.offset()} undecodable: {e!r}", file=sys.stderr)
-            status = 2
-            continue
-        print(json.dumps({"key": key, "schema_id": schema_id, "value": value}, sort_keys=True))
-    consumer.close()
-    return status
+
+    def record(msg):
+        schema_id, value = decode(msg.value(), args.format, schemas)
+        key = msg.key()
+        if args.key_format == "avro":
+            key_payload = key[5:] if key[:1] == b"\x00" else key
+            key = avro.io.DatumReader(avro.schema.parse('"string"')).read(
+                avro.io.BinaryDecoder(io.BytesIO(key_payload)))
+        else:
+            key = key.decode()
+        return {"key": key, "schema_id": schema_id, "value": value}
+
+    return print_topic(args.bootstrap, args.topic, "typed-reader", record)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@
 #include <boost/json.hpp>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -98,6 +99,61 @@ class SourceTest : public testsupport::SharedBrokerTest<SourceTest> {
     return ids;
   }
 
+  // `n` rows of `incident` with every typed column filled (an empty resolved_at), sys_ids
+  // first_id, first_id+1, ... in 32 hex digits, updated at base+i; their sys_ids go to `ids`.
+  static std::vector<emulator::Fields> TypedIncidentRows(int n, unsigned first_id, int64_t base,
+                                                         std::vector<std::string>* ids) {
+    std::vector<emulator::Fields> rows;
+    for (int i = 0; i < n; ++i) {
+      char id[33];
+      std::snprintf(id, sizeof(id), "%032x", first_id + static_cast<unsigned>(i));
+      ids->push_back(id);
+      rows.push_back({{"sys_id", id},
+                      {"sys_updated_on", FormatSnowTimestamp(base + i)},
+                      {"sys_created_on", FormatSnowTimestamp(base)},
+                      {"opened_at", FormatSnowTimestamp(base - 3600)},
+                      {"short_description", "row " + std::to_string(i)},
+                      {"priority", std::to_string(1 + i % 5)},
+                      {"active", i % 2 == 0 ? "true" : "false"},
+                      {"reassignment_count", std::to_string(i)},
+                      {"resolved_at", ""}});
+    }
+    return rows;
+  }
+
+  // Runs a reader of this directory (`args`: the script, then its flags) under `python` until
+  // it has printed `expect` records, each a JSON line with its "key"; the records by key. The
+  // reader exits 2 on a record it could not decode, which fails the test.
+  std::map<std::string, boost::json::object> ReadDecoded(const char* python,
+                                                         std::vector<std::string> args,
+                                                         size_t expect) {
+    std::map<std::string, boost::json::object> out;
+    std::string last_err;
+    testsupport::WaitFor(
+        [&] {
+          testsupport::ChildOptions opts;
+          opts.args = args;
+          opts.capture_stderr = true;
+          auto r = testsupport::RunToCompletion(python, opts, 60s);
+          if (!r.ok()) return false;
+          last_err = r->err;
+          EXPECT_NE(r->status.code, 2) << "a record the reader could not decode: " << r->err;
+          out.clear();
+          size_t begin = 0;
+          while (begin < r->out.size()) {
+            size_t nl = r->out.find('\n', begin);
+            if (nl == std::string::npos) nl = r->out.size();
+            auto v = boost::json::parse(r->out.substr(begin, nl - begin));
+            begin = nl + 1;
+            out[std::string(v.at("key").as_string())] = v.as_object();
+          }
+          return out.size() >= expect;
+        },
+        60s, 200ms);
+    EXPECT_GE(out.size(), expect) << last_err;
+    return out;
+  }
+
   std::string WriteProps() {
     std::string path = dir_.File("snowcar-" + std::to_string(++generation_) + ".properties");
     std::ofstream out(path);
@@ -167,11 +223,8 @@ class SourceTest : public testsupport::SharedBrokerTest<SourceTest> {
   // Every record of topic_ now, tombstones included, in partition then offset order (kcat, from
   // the beginning to the end of each partition).
   std::vector<TopicRecord> ReadWithTombstones(std::chrono::seconds timeout) {
-    testsupport::ChildOptions opts;
-    opts.args = {"-b",        bootstrap(), "-C", "-t", topic_, "-o",
-                 "beginning", "-e",        "-q", "-Z", "-f",   "%p\t%o\t%k\t%h\t%s\n"};
-    opts.capture_stderr = true;
-    auto r = testsupport::RunToCompletion("kcat", opts, timeout);
+    auto r = testsupport::ReadTopicWithKcat(bootstrap(), topic_, "%p\t%o\t%k\t%h\t%s\n", timeout,
+                                            {"-Z"});
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<TopicRecord> out;
     if (!r.ok()) return out;
@@ -198,20 +251,7 @@ class SourceTest : public testsupport::SharedBrokerTest<SourceTest> {
 
   // Everything in `topic` now (kcat, from the beginning to the end of each partition).
   std::vector<Consumed> ReadTopic(const std::string& topic) {
-    testsupport::ChildOptions opts;
-    opts.args = {"-b",
-                 bootstrap(),
-                 "-C",
-                 "-t",
-                 topic,
-                 "-o",
-                 "beginning",
-                 "-e",
-                 "-q",
-                 "-f",
-                 "%p\t%o\t%k\t%T\t%h\t%s\n"};
-    opts.capture_stderr = true;
-    auto r = testsupport::RunToCompletion("kcat", opts, 30s);
+    auto r = testsupport::ReadTopicWithKcat(bootstrap(), topic, "%p\t%o\t%k\t%T\t%h\t%s\n", 30s);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::vector<Consumed> out;
     if (!r.ok()) return out;

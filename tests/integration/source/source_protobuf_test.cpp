@@ -30,40 +30,12 @@ class SourceProtobuf : public SourceTest {
  protected:
   std::map<std::string, boost::json::object> ReadWithProtoc(const std::string& registry_url,
                                                             size_t expect) {
-    std::map<std::string, boost::json::object> out;
-    std::string last_err;
-    testsupport::WaitFor(
-        [&] {
-          testsupport::ChildOptions opts;
-          opts.args = {
-              std::string(SNOWCAR_SOURCE_DIR) + "/tests/integration/source/read_protobuf_topic.py",
-              "--bootstrap",
-              bootstrap(),
-              "--topic",
-              topic_,
-              "--registry",
-              registry_url,
-              "--key-format",
-              "protobuf"};
-          opts.capture_stderr = true;
-          auto r = testsupport::RunToCompletion(kProtobufPython, opts, 60s);
-          if (!r.ok()) return false;
-          last_err = r->err;
-          EXPECT_NE(r->status.code, 2) << "a record the reader could not decode: " << r->err;
-          out.clear();
-          size_t begin = 0;
-          while (begin < r->out.size()) {
-            size_t nl = r->out.find('\n', begin);
-            if (nl == std::string::npos) nl = r->out.size();
-            auto v = boost::json::parse(r->out.substr(begin, nl - begin));
-            begin = nl + 1;
-            out[std::string(v.at("key").as_string())] = v.as_object();
-          }
-          return out.size() >= expect;
-        },
-        60s, 200ms);
-    EXPECT_GE(out.size(), expect) << last_err;
-    return out;
+    return ReadDecoded(
+        kProtobufPython,
+        {std::string(SNOWCAR_SOURCE_DIR) + "/tests/integration/source/read_protobuf_topic.py",
+         "--bootstrap", bootstrap(), "--topic", topic_, "--registry", registry_url, "--key-format",
+         "protobuf"},
+        expect);
   }
 };
 
@@ -72,23 +44,8 @@ TEST_F(SourceProtobuf, ProtobufRecordsDecodeWithProtocAndPythonProtobufAgainstTh
   ASSERT_TRUE(registry.Start().ok());
   ASSERT_TRUE(broker().CreateTopic(topic_, 2).ok());
   const int64_t base = NowS() - 600;
-  std::vector<emulator::Fields> rows;
   std::vector<std::string> ids;
-  for (int i = 0; i < 20; ++i) {
-    char id[33];
-    std::snprintf(id, sizeof(id), "%032x", 0xb000 + i);
-    ids.push_back(id);
-    rows.push_back({{"sys_id", id},
-                    {"sys_updated_on", FormatSnowTimestamp(base + i)},
-                    {"sys_created_on", FormatSnowTimestamp(base)},
-                    {"opened_at", FormatSnowTimestamp(base - 3600)},
-                    {"short_description", "row " + std::to_string(i)},
-                    {"priority", std::to_string(1 + i % 5)},
-                    {"active", i % 2 == 0 ? "true" : "false"},
-                    {"reassignment_count", std::to_string(i)},
-                    {"resolved_at", ""}});
-  }
-  ASSERT_TRUE(emu_->store().Load("incident", rows).ok());
+  ASSERT_TRUE(emu_->store().Load("incident", TypedIncidentRows(20, 0xb000, base, &ids)).ok());
   props_["value.format"] = "protobuf";
   props_["key.format"] = "protobuf";
   props_["schema.registry.url"] = registry.base_url();

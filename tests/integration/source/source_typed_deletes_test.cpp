@@ -22,6 +22,7 @@
 #include "snowcar/schema_registry/framed_decoder.h"
 #include "snowcar/testbed/registry/registry_server.h"
 #include "source_harness.h"
+#include "support/kafka_client.h"
 
 namespace snowcar::source::it {
 namespace {
@@ -72,24 +73,13 @@ std::vector<RawRecord> ReadRaw(const std::string& bootstrap, const std::string& 
     if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
       at_end.insert(m->partition);
     } else if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      testsupport::Message msg = testsupport::CopyMessage(m);
       RawRecord r;
-      r.partition = m->partition;
-      if (m->key != nullptr) r.key = std::string(static_cast<const char*>(m->key), m->key_len);
-      if (m->payload != nullptr) {
-        r.value = std::string(static_cast<const char*>(m->payload), m->len);
-      }
-      rd_kafka_headers_t* hdrs = nullptr;
-      if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-        const char* name = nullptr;
-        const void* value = nullptr;
-        size_t size = 0;
-        for (size_t i = 0;
-             rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
-             ++i) {
-          r.headers[name] =
-              value != nullptr ? std::string(static_cast<const char*>(value), size) : std::string();
-        }
-      }
+      r.partition = msg.partition;
+      r.key = std::move(msg.key);
+      r.value = std::move(msg.value);
+      // A repeated header keeps its last value, as the checks below expect.
+      for (auto& [name, value] : msg.headers) r.headers[name] = std::move(value);
       out.push_back(std::move(r));
     }
     rd_kafka_message_destroy(m);

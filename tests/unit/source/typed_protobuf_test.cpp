@@ -99,14 +99,23 @@ TEST(TypedProtobufTest, ValuesReadBackAsTheirTypesAndEmptyOnesAreAbsent) {
   EXPECT_THAT(s.message(), HasSubstr("table tk (u_ticket), row abc, field n"));
 }
 
-TEST(TypedProtobufTest, FieldNumbersStayWithTheirColumnsAsColumnsComeAndGo) {
-  const TableTypes v1 = ProtoTypes(R"([{"element":"b","internal_type":"integer"},
+// Columns b (integer) and d (string).
+TableTypes BAndD() {
+  return ProtoTypes(R"([{"element":"b","internal_type":"integer"},
       {"element":"d","internal_type":"string"}])");
+}
+// `v1` evolved as d leaves the dictionary and a (string) and c (boolean) arrive.
+TableTypes BAndDThenABAndC(const TableTypes& v1, bool* changed) {
+  return EvolveTypes(v1, ProtoTypes(R"([{"element":"a","internal_type":"string"},
+      {"element":"b","internal_type":"integer"},{"element":"c","internal_type":"boolean"}])"),
+                     changed);
+}
+
+TEST(TypedProtobufTest, FieldNumbersStayWithTheirColumnsAsColumnsComeAndGo) {
+  const TableTypes v1 = BAndD();
   // d leaves the dictionary, a and c arrive: they are appended, d is kept (removed).
   bool changed = false;
-  const TableTypes v2 = EvolveTypes(v1, ProtoTypes(R"([{"element":"a","internal_type":"string"},
-      {"element":"b","internal_type":"integer"},{"element":"c","internal_type":"boolean"}])"),
-                                    &changed);
+  const TableTypes v2 = BAndDThenABAndC(v1, &changed);
   ASSERT_TRUE(changed);
   auto e1 = TypedEncoder::Make(v1, ProtoTicket(), RecordFormat::kProtobuf);
   auto e2 = TypedEncoder::Make(v2, ProtoTicket(), RecordFormat::kProtobuf);
@@ -136,12 +145,9 @@ std::string ProtoBackward(const TypedEncoder& next, const TypedEncoder& previous
 }
 
 TEST(TypedProtobufTest, EvolvedSchemasAreBackwardCompatibleUntilATypeChanges) {
-  const TableTypes v1 = ProtoTypes(R"([{"element":"b","internal_type":"integer"},
-      {"element":"d","internal_type":"string"}])");
+  const TableTypes v1 = BAndD();
   bool changed = false;
-  const TableTypes v2 = EvolveTypes(v1, ProtoTypes(R"([{"element":"a","internal_type":"string"},
-      {"element":"b","internal_type":"integer"},{"element":"c","internal_type":"boolean"}])"),
-                                    &changed);
+  const TableTypes v2 = BAndDThenABAndC(v1, &changed);
   const TableTypes v3 = EvolveTypes(v2, ProtoTypes(R"([{"element":"a","internal_type":"string"},
       {"element":"b","internal_type":"glide_date_time"},{"element":"c","internal_type":"boolean"}])"),
                                     &changed);

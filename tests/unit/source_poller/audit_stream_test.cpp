@@ -7,6 +7,7 @@
 
 #include <boost/json.hpp>
 
+#include "deleted_row.h"
 #include "snowcar/common/time.h"
 #include "snowcar/source/rows/keyset_query.h"
 #include "snowcar/source/rows/record_builder.h"
@@ -14,15 +15,12 @@
 namespace snowcar::source {
 namespace {
 
-const std::string kRowId = "0123456789abcdef0123456789abcdef";
-const std::string kAuditId = "fedcba9876543210fedcba9876543210";
-constexpr int64_t kT = 1772366400;  // 2026-03-01 12:00:00
+using testing::kAuditId;
+using testing::kRowId;
+using testing::kT;
 
 TableSettings Rows() {
-  TableSettings t;
-  t.alias = "inc";
-  t.name = "incident";
-  t.topic = "servicenow.incident";
+  TableSettings t = testing::IncidentRows();
   t.base_query = "active=true";
   t.start_ts = 1000;
   t.batch_size = 100;

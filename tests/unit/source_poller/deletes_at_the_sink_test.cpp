@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 
+#include "deleted_row.h"
 #include "snowcar/common/time.h"
 #include "snowcar/sink/commands/command.h"
 #include "snowcar/sink/sink_settings.h"
@@ -15,9 +16,9 @@
 namespace snowcar::source {
 namespace {
 
-const std::string kRowId = "0123456789abcdef0123456789abcdef";
-const std::string kAuditId = "fedcba9876543210fedcba9876543210";
-constexpr int64_t kT = 1772366400;
+using testing::kAuditId;
+using testing::kRowId;
+using testing::kT;
 
 kafka::InRecord AsRead(const kafka::OutRecord& out) {
   kafka::InRecord in;
@@ -31,10 +32,7 @@ kafka::InRecord AsRead(const kafka::OutRecord& out) {
 
 std::vector<kafka::OutRecord> DeletionPair() {
   static const TableSettings rows = [] {
-    TableSettings t;
-    t.alias = "inc";
-    t.name = "incident";
-    t.topic = "servicenow.incident";
+    TableSettings t = testing::IncidentRows();
     t.deletes = DeleteCapture::kAudit;
     return t;
   }();
