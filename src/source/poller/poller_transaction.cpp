@@ -76,19 +76,7 @@ void TablePoller::MaybeCommitTransaction(bool force) {
   }
   // Kafka holds the page and its state: the store follows. A store that cannot be written
   // is behind the state topic, which the next start restores from.
-  if (Status s = deps_.store->Commit(identity_, cursor, *window_); !s.ok()) {
-    OnCommitFailed(s);
-    return;
-  }
-  if (!commit_error_.empty()) {
-    SNOWCAR_LOG(kInfo, "source.commit_resumed", {{"table", deps_.table->alias}});
-    commit_error_.clear();
-  }
-  committed_ = cursor;
-  cursor_dirty_ = false;
-  last_commit_ = now;
-  status_.commits.fetch_add(1);
-  status_.SetCursor(committed_);
+  CommitToStore(cursor, now);
 }
 
 void TablePoller::OnTransactionFailed(const Status& status, bool stop) {

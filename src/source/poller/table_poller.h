@@ -174,6 +174,8 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   void MaybeCommitTransaction(bool force);
   void OnTransactionFailed(const Status& status, bool stop);
   void OnCommitFailed(const Status& status);
+  // The store commit and the status after it, shared by both commit paths.
+  void CommitToStore(const state::Cursor& cursor, std::chrono::steady_clock::time_point now);
   void Fail(std::string message);
   void FinishStop();
   void ReportHealth();

@@ -276,6 +276,13 @@ void TablePoller::MaybeCommit(bool force) {
   }
   state::Cursor cursor = committable_;
   cursor.phase = plan_.phase();
+  CommitToStore(cursor, now);
+}
+
+// Both commit paths end here (MaybeCommit, and MaybeCommitTransaction once Kafka holds the
+// page): the cursor and the dedup entries into the store, then the table's status.
+void TablePoller::CommitToStore(const state::Cursor& cursor,
+                                std::chrono::steady_clock::time_point now) {
   if (Status s = deps_.store->Commit(identity_, cursor, *window_); !s.ok()) {
     OnCommitFailed(s);
     return;  // the entries stay pending; the next commit retries
