@@ -69,7 +69,9 @@ class ConverterRewriter {
       if (cls != c.name) continue;
       const std::string format(side == "key" ? c.key_format : c.value_format);
       Put(side + ".format", format, key, raw);
-      notes_.push_back(key + " [" + raw.origin + "] sets " + side + ".format=" + format);
+      std::string note = key;
+      note.append(" [").append(raw.origin).append("] sets ").append(side).append(".format=");
+      notes_.push_back(note.append(format));
       return;
     }
     errors_.push_back(key + ": converter '" + cls +

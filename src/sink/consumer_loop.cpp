@@ -215,6 +215,7 @@ void ConsumerLoop::OnAssigned(const std::vector<kafka::TopicPartition>& tps) {
     // Before the first record: which records above the committed offset an earlier owner
     // already finished. Without an answer the lanes start plain and may repeat those.
     std::vector<kafka::TopicPartition> fresh;
+    fresh.reserve(created.size());
     for (const auto& lane : created) fresh.push_back(lane->tp());
     auto committed = consumer_->CommittedWithMetadata(fresh, std::chrono::seconds(10));
     if (committed.ok()) {

@@ -240,7 +240,7 @@ void TablePoller::SendAuditRead(std::string target, boost::json::array rows, boo
                        } else {
                          AttachDeletedRows(table, result.response.rows, page);
                        }
-                       self->AcceptPage(std::move(page));
+                       self->AcceptPage(page);
                        if (self->failed_) return;
                        self->AfterPage();
                        self->ProduceQueued();

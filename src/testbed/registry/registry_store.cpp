@@ -29,10 +29,10 @@ Answer SubjectNotFound(const std::string& subject) {
 
 }  // namespace
 
-Answer ErrorAnswer(int status, int code, std::string message) {
+Answer ErrorAnswer(int status, int code, std::string_view message) {
   json::object body;
   body["error_code"] = code;
-  body["message"] = std::move(message);
+  body["message"] = message;
   return Answer{status, std::move(body)};
 }
 

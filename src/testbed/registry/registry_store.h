@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "snowcar/protobuf/proto_schema.h"
@@ -23,7 +24,7 @@ struct Answer {
 };
 
 // {"error_code": code, "message": message} with HTTP status `status`.
-Answer ErrorAnswer(int status, int code, std::string message);
+Answer ErrorAnswer(int status, int code, std::string_view message);
 
 class RegistryStore {
  public:

@@ -98,11 +98,13 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
   std::vector<std::string> Config(const std::string& name) const {
     auto lines = BaseConfig(name);
     std::string aliases;
-    for (const auto& t : tables_) {
-      aliases += (aliases.empty() ? "" : ",") + t;
+    const auto add_table = [&](const std::string& t) {
+      if (!aliases.empty()) aliases += ',';
+      aliases += t;
       lines.push_back("snow.table." + t + ".name=" + t);
       lines.push_back("snow.table." + t + ".topic=" + Topic(t));
-    }
+    };
+    for (const auto& t : tables_) add_table(t);
     lines.insert(
         lines.end(),
         {"kafka.bootstrap.servers=" + kafka_.plaintext,
