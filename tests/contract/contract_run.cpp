@@ -81,7 +81,10 @@ Result<std::string> ConfigRefusal(const std::map<std::string, std::string>& prop
 
 class Run {
  public:
-  Run(const Features& f, const Schedule& s, const RunLimits& l) : f_(f), schedule_(s), limits_(l) {}
+  Run(const Features& f, const Schedule& s, const RunLimits& l) : f_(f), schedule_(s), limits_(l) {
+    // Exactly-once: both transaction boundaries, by the seed's parity (run_config.h).
+    if (ExactlyOnce(f_)) f_["transaction_boundary"] = s.seed % 2 == 0 ? "poll" : "interval";
+  }
 
   RunResult Go() {
     const auto t0 = std::chrono::steady_clock::now();
@@ -268,8 +271,9 @@ class Run {
               " success reports, " + std::to_string(facts.deletions) + " deletions";
     if (ExactlyOnce(f_)) {
       // What read_committed left out: the faults that landed inside a transaction.
-      r.facts +=
-          ", " + std::to_string(AbortedRecords(ep_, facts)) + " records of aborted transactions";
+      r.facts += ", " + std::to_string(AbortedRecords(ep_, facts)) +
+                 " records of aborted transactions (transaction.boundary=" +
+                 f_.at("transaction_boundary") + ")";
     }
     if (verdict.void_check) {
       r.outcome = Outcome::kVoid;

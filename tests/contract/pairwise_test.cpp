@@ -153,6 +153,10 @@ TEST(RunConfig, ExactlyOnceRunsAreRequiredOnTheirOwnAliasesWithADuplicateBoundOf
   off["exactly_once"] = "off";
   EXPECT_EQ(SourceDuplicateBound(off, s), 3 * kBatch);
   EXPECT_EQ(ReplicaProps(off, ep, 0, "/tmp/x").count("exactly.once.source.support"), 0u);
+  EXPECT_EQ(props.count("transaction.boundary"), 0u);  // poll, the default
+  Features interval = f;
+  interval["transaction_boundary"] = "interval";
+  EXPECT_EQ(ReplicaProps(interval, ep, 0, "/tmp/x").at("transaction.boundary"), "interval");
 }
 
 TEST(Schedule, TheSameSeedGivesTheSameSchedule) {

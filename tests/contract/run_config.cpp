@@ -68,6 +68,10 @@ std::map<std::string, std::string> ReplicaProps(const Features& f, const Endpoin
   if (ExactlyOnce(f)) {
     p["exactly.once.source.support"] = "required";
     p["snow.source.exactly.once.state.topic"] = ep.state_topic;
+    if (f.count("transaction_boundary") && f.at("transaction_boundary") == "interval") {
+      p["transaction.boundary"] = "interval";
+      p["transaction.boundary.interval.ms"] = std::to_string(kTransactionIntervalMs);
+    }
   }
   const std::string& fmt = f.at("format");
   if (fmt != "json") {

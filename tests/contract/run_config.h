@@ -16,6 +16,12 @@ constexpr int kBatch = 20;          // snow.source.batch.size: the per-crash rep
 constexpr int kSinkPartitions = 2;  // partitions of the command topic
 constexpr char kSinkTable[] = "u_contract";
 constexpr char kSinkUser[] = "admin";
+// Exactly-once runs alternate transaction.boundary by their seed's parity (key
+// "transaction_boundary" of Features, beside the dimensions): even seeds commit a transaction
+// per page (poll), odd ones keep it open up to this long (interval), so a kill -9, a SIGTERM or
+// a broker restart mostly lands inside an open transaction; per page, at this workload's
+// few rows a poll, it mostly lands between two.
+constexpr int kTransactionIntervalMs = 1000;
 
 struct Endpoints {
   std::string emulator;   // base URL
