@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "contract_run.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +10,7 @@
 #include <thread>
 
 #include "procs.h"
+#include "real_broker.h"
 #include "run_check.h"
 #include "support/http_post.h"
 #include "support/kafka_client.h"
@@ -78,7 +81,10 @@ Result<std::string> ConfigRefusal(const std::map<std::string, std::string>& prop
 
 class Run {
  public:
-  Run(const Features& f, const Schedule& s, const RunLimits& l) : f_(f), schedule_(s), limits_(l) {}
+  Run(const Features& f, const Schedule& s, const RunLimits& l) : f_(f), schedule_(s), limits_(l) {
+    // Exactly-once: both transaction boundaries, by the seed's parity (run_config.h).
+    if (ExactlyOnce(f_)) f_["transaction_boundary"] = s.seed % 2 == 0 ? "poll" : "interval";
+  }
 
   RunResult Go() {
     const auto t0 = std::chrono::steady_clock::now();
@@ -101,7 +107,8 @@ class Run {
     return s.size() > 1500 ? s.substr(s.size() - 1500) : s;
   }
 
-  void Setup() {
+  // "" once the emulator and the broker serve, or what went wrong.
+  std::string Setup() {
     const std::string seed = dir_.File("seed.json");
     {
       std::ofstream out(seed);
@@ -121,10 +128,36 @@ class Run {
     ep_.ok_topic = fault::Unique("ct-ok");
     ep_.sink_group = fault::Unique("ct-sink");
     if (Replicas(f_) > 1) ep_.source_group = fault::Unique("ct-src");
+    if (ExactlyOnce(f_)) return SetupRealBroker();
     broker_ = std::make_unique<fault::Broker>(
         ep_.inc_topic + ":4," + ep_.ctr_topic + ":4," + ep_.cmd_topic + ":" +
         std::to_string(kSinkPartitions) + "," + ep_.ok_topic + ":1");
     ep_.bootstrap = broker_->bootstrap();
+    return "";
+  }
+
+  // Exactly-once: Apache Kafka (real_broker.h), the same topics made through its admin API,
+  // and aliases and a state topic of this run's own.
+  std::string SetupRealBroker() {
+    bool restarts = false;
+    for (const auto& e : schedule_.events) restarts = restarts || e.kind == FaultKind::kBrokerDown;
+    auto broker = RealBroker::ForRun(restarts);
+    if (!broker.ok()) return "Apache Kafka: " + broker.status().ToString();
+    real_ = *broker;
+    ep_.bootstrap = real_->bootstrap();
+    const std::vector<std::pair<std::string, int>> topics = {{ep_.inc_topic, 4},
+                                                             {ep_.ctr_topic, 4},
+                                                             {ep_.cmd_topic, kSinkPartitions},
+                                                             {ep_.ok_topic, 1}};
+    for (const auto& [topic, partitions] : topics) {
+      if (Status st = real_->CreateTopic(topic, partitions); !st.ok()) return st.ToString();
+    }
+    static int runs = 0;  // aliases only letters and digits, unique per process and run
+    const std::string tag = std::to_string(::getpid()) + "n" + std::to_string(++runs);
+    ep_.inc_alias = "inc" + tag;
+    ep_.ctr_alias = "ctr" + tag;
+    ep_.state_topic = fault::Unique("ct-state");
+    return "";
   }
 
   RunResult Body() {
@@ -150,7 +183,13 @@ class Run {
       r.detail = *refusal;
       return r;
     }
-    Setup();
+    if (limits_.refusal_only) {
+      RunResult r;
+      r.outcome = Outcome::kPass;
+      r.detail = "accepted by config check; not run (a refusal case)";
+      return r;
+    }
+    if (std::string e = Setup(); !e.empty()) return Error(e);
     if (NeedsRegistry(f_)) {
       if (Status s = registry_.Start(); !s.ok()) return Error("registry: " + s.ToString());
       ep_.registry = registry_.url();
@@ -230,6 +269,12 @@ class Run {
     r.facts = std::to_string(facts.source_records) + " source records, " +
               std::to_string(facts.commands) + " commands, " + std::to_string(facts.reports) +
               " success reports, " + std::to_string(facts.deletions) + " deletions";
+    if (ExactlyOnce(f_)) {
+      // What read_committed left out: the faults that landed inside a transaction.
+      r.facts += ", " + std::to_string(AbortedRecords(ep_, facts)) +
+                 " records of aborted transactions (transaction.boundary=" +
+                 f_.at("transaction_boundary") + ")";
+    }
     if (verdict.void_check) {
       r.outcome = Outcome::kVoid;
     } else {
@@ -395,6 +440,11 @@ class Run {
         undo.push_back({t + 1500, "latency"});
         break;
       case FaultKind::kBrokerDown:
+        if (real_ != nullptr) {
+          // Apache Kafka goes down and comes back by itself: its outage is the restart's.
+          if (Status st = real_->Restart(); !st.ok()) return st.ToString();
+          break;
+        }
         if (Status st = broker_->Command("down 1"); !st.ok()) return st.ToString();
         undo.push_back({t + e.amount, "up 1"});
         break;
@@ -466,6 +516,7 @@ class Run {
   Endpoints ep_;
   std::unique_ptr<fault::Emulator> emulator_;
   std::unique_ptr<fault::Broker> broker_;
+  RealBroker* real_ = nullptr;  // exactly-once runs: Apache Kafka instead of broker_
   Registry registry_;
   std::vector<std::unique_ptr<Sidecar>> sidecars_;
   std::unique_ptr<testsupport::TestProducer> producer_;

@@ -25,6 +25,9 @@ struct RunResult {
 struct RunLimits {
   int span_ms = 5000;  // the schedule's window; commands and deletions flow meanwhile
   int settle_s = 45;   // how long the run may take to converge after the window
+  // A refusal case: only `config check` is asked; accepted, the run stops there (kPass with
+  // that said) and the driver fails it (RefusalMismatch).
+  bool refusal_only = false;
 };
 
 RunResult RunCombination(const Features& f, const Schedule& schedule, const RunLimits& limits);

@@ -33,7 +33,23 @@ const std::vector<KnownBreak>& KnownRefusals() {
        {"json_typed", "avro", "json_schema"},
        "envelope",
        {"true"},
-       "the change-event envelope wraps untyped JSON only"},
+       "the change-event envelope wraps untyped JSON only",
+       {"snow.source.emit.envelope", "snow.source.schema.mode"}},
+      // Exactly-once covers the page and the cursor only (src/source/exactly_once/): the
+      // deletes stream's cursor and the id set, and a handoff between replicas, are outside
+      // the table's transactions, and config check says so.
+      {"exactly_once",
+       {"on"},
+       "deletes",
+       {"audit", "reconcile", "audit+reconcile"},
+       "the deletes cursor and the id set are not written in the page's transaction",
+       {"exactly.once.source.support", "deletes"}},
+      {"exactly_once",
+       {"on"},
+       "replicas",
+       {"2"},
+       "a table's handoff between replicas (source.group.id) is outside its transactions",
+       {"exactly.once.source.support", "source.group.id"}},
   };
   return all;
 }
@@ -84,6 +100,40 @@ std::vector<Combination> RefusalCases(const std::vector<Dimension>& dims) {
     }
   }
   return out;
+}
+
+const KnownBreak* ExpectedRefusal(const std::vector<Dimension>& dims, const Combination& c) {
+  for (size_t a = 0; a < c.size(); ++a) {
+    for (size_t b = a + 1; b < c.size(); ++b) {
+      for (const auto& k : KnownRefusals()) {
+        if (Matches(k, dims[a].name, dims[a].values[c[a]], dims[b].name, dims[b].values[c[b]])) {
+          return &k;
+        }
+      }
+    }
+  }
+  return nullptr;
+}
+
+std::string RefusalMismatch(const std::vector<Dimension>& dims, const Combination& c, bool refused,
+                            const std::string& text) {
+  const KnownBreak* k = ExpectedRefusal(dims, c);
+  if (k == nullptr) {
+    if (!refused) return "";
+    return "config check refused a combination KnownRefusals() does not list (" + text +
+           "): add the pair there with its reason (tests/contract/exclusions.cpp), or make "
+           "the combination work";
+  }
+  if (!refused) {
+    return "config check accepted a combination KnownRefusals() says it refuses (" + k->reason +
+           "): if it works now, take the pair out of KnownRefusals() so it runs again";
+  }
+  std::string missing;
+  for (const auto& key : k->keys) {
+    if (text.find(key) == std::string::npos) missing += (missing.empty() ? "" : ", ") + key;
+  }
+  if (missing.empty()) return "";
+  return "config check's refusal does not name " + missing + ": " + text;
 }
 
 std::string BreakReason(const std::vector<Dimension>& dims, const Combination& c) {

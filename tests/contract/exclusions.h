@@ -19,13 +19,17 @@ struct KnownBreak {
   std::string dim_b;
   std::vector<std::string> values_b;
   std::string reason;
+  // For a refusal: configuration keys its text must name, so it says what to change.
+  std::vector<std::string> keys;
 };
 
 const std::vector<KnownBreak>& KnownBreaks();
 
 // Pairs `snowcar config check` refuses today (exit 2), with the refusal's gist. They are not
 // put into the combinations that run (where they would turn the whole combination into a
-// refusal and hide its other pairs); one refusal case per pair checks the refusal instead.
+// refusal and hide its other pairs); one refusal case per pair checks the refusal instead,
+// and fails when config check accepts it (RefusalMismatch): a refusal that goes away takes
+// its pair out of this list, so the pair runs again, rather than going unchecked.
 const std::vector<KnownBreak>& KnownRefusals();
 
 // The filter AllPairs takes: false for a pair of KnownBreaks().
@@ -34,6 +38,14 @@ PairFilter WithoutKnownBreaks(const std::vector<Dimension>& dims);
 PairFilter Runnable(const std::vector<Dimension>& dims);
 // One combination per refused pair: that pair, every other dimension at its first value.
 std::vector<Combination> RefusalCases(const std::vector<Dimension>& dims);
+
+// The known refusal `c` holds (nullptr when none): config check must refuse `c`.
+const KnownBreak* ExpectedRefusal(const std::vector<Dimension>& dims, const Combination& c);
+// "" when config check's verdict on `c` is the one KnownRefusals() predicts: refused, with a
+// text naming each key of the refusal, exactly when `c` holds a known refusal. Otherwise what
+// differs, and what to change.
+std::string RefusalMismatch(const std::vector<Dimension>& dims, const Combination& c, bool refused,
+                            const std::string& text);
 
 // The reason a combination holds a known break ("" when it holds none).
 std::string BreakReason(const std::vector<Dimension>& dims, const Combination& c);

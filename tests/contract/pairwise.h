@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,7 @@ struct Dimension {
 };
 
 // value format, deletes, backfill parallelism, tombstones, envelope, sink ordering, echo,
-// replicas.
+// replicas, exactly-once.
 const std::vector<Dimension>& FeatureDimensions();
 
 // One combination: the index of the chosen value per dimension.
@@ -41,9 +42,13 @@ std::vector<std::string> RefusedPairsUsed(const std::vector<Dimension>& dims,
                                           const std::vector<Combination>& set,
                                           const PairFilter& allowed);
 
-// A combination as dimension -> value, and its short name ("avro.audit.p4.tomb...").
+// A combination as dimension -> value, and its short name ("avro.audit.p4.tomb...", ending
+// in ".eos" with exactly-once on; off adds nothing).
 std::map<std::string, std::string> Describe(const std::vector<Dimension>& dims,
                                             const Combination& c);
 std::string ComboName(const std::vector<Dimension>& dims, const Combination& c);
+// The combination ComboName printed as `name`; nullopt when a part names no value.
+std::optional<Combination> ParseComboName(const std::vector<Dimension>& dims,
+                                          const std::string& name);
 
 }  // namespace snowcar::contract

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "exclusions.h"
+#include "run_config.h"
 #include "schedule.h"
 
 namespace snowcar::contract {
@@ -55,9 +56,107 @@ TEST(Pairwise, RunsAndRefusalsTogetherCoverEveryPairButTheKnownBreaks) {
   EXPECT_TRUE(UncoveredPairs(dims, set, runnable).empty());
   EXPECT_TRUE(RefusedPairsUsed(dims, set, runnable).empty());
   const auto refusals = RefusalCases(dims);
-  EXPECT_EQ(refusals.size(), 3u);  // 3 typed formats x envelope
+  // 3 typed formats x envelope; exactly-once x 3 delete modes, and x two replicas.
+  EXPECT_EQ(refusals.size(), 7u);
   set.insert(set.end(), refusals.begin(), refusals.end());
   EXPECT_TRUE(UncoveredPairs(dims, set, WithoutKnownBreaks(dims)).empty());
+}
+
+// The value of dimension `name` in `c`.
+std::string ValueOf(const Combination& c, const std::string& name) {
+  return Describe(FeatureDimensions(), c).at(name);
+}
+
+TEST(Pairwise, ExactlyOnceRunsWithEveryValueConfigCheckAcceptsAndIsRefusedWithTheRest) {
+  const auto& dims = FeatureDimensions();
+  const auto set = AllPairs(dims, Runnable(dims));
+  std::set<std::string> formats;
+  for (const auto& c : set) {
+    if (ValueOf(c, "exactly_once") != "on") continue;
+    formats.insert(ValueOf(c, "format"));
+    EXPECT_EQ(ValueOf(c, "deletes"), "none") << ComboName(dims, c);
+    EXPECT_EQ(ValueOf(c, "replicas"), "1") << ComboName(dims, c);
+  }
+  EXPECT_EQ(formats.size(), 4u);
+  // Every refused pair of exactly-once has a case that expects the refusal.
+  std::set<std::string> refused;
+  for (const auto& c : RefusalCases(dims)) {
+    if (ValueOf(c, "exactly_once") != "on") continue;
+    ASSERT_NE(ExpectedRefusal(dims, c), nullptr) << ComboName(dims, c);
+    refused.insert(ValueOf(c, "deletes") + "/" + ValueOf(c, "replicas"));
+  }
+  EXPECT_EQ(refused,
+            (std::set<std::string>{"audit/1", "reconcile/1", "audit+reconcile/1", "none/2"}));
+}
+
+TEST(Pairwise, ANameReadsBackAsItsCombinationAndOldNamesMeanExactlyOnceOff) {
+  const auto& dims = FeatureDimensions();
+  auto set = AllPairs(dims, Runnable(dims));
+  for (const auto& c : RefusalCases(dims)) set.push_back(c);
+  for (const auto& c : set) {
+    const auto back = ParseComboName(dims, ComboName(dims, c));
+    ASSERT_TRUE(back.has_value()) << ComboName(dims, c);
+    EXPECT_EQ(*back, c) << ComboName(dims, c);
+  }
+  // regression_seeds.txt names combinations from before the dimension: they run with it off.
+  const auto old = ParseComboName(dims, "json.both.p4.tomb.noenv.key.mark.r2");
+  ASSERT_TRUE(old.has_value());
+  EXPECT_EQ(ValueOf(*old, "exactly_once"), "off");
+  const auto on = ParseComboName(dims, "avro.none.p1.notomb.noenv.partition.suppress.r1.eos");
+  ASSERT_TRUE(on.has_value());
+  EXPECT_EQ(ValueOf(*on, "exactly_once"), "on");
+  EXPECT_FALSE(ParseComboName(dims, "json.both.p4.tomb.noenv.key.mark").has_value());
+  EXPECT_FALSE(ParseComboName(dims, "json.both.p4.tomb.noenv.key.mark.r2.eos.x").has_value());
+  EXPECT_FALSE(ParseComboName(dims, "xml.both.p4.tomb.noenv.key.mark.r2").has_value());
+}
+
+TEST(Pairwise, ARefusalIsAssertedNotSkipped) {
+  const auto& dims = FeatureDimensions();
+  const auto eos_audit = ParseComboName(dims, "json.audit.p1.notomb.noenv.partition.mark.r1.eos");
+  ASSERT_TRUE(eos_audit.has_value());
+  const std::string text =
+      "config: exactly.once.source.support=required cannot be combined with "
+      "snow.table.inc.deletes=audit yet";
+  EXPECT_EQ(RefusalMismatch(dims, *eos_audit, true, text), "");
+  // Accepted although a refusal is expected: the pair must leave KnownRefusals() and run.
+  EXPECT_NE(RefusalMismatch(dims, *eos_audit, false, ""), "");
+  // Refused without naming the keys to change.
+  EXPECT_NE(RefusalMismatch(dims, *eos_audit, true, "config: not supported"), "");
+  // A runnable combination refused: a new refusal nobody listed hides its pairs.
+  const auto plain = ParseComboName(dims, "json.none.p1.notomb.noenv.partition.mark.r1.eos");
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(ExpectedRefusal(dims, *plain), nullptr);
+  EXPECT_EQ(RefusalMismatch(dims, *plain, false, ""), "");
+  EXPECT_NE(RefusalMismatch(dims, *plain, true, "config: no"), "");
+}
+
+TEST(RunConfig, ExactlyOnceRunsAreRequiredOnTheirOwnAliasesWithADuplicateBoundOfZero) {
+  const auto& dims = FeatureDimensions();
+  const auto c = ParseComboName(dims, "json.none.p1.notomb.noenv.partition.mark.r1.eos");
+  ASSERT_TRUE(c.has_value());
+  const Features f = Describe(dims, *c);
+  Endpoints ep;
+  ep.inc_alias = "inc42n1";
+  ep.ctr_alias = "ctr42n1";
+  ep.state_topic = "ct-state-1";
+  const auto props = ReplicaProps(f, ep, 0, "/tmp/x");
+  EXPECT_EQ(props.at("exactly.once.source.support"), "required");
+  EXPECT_EQ(props.at("snow.source.exactly.once.state.topic"), "ct-state-1");
+  EXPECT_EQ(props.at("snow.tables"), "ctr42n1,inc42n1");
+  EXPECT_EQ(props.at("snow.table.inc42n1.name"), "incident");
+  Schedule s;
+  s.events = {{600, FaultKind::kKill9, 0, 0, 0},
+              {900, FaultKind::kSigterm, 0, 0, 0},
+              {1200, FaultKind::kBrokerDown, 0, 800, 0}};
+  EXPECT_EQ(SourceDuplicateBound(f, s), 0);
+  Features off = f;
+  off["exactly_once"] = "off";
+  EXPECT_EQ(SourceDuplicateBound(off, s), 3 * kBatch);
+  EXPECT_EQ(ReplicaProps(off, ep, 0, "/tmp/x").count("exactly.once.source.support"), 0u);
+  EXPECT_EQ(props.count("transaction.boundary"), 0u);  // poll, the default
+  Features interval = f;
+  interval["transaction_boundary"] = "interval";
+  EXPECT_EQ(ReplicaProps(interval, ep, 0, "/tmp/x").at("transaction.boundary"), "interval");
 }
 
 TEST(Schedule, TheSameSeedGivesTheSameSchedule) {

@@ -51,8 +51,10 @@ Verdict CheckRun(const Features& f, const Endpoints& ep, const Schedule& schedul
   auto inc_rows = EmulatorRows(ep.emulator, "incident");
   auto ctr_rows = EmulatorRows(ep.emulator, kSinkTable);
   auto journal = EmulatorJournal(ep.emulator);
-  auto inc = ReadTopic(ep.bootstrap, ep.inc_topic);
-  auto ctr = ReadTopic(ep.bootstrap, ep.ctr_topic);
+  // Exactly-once is a promise to read_committed readers (records of aborted transactions are
+  // on the topic, and a read_uncommitted reader sees them).
+  auto inc = ReadTopic(ep.bootstrap, ep.inc_topic, std::chrono::seconds(30), ExactlyOnce(f));
+  auto ctr = ReadTopic(ep.bootstrap, ep.ctr_topic, std::chrono::seconds(30), ExactlyOnce(f));
   auto cmd = ReadTopic(ep.bootstrap, ep.cmd_topic);
   auto ok = ReadTopic(ep.bootstrap, ep.ok_topic);
   auto committed = GroupOffsets(ep.bootstrap, ep.sink_group, ep.cmd_topic, kSinkPartitions);
@@ -129,6 +131,13 @@ Verdict CheckRun(const Features& f, const Endpoints& ep, const Schedule& schedul
     facts->deletions = static_cast<int64_t>(inc_want.deleted.size());
   }
   return verdict;
+}
+
+int64_t AbortedRecords(const Endpoints& ep, const RunFacts& facts) {
+  auto inc = ReadTopic(ep.bootstrap, ep.inc_topic);
+  auto ctr = ReadTopic(ep.bootstrap, ep.ctr_topic);
+  if (!inc.ok() || !ctr.ok()) return -1;
+  return static_cast<int64_t>(inc->records.size() + ctr->records.size()) - facts.source_records;
 }
 
 }  // namespace snowcar::contract

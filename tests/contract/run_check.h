@@ -22,4 +22,8 @@ struct RunFacts {
 Verdict CheckRun(const Features& f, const Endpoints& ep, const Schedule& schedule,
                  const std::set<std::string>& hidden, RunFacts* facts = nullptr);
 
+// Exactly-once runs: source records a read_uncommitted reader sees beyond the `facts` that
+// CheckRun read with read_committed (-1 when the topics cannot be read).
+int64_t AbortedRecords(const Endpoints& ep, const RunFacts& facts);
+
 }  // namespace snowcar::contract

@@ -18,6 +18,11 @@ bool DeletesReconcile(const Features& f) {
 
 int Replicas(const Features& f) { return std::stoi(f.at("replicas")); }
 
+bool ExactlyOnce(const Features& f) {
+  const auto it = f.find("exactly_once");
+  return it != f.end() && it->second == "on";
+}
+
 std::map<std::string, std::string> ReplicaProps(const Features& f, const Endpoints& ep, int replica,
                                                 const std::string& dir) {
   std::map<std::string, std::string> p = {
@@ -38,18 +43,18 @@ std::map<std::string, std::string> ReplicaProps(const Features& f, const Endpoin
       {"kafka.session.timeout.ms", "6000"},
       {"kafka.auto.commit.interval.ms", "200"},
       // Source: the writer's table and the sink's table.
-      {"snow.tables", "ctr,inc"},
-      {"snow.table.inc.name", "incident"},
-      {"snow.table.inc.topic", ep.inc_topic},
-      {"snow.table.ctr.name", kSinkTable},
-      {"snow.table.ctr.topic", ep.ctr_topic},
+      {"snow.tables", ep.ctr_alias + "," + ep.inc_alias},
+      {"snow.table." + ep.inc_alias + ".name", "incident"},
+      {"snow.table." + ep.inc_alias + ".topic", ep.inc_topic},
+      {"snow.table." + ep.ctr_alias + ".name", kSinkTable},
+      {"snow.table." + ep.ctr_alias + ".topic", ep.ctr_topic},
       {"snow.source.poll.interval.ms", "200"},
       {"snow.source.batch.size", std::to_string(kBatch)},
       {"snow.source.backfill.parallelism", f.at("parallelism")},
       {"snow.source.emit.tombstones", f.at("tombstones")},
       {"snow.source.emit.envelope", f.at("envelope")},
       {"snow.source.echo", f.at("echo")},
-      {"snow.table.inc.deletes", f.at("deletes")},
+      {"snow.table." + ep.inc_alias + ".deletes", f.at("deletes")},
       // Sink: PATCH commands keyed by sys_id, a success report for each.
       {"kafka.group.id", ep.sink_group},
       {"snow.sink.topics", ep.cmd_topic},
@@ -59,7 +64,15 @@ std::map<std::string, std::string> ReplicaProps(const Features& f, const Endpoin
       {"snow.sink.unknown.field.behavior", "passthrough"},
       {"snow.sink.reporter.success.topic", ep.ok_topic},
   };
-  if (DeletesReconcile(f)) p["snow.table.inc.reconcile.interval.ms"] = "1000";
+  if (DeletesReconcile(f)) p["snow.table." + ep.inc_alias + ".reconcile.interval.ms"] = "1000";
+  if (ExactlyOnce(f)) {
+    p["exactly.once.source.support"] = "required";
+    p["snow.source.exactly.once.state.topic"] = ep.state_topic;
+    if (f.count("transaction_boundary") && f.at("transaction_boundary") == "interval") {
+      p["transaction.boundary"] = "interval";
+      p["transaction.boundary.interval.ms"] = std::to_string(kTransactionIntervalMs);
+    }
+  }
   const std::string& fmt = f.at("format");
   if (fmt != "json") {
     p["snow.source.schema.mode"] = "typed";
@@ -75,6 +88,9 @@ std::map<std::string, std::string> ReplicaProps(const Features& f, const Endpoin
 }
 
 int64_t SourceDuplicateBound(const Features& f, const Schedule& schedule) {
+  // Each row version the source observed, exactly once, across every fault the schedules
+  // draw (docs/semantics.md, Exactly-once): a page and its cursor commit together or not at all.
+  if (ExactlyOnce(f)) return 0;
   int64_t bound = 0;
   for (const auto& e : schedule.events) {
     switch (e.kind) {

@@ -18,14 +18,19 @@ struct HandleFree {
 };
 using Handle = std::unique_ptr<rd_kafka_t, HandleFree>;
 
-Result<Handle> Consumer(const std::string& bootstrap, const std::string& group) {
+Result<Handle> Consumer(const std::string& bootstrap, const std::string& group,
+                        bool read_committed = false) {
   char err[512];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof err);
   // assign() never joins the group: the id only names the consumer queue.
   rd_kafka_conf_set(conf, "group.id", group.c_str(), err, sizeof err);
   rd_kafka_conf_set(conf, "enable.auto.commit", "false", err, sizeof err);
-  rd_kafka_conf_set(conf, "enable.partition.eof", "false", err, sizeof err);
+  // The end of a partition is where its read stops: under read_committed the last offsets
+  // below the watermark may be transaction markers or aborted records, never delivered.
+  rd_kafka_conf_set(conf, "enable.partition.eof", "true", err, sizeof err);
+  rd_kafka_conf_set(conf, "isolation.level", read_committed ? "read_committed" : "read_uncommitted",
+                    err, sizeof err);
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
   if (rk == nullptr) {
     rd_kafka_conf_destroy(conf);
@@ -59,8 +64,8 @@ size_t Append(char* data, size_t size, size_t count, void* out) {
 }  // namespace
 
 Result<TopicDump> ReadTopic(const std::string& bootstrap, const std::string& topic,
-                            std::chrono::milliseconds timeout) {
-  SNOWCAR_ASSIGN_OR_RETURN(Handle rk, Consumer(bootstrap, "contract-reader"));
+                            std::chrono::milliseconds timeout, bool read_committed) {
+  SNOWCAR_ASSIGN_OR_RETURN(Handle rk, Consumer(bootstrap, "contract-reader", read_committed));
   const int ms = static_cast<int>(timeout.count());
   SNOWCAR_ASSIGN_OR_RETURN(int partitions, Partitions(rk.get(), topic, ms));
   TopicDump dump;
@@ -104,6 +109,11 @@ Result<TopicDump> ReadTopic(const std::string& bootstrap, const std::string& top
       auto it = pending.find(m->partition);
       if (it != pending.end() && m->offset + 1 >= it->second) pending.erase(it);
       by_partition[m->partition].push_back(std::move(r));
+    } else if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      // Under read_committed the end is the last stable offset, which a transaction still
+      // open holds below the watermark read first: what lies past it is not readable yet.
+      auto it = pending.find(m->partition);
+      if (it != pending.end() && (read_committed || m->offset >= it->second)) pending.erase(it);
     }
     rd_kafka_message_destroy(m);
   }

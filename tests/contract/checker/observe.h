@@ -18,9 +18,11 @@
 namespace snowcar::contract {
 
 // Every record of `topic`, from each partition's low watermark to the high watermark read
-// before consuming.
+// before consuming. `read_committed`: as a consumer with isolation.level=read_committed sees
+// it (records of aborted transactions left out; read up to the last stable offset).
 Result<TopicDump> ReadTopic(const std::string& bootstrap, const std::string& topic,
-                            std::chrono::milliseconds timeout = std::chrono::seconds(30));
+                            std::chrono::milliseconds timeout = std::chrono::seconds(30),
+                            bool read_committed = false);
 
 // Committed offsets of `group` on `topic` (partition -> offset; partitions without one absent).
 Result<std::map<int32_t, int64_t>> GroupOffsets(const std::string& bootstrap,
