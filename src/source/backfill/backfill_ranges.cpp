@@ -85,7 +85,7 @@ std::optional<int64_t> RangeSplitter::Resolve(int64_t q, int64_t* probe) const {
   const int64_t near = std::max<int64_t>(1, limit_ / 2);
   if (q - ca <= near || cb - q <= near) return (q - ca <= cb - q) ? ta : tb;
   // Close enough: the cut is off by at most an eighth of a range's rows (or a page).
-  const int64_t tolerance = std::max<int64_t>(limit_, total_ / (8 * ranges_));
+  const int64_t tolerance = std::max<int64_t>(limit_, total_ / (int64_t{8} * ranges_));
   if (tb - ta <= 1 || cb - ca <= tolerance) return (q - ca <= cb - q) ? ta : tb;
   // Interpolate between the two counts, kept an eighth of the bracket away from its ends so
   // that a skewed distribution still shrinks the bracket geometrically.
