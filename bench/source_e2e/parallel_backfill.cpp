@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "e2e_processes.h"
 #include "support/child_process.h"
@@ -30,6 +31,7 @@ struct Requests {
   int64_t pages = 0;
   int64_t counts = 0;
   uint64_t last_seq = 0;
+  std::vector<std::pair<int64_t, std::string>> list;  // (time_ms, target), in order
 };
 
 // The emulator's journal since `since`: the table's page and count requests.
@@ -46,6 +48,7 @@ Requests Journal(const std::string& base, uint64_t since) {
     r.last_seq = std::max<uint64_t>(r.last_seq, o.at("seq").to_number<uint64_t>());
     const std::string target(o.at("target").as_string());
     if (target.rfind("/api/now/table/incident", 0) != 0) continue;
+    r.list.emplace_back(o.at("time_ms").to_number<int64_t>(), target);
     // A count request asks for one row; a page may ask for its own count too (phase stream,
     // a drained second), and is still a page.
     if (target.find("sysparm_limit=1&") != std::string::npos) {
@@ -157,6 +160,12 @@ void RunParallelBackfill(const std::string& bootstrap, const ParallelBackfillOpt
     (void)child->Wait(std::chrono::seconds(60));
     const Requests requests = Journal(base, seq);
     seq = requests.last_seq;
+    if (!o.journal.empty() && !requests.list.empty()) {
+      std::ofstream out(o.journal + "." + std::to_string(p) + ".tsv");
+      for (const auto& [ms, target] : requests.list) {
+        out << (ms - requests.list.front().first) << '\t' << target << '\n';
+      }
+    }
     const Verified kafka =
         CollectKeys(*consumer, dir.File("keys.txt"), static_cast<size_t>(o.rows));
     const double rate = static_cast<double>(emitted) / wall;

@@ -12,6 +12,9 @@ struct ParallelBackfillOptions {
   int page = 5000;
   int latency_ms = 300;
   std::vector<int> parallelism = {1, 2, 4, 8};
+  // When set, each run's requests to the table go to `<journal>.<parallelism>.tsv`: the time
+  // after the run's first request (ms, when the emulator took the request) and the target.
+  std::string journal;
 };
 
 // One emulator table of `rows` rows behind `latency_ms` per request; for each parallelism a

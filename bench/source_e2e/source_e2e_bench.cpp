@@ -14,11 +14,12 @@
 //   source_e2e_bench [--rows 200000] [--page 5000] [--backfill-rows 1000000] [--baseline PATH]
 //                    [--bootstrap HOST:PORT]
 //                    [--parallel-rows N [--latency-ms 300] [--parallelism 1,2,4,8]
-//                    [--only-parallel]]
+//                    [--only-parallel] [--journal PREFIX]]
 //                    [--sweep-rows N [--sweep-batch 10000] [--sweep-latency-ms 0]
 //                     [--sweep-deletions 1000] [--only-sweep]]
 // --parallel-rows adds the parallel backfill section (parallel_backfill.h): rows/s of one
 // backfill per parallelism against an emulator answering each request after --latency-ms.
+// --journal PREFIX writes each run's requests with their times to PREFIX.<parallelism>.tsv.
 // --sweep-rows adds the reconciliation section (reconcile_sweep.h): what sweeping a table of
 // that many rows costs in requests, seconds and CPU, and its id set on disk.
 //
@@ -337,6 +338,10 @@ int main(int argc, char** argv) {
         while (*p != 0 && *p != ',') ++p;
         if (*p == ',') ++p;
       }
+      continue;
+    }
+    if (arg == "--journal" && i + 1 < argc) {
+      parallel.journal = argv[++i];
       continue;
     }
     if (arg == "--only-parallel") {

@@ -11,16 +11,30 @@
 // below one. On an instance that answers faster than the table produces, a backfill
 // therefore reads its ranges one after another, like one sweep; at a real instance's latency
 // every range reads at once.
+//
+// The counts that cut the backlog already show the instance's latency: when even the fastest
+// of them took kSlowCountMs or more, every range opens at once instead of one by one (the
+// climb cost a page's wait per range, at 300 ms a request about a second of a backfill that
+// needs a few). Pages that then find pages waiting still close ranges, as above.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 namespace snowcar::source {
 
+// An instance that needs this long for a count is slower than a table producing a page (tens
+// of milliseconds for 5 000 rows): one range cannot keep the table busy. A local instance or
+// the emulator counts in a few milliseconds.
+inline constexpr int64_t kSlowCountMs = 100;
+
 class BackfillConcurrency {
  public:
-  explicit BackfillConcurrency(size_t ranges) : max_(std::max<size_t>(1, ranges)) {}
+  // `fastest_count_ms`: the quickest answer among the cut's counts; 0 when none was timed (a
+  // resumed backfill), which starts at one range.
+  explicit BackfillConcurrency(size_t ranges, int64_t fastest_count_ms = 0)
+      : max_(std::max<size_t>(1, ranges)), ranges_(fastest_count_ms >= kSlowCountMs ? max_ : 1) {}
 
   // A page answer arrived while `waiting` fetched pages were not all produced yet and
   // `in_flight` produced records had no acknowledgement yet.

@@ -43,14 +43,28 @@ void RangeSplitter::OnCount(int64_t t, int64_t count) {
     known_[hi_] = total_;
     const int64_t pages = (total_ + limit_ - 1) / limit_;
     ranges_ = static_cast<int>(std::min<int64_t>(parallelism_, pages / kMinPagesPerRange));
-    if (ranges_ < 2) done_ = true;  // one sweep reads it as fast
+    if (!Cuttable(total_, limit_)) done_ = true;  // one sweep reads it as fast
     return;
   }
   known_[t] = count;
 }
 
 void RangeSplitter::OnFirstRow(int64_t ts) {
-  if (ts - 1 > lo_ && ts - 1 < hi_) known_[ts - 1] = 0;
+  if (ts - 1 > lo_ && ts - 1 < hi_) {
+    known_[ts - 1] = 0;
+    first_ = ts - 1;
+  }
+}
+
+bool RangeSplitter::Cuttable(int64_t rows, int limit) {
+  const int64_t pages = (rows + limit - 1) / std::max(1, limit);
+  return pages / kMinPagesPerRange >= 2;
+}
+
+double RangeSplitter::RowsPerSecond() const {
+  if (total_ < 0) return -1;
+  const int64_t from = first_.value_or(lo_);
+  return static_cast<double>(total_) / static_cast<double>(std::max<int64_t>(1, hi_ - from));
 }
 
 std::optional<int64_t> RangeSplitter::Resolve(int64_t q, int64_t* probe) const {
@@ -64,8 +78,14 @@ std::optional<int64_t> RangeSplitter::Resolve(int64_t q, int64_t* probe) const {
   const int64_t tb = b->first;
   const int64_t ca = a->second;
   const int64_t cb = b->second;
+  // A second already counted within half a page of the target is the cut: a range then ends
+  // at most a page off its share, which costs its sweep less than another round of counts
+  // (one request each) would save. On an even spread the first round's interpolation lands
+  // there, so the cut takes one round.
+  const int64_t near = std::max<int64_t>(1, limit_ / 2);
+  if (q - ca <= near || cb - q <= near) return (q - ca <= cb - q) ? ta : tb;
   // Close enough: the cut is off by at most an eighth of a range's rows (or a page).
-  const int64_t tolerance = std::max<int64_t>(limit_, total_ / (8 * ranges_));
+  const int64_t tolerance = std::max<int64_t>(limit_, total_ / (int64_t{8} * ranges_));
   if (tb - ta <= 1 || cb - ca <= tolerance) return (q - ca <= cb - q) ? ta : tb;
   // Interpolate between the two counts, kept an eighth of the bracket away from its ends so
   // that a skewed distribution still shrinks the bracket geometrically.
@@ -102,6 +122,16 @@ std::vector<state::BackfillRange> RangeSplitter::Ranges() const {
     r.position = state::Cursor{from + 1, "", state::Phase::kBackfill};
     out.push_back(std::move(r));
     from = to;
+  }
+  return out;
+}
+
+std::vector<int64_t> RangeSplitter::RangeRows() const {
+  std::vector<int64_t> out;
+  for (const state::BackfillRange& r : Ranges()) {
+    const auto from = known_.find(r.lo);
+    const auto to = known_.find(r.hi);
+    out.push_back(from != known_.end() && to != known_.end() ? to->second - from->second : -1);
   }
   return out;
 }

@@ -48,6 +48,15 @@ class RangeSplitter {
   // Once done(): the ranges, ordered and adjacent, covering (lo, hi]; empty when the backlog
   // is too small to be worth more than one sweep. Each starts at position (lo + 1, "").
   std::vector<state::BackfillRange> Ranges() const;
+  // Once done(): the rows counted in each of Ranges() (a cut the rounds ran out on was not
+  // counted: -1 for the ranges beside it).
+  std::vector<int64_t> RangeRows() const;
+  // Once the backlog is counted: its rows per second from its first row to hi (from lo when
+  // the count brought no row). -1 before.
+  double RowsPerSecond() const;
+  // Whether `rows` are worth more than one sweep at pages of `limit`: at least two ranges of
+  // kMinPagesPerRange pages each.
+  static bool Cuttable(int64_t rows, int limit);
   int64_t total() const { return total_; }
   int rounds() const { return rounds_; }
 
@@ -63,6 +72,8 @@ class RangeSplitter {
   int limit_;
   std::map<int64_t, int64_t> known_;  // second t -> rows in (lo, t]
   int64_t total_ = -1;
+  std::optional<int64_t>
+      first_;  // the second before the backlog's first row, when its count showed one
   int ranges_ = 1;
   int outstanding_ = 0;
   int rounds_ = 0;

@@ -21,6 +21,7 @@ struct TablePoller::BackfillRun {
   struct Range {
     state::BackfillRange committed;  // as last written to the state store
     state::Cursor acked;             // its acknowledged prefix, maybe not written yet
+    int64_t counted_rows = -1;       // rows the cut counted in it; -1: not counted (resumed)
     std::unique_ptr<PollPlan> plan;  // overlap 0: resumes exactly at `committed.position`
     AckTracker tracker;
     std::deque<QueuedPage> pages;  // fetched, not all produced; at most two
@@ -36,6 +37,8 @@ struct TablePoller::BackfillRun {
   size_t next_produce = 0;             // the range ProduceBackfillQueued serves first
   bool dirty = false;                  // some range moved since the last commit
   BackfillConcurrency concurrency{0};  // set for the ranges when they start
+  int64_t fastest_count_ms = 0;        // the quickest answer among the cut's counts; 0: none
+  double rows_per_s = -1;              // the cut backlog's rows per second; -1: resumed
 
   // Fetched pages not all produced, over all ranges.
   size_t Waiting() const {

@@ -193,8 +193,11 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   // Resumes the ranges stored beside `cursor` (a restart during a parallel backfill).
   void ResumeBackfill(const state::Cursor& cursor);
   void SendSplitCounts();
-  void OnSplitCount(uint64_t run, int64_t t, servicenow::CallResult result);
-  void StartRanges(std::vector<state::BackfillRange> ranges, int64_t hi);
+  void OnSplitCount(uint64_t run, int64_t t, std::chrono::steady_clock::time_point sent,
+                    servicenow::CallResult result);
+  // `counted_rows`: the cut's count of each range, empty when resumed from the store.
+  void StartRanges(std::vector<state::BackfillRange> ranges,
+                   const std::vector<int64_t>& counted_rows);
   void PumpBackfill();
   void IssueRange(size_t index);
   void OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& query, int64_t sent_at_ms,
@@ -370,6 +373,9 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   std::unique_ptr<BackfillRun> backfill_;
   uint64_t backfill_runs_ = 0;  // tells answers of an abandoned run apart
   bool try_parallel_ = true;    // cleared when a backlog was too small to cut
+  // The rows per second of the backlog the last ranges read, until the next backlog is
+  // considered (-1: none): what was left after them is cut only if that rate could fill it.
+  double recut_rows_per_s_ = -1;
 
   // Deletes stream (audit_poller.cpp).
   std::shared_ptr<TablePoller> deletes_poller_;  // set before Start, never changed after

@@ -27,9 +27,10 @@ namespace {
 int64_t FloorSeconds(int64_t ms) { return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000); }
 
 // A range's plan: its own start point, no rewind (rows ahead of the parallel part's end are
-// never re-stamped into it), the range's end as its high-water mark.
+// never re-stamped into it), the range's end as its high-water mark. A range still at its
+// start knows its rows from the cut (`counted_rows` >= 0), so its last page can prove its end.
 std::unique_ptr<PollPlan> RangePlan(const PollPlan& main, const state::BackfillRange& range,
-                                    CountReading reading) {
+                                    CountReading reading, int64_t counted_rows) {
   PlanSettings settings = main.settings();
   settings.start_ts = range.lo + 1;
   settings.overlap_seconds = 0;
@@ -38,12 +39,16 @@ std::unique_ptr<PollPlan> RangePlan(const PollPlan& main, const state::BackfillR
   const bool at_start = range.position.ts == range.lo + 1 && range.position.sys_id.empty();
   plan->Restore(at_start ? std::nullopt : std::optional<state::Cursor>(range.position));
   plan->BeginSweepTo(range.hi);
+  if (at_start && counted_rows >= 0) plan->ExpectRows(counted_rows);
   return plan;
 }
 
 }  // namespace
 
 bool TablePoller::MaybeStartBackfill() {
+  // Good for the first backlog after ranges only: a later one (after an outage, an import)
+  // is counted as usual.
+  const double recut_rate = std::exchange(recut_rows_per_s_, -1);
   if (!try_parallel_ || deps_.source->backfill_parallelism < 2 || deps_.deletes ||
       plan_.phase() != state::Phase::kBackfill || !deps_.store->KeepsBackfillProgress()) {
     return false;
@@ -64,6 +69,13 @@ bool TablePoller::MaybeStartBackfill() {
                      kParallelMarginSeconds;
   try_parallel_ = false;  // one attempt per backlog; FinishBackfill allows the next
   if (hi - next.after_ts < 2) return false;
+  // Right after ranges: what is left is their margin and the rows written while they ran. At
+  // the rate of the backlog they read, too few to cut: no count of it, the sweep reads on.
+  const double left = recut_rate * static_cast<double>(hi - next.after_ts);
+  if (recut_rate >= 0 &&
+      !RangeSplitter::Cuttable(static_cast<int64_t>(left), deps_.table->batch_size)) {
+    return false;
+  }
   backfill_ = std::make_unique<BackfillRun>();
   backfill_->id = ++backfill_runs_;
   backfill_->split_lo = next.after_ts;
@@ -86,13 +98,13 @@ void TablePoller::SendSplitCounts() {
                  {"rows", run.splitter->total()},
                  {"rounds", run.splitter->rounds()},
                  {"ranges", static_cast<int64_t>(ranges.size())}});
-    const int64_t hi = run.split_hi;
     if (ranges.empty()) {
       backfill_.reset();  // too small to cut: the single sweep reads it
       Pump();
       return;
     }
-    StartRanges(std::move(ranges), hi);
+    run.rows_per_s = run.splitter->RowsPerSecond();
+    StartRanges(std::move(ranges), run.splitter->RangeRows());
     return;
   }
   for (int64_t t : probes) {
@@ -105,14 +117,15 @@ void TablePoller::SendSplitCounts() {
     request.target = PageTargetFor(*deps_.table, count);
     status_.SetLastRequestAt(NowMs());
     CountRequest(RequestPurpose::kCount);
-    deps_.client->Send(std::move(request), strand_,
-                       [self = shared_from_this(), id = run.id, t](servicenow::CallResult result) {
-                         self->OnSplitCount(id, t, std::move(result));
-                       });
+    deps_.client->Send(
+        std::move(request), strand_,
+        [self = shared_from_this(), id = run.id, t, sent = std::chrono::steady_clock::now()](
+            servicenow::CallResult result) { self->OnSplitCount(id, t, sent, std::move(result)); });
   }
 }
 
-void TablePoller::OnSplitCount(uint64_t run, int64_t t, servicenow::CallResult result) {
+void TablePoller::OnSplitCount(uint64_t run, int64_t t, std::chrono::steady_clock::time_point sent,
+                               servicenow::CallResult result) {
   if (stopping_) {
     FinishStop();
     return;
@@ -130,6 +143,13 @@ void TablePoller::OnSplitCount(uint64_t run, int64_t t, servicenow::CallResult r
     return;
   }
   AnswerWasGood();
+  const int64_t took_ms = std::max<int64_t>(
+      1,
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - sent)
+          .count());
+  if (backfill_->fastest_count_ms == 0 || took_ms < backfill_->fastest_count_ms) {
+    backfill_->fastest_count_ms = took_ms;
+  }
   backfill_->splitter->OnCount(t, *result.response.total_count);
   if (t == backfill_->split_hi && !result.response.rows.empty()) {
     if (const boost::json::object* row = result.response.rows[0].if_object()) {
@@ -141,19 +161,20 @@ void TablePoller::OnSplitCount(uint64_t run, int64_t t, servicenow::CallResult r
   SendSplitCounts();
 }
 
-void TablePoller::StartRanges(std::vector<state::BackfillRange> ranges, int64_t hi) {
-  (void)hi;
+void TablePoller::StartRanges(std::vector<state::BackfillRange> ranges,
+                              const std::vector<int64_t>& counted_rows) {
   BackfillRun& run = *backfill_;
   run.splitter.reset();
   run.ranges.clear();
   run.ranges.resize(ranges.size());
-  run.concurrency = BackfillConcurrency(ranges.size());
+  run.concurrency = BackfillConcurrency(ranges.size(), run.fastest_count_ms);
   for (size_t i = 0; i < ranges.size(); ++i) {
     BackfillRun::Range& r = run.ranges[i];
     r.committed = ranges[i];
     r.acked = ranges[i].position;
     r.read_done = ranges[i].done;
-    r.plan = RangePlan(plan_, r.committed, plan_.count_reading());
+    r.counted_rows = i < counted_rows.size() ? counted_rows[i] : -1;
+    r.plan = RangePlan(plan_, r.committed, plan_.count_reading(), r.counted_rows);
     if (!r.plan->in_sweep()) r.read_done = true;
   }
   run.dirty = true;
@@ -181,7 +202,7 @@ void TablePoller::ResumeBackfill(const state::Cursor& cursor) {
   SNOWCAR_LOG(
       kInfo, "source.backfill_resumed",
       {{"table", deps_.table->alias}, {"ranges", static_cast<int64_t>(progress.ranges.size())}});
-  StartRanges(progress.ranges, progress.ranges.back().hi);
+  StartRanges(progress.ranges, {});
 }
 
 void TablePoller::PumpBackfill() {
@@ -270,8 +291,8 @@ void TablePoller::OnRangeAnswer(uint64_t run, size_t index, const PlannedQuery& 
 
 void TablePoller::AcceptRangePage(size_t index, const servicenow::TableResponse& page) {
   BackfillRun::Range& r = backfill_->ranges[index];
-  // A range's plan is in phase backfill: only a drained second's page asks for its own count,
-  // and only such a page carries X-Total-Count.
+  // A range's plan is in phase backfill: only a drained second's page and the last pages of a
+  // counted range ask for their own count, and only such pages carry X-Total-Count.
   AcceptInto(*r.plan, /*backfill_range=*/true, r.pages.emplace_back(), page, page.total_count);
 }
 
@@ -405,6 +426,7 @@ void TablePoller::FinishBackfill() {
               {{"table", deps_.table->alias},
                {"ranges", static_cast<int64_t>(backfill_->ranges.size())},
                {"cursor_ts", FormatSnowTimestamp(committed_.ts)}});
+  recut_rows_per_s_ = backfill_->rows_per_s;
   backfill_.reset();
   tracker_.Reset();
   // The single sweep goes on after the last range (re-reading the overlap before it, which
@@ -429,7 +451,7 @@ void TablePoller::ResetRangesAfterFailure() {
     r.acked = r.committed.position;
     r.read_done = r.committed.done;
     r.http_busy = false;
-    r.plan = RangePlan(plan_, r.committed, plan_.count_reading());
+    r.plan = RangePlan(plan_, r.committed, plan_.count_reading(), r.counted_rows);
     if (!r.plan->in_sweep()) r.read_done = true;
   }
   ++backfill_->id;  // answers still under way belong to the abandoned reads

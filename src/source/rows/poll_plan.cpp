@@ -187,6 +187,8 @@ void PollPlan::StartMoveOnFrom(int64_t after_ts) {
 
 void PollPlan::Restore(const std::optional<state::Cursor>& cursor) {
   in_sweep_ = false;
+  expected_rows_ = -1;
+  rows_read_ = 0;
   if (!cursor) {
     last_row_ = StartPoint();
     furthest_row_ = last_row_;
@@ -246,9 +248,12 @@ PlannedQuery PollPlan::Next() const {
   PlannedQuery q;
   q.shape = shape_;
   q.count = counting_;
-  // A drain's range is one second: counting it is cheap in either phase.
+  // A drain's range is one second: counting it is cheap in either phase. A counted range's
+  // last pages count what is left of it, so the page that reaches its end proves it.
+  const bool last_pages =
+      expected_rows_ >= 0 && expected_rows_ - rows_read_ <= 2 * int64_t{settings_.limit};
   q.with_total = !counting_ && !rereading_ &&
-                 (phase_ == state::Phase::kStream || shape_ == QueryShape::kDrain);
+                 (phase_ == state::Phase::kStream || shape_ == QueryShape::kDrain || last_pages);
   if (shape_ == QueryShape::kMoveOn) {
     q.after_ts = after_ts_;
     q.hi_ts = RangeHi();
@@ -308,6 +313,7 @@ Status PollPlan::Accept(int64_t ts, std::string_view sys_id) {
 }
 
 Status PollPlan::OnPage(size_t raw_rows, std::optional<int64_t> total) {
+  rows_read_ += static_cast<int64_t>(raw_rows);
   const size_t accepted = page_open_ ? page_accepted_ : 0;
   page_open_ = false;
   page_accepted_ = 0;

@@ -82,8 +82,9 @@ struct PlannedQuery {
   std::string upto_sys_id;   // ... and sys_id <= upto_sys_id when not empty (bisection)
   bool count = false;        // a count request (limit 1, X-Total-Count) for this range
   // A page that asks X-Total-Count of its range too (phase stream: the range is a poll's
-  // worth of seconds, so counting it is cheap). A short page whose count equals its rows
-  // finishes the range; an empty one takes the count as the one that confirms it.
+  // worth of seconds, so counting it is cheap; a counted range's last pages, see
+  // PollPlan::ExpectRows). A page whose count equals its rows finishes the range; an empty
+  // one takes the count as the one that confirms it.
   bool with_total = false;
   bool operator==(const PlannedQuery&) const = default;
 };
@@ -117,6 +118,16 @@ class PollPlan {
   void BeginSweep(int64_t server_now_ms);
   // The same with the high-water mark given: a parallel backfill's range ends at hi_ts.
   void BeginSweepTo(int64_t hi_ts);
+  // The rows the instance counted between the position and HI just before the sweep (a
+  // parallel backfill's cut counts each range). Move-on and keyset pages then ask their own
+  // X-Total-Count once the rows left by that count fit in two pages, so the page that reaches
+  // HI proves it (its count equals its rows) instead of a count of its last second's rest, an
+  // empty move-on page and the count confirming that. A count that no longer holds (rows
+  // deleted or moved on since) only means the usual path. Cleared by Restore.
+  void ExpectRows(int64_t rows) {
+    expected_rows_ = rows < 0 ? 0 : rows;
+    rows_read_ = 0;
+  }
   bool in_sweep() const { return in_sweep_; }
   int64_t hi() const { return hi_; }
 
@@ -184,10 +195,12 @@ class PollPlan {
 
   bool in_sweep_ = false;
   int64_t hi_ = 0;
-  bool counting_ = false;     // Next() is the count of the current range
-  bool count_first_ = false;  // ... asked before reading it (after a short page)
-  bool rereading_ = false;    // the count said "all hidden": one confirming re-read
-  size_t page_accepted_ = 0;  // rows accepted on the current page
+  bool counting_ = false;       // Next() is the count of the current range
+  bool count_first_ = false;    // ... asked before reading it (after a short page)
+  bool rereading_ = false;      // the count said "all hidden": one confirming re-read
+  size_t page_accepted_ = 0;    // rows accepted on the current page
+  int64_t expected_rows_ = -1;  // ExpectRows; -1: nothing counted
+  int64_t rows_read_ = 0;       // rows of pages since ExpectRows
   CountReading reading_ = CountReading::kUnknown;
   // The range that was split because its count was ambiguous: a row read inside it proves
   // the "readable only" reading.

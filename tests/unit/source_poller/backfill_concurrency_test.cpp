@@ -51,5 +51,18 @@ TEST(BackfillConcurrency, PagesThatFindPagesWaitingCloseRangesAgain) {
   EXPECT_EQ(c.ranges(), 1U) << "never below one range";
 }
 
+// The cut's counts came from a slow instance: one range could not keep the table busy, so
+// every range opens at once rather than one per two idle pages. Pages that then find pages
+// waiting still close ranges.
+TEST(BackfillConcurrency, SlowCountsOpenEveryRangeAtOnce) {
+  EXPECT_EQ(BackfillConcurrency(4, kSlowCountMs).ranges(), 4U);
+  EXPECT_EQ(BackfillConcurrency(4, 300).ranges(), 4U);
+  EXPECT_EQ(BackfillConcurrency(4, kSlowCountMs - 1).ranges(), 1U) << "a fast instance";
+  EXPECT_EQ(BackfillConcurrency(4, 0).ranges(), 1U) << "nothing timed: resumed";
+  BackfillConcurrency c(4, 300);
+  c.OnPage(2, 0);
+  EXPECT_EQ(c.ranges(), 3U);
+}
+
 }  // namespace
 }  // namespace snowcar::source

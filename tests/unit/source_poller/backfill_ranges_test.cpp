@@ -19,7 +19,9 @@ int64_t CountUpTo(const std::vector<int64_t>& sorted, int64_t lo, int64_t t) {
 
 struct SplitResult {
   std::vector<state::BackfillRange> ranges;
+  std::vector<int64_t> rows;  // RangeRows()
   int requests = 0;
+  int rounds = 0;
 };
 
 SplitResult Split(const std::vector<int64_t>& sorted, int64_t lo, int64_t hi, int parallelism,
@@ -37,6 +39,8 @@ SplitResult Split(const std::vector<int64_t>& sorted, int64_t lo, int64_t hi, in
   }
   EXPECT_TRUE(splitter.done());
   out.ranges = splitter.Ranges();
+  out.rows = splitter.RangeRows();
+  out.rounds = splitter.rounds();
   return out;
 }
 
@@ -73,6 +77,30 @@ TEST(RangeSplitter, UniformWeekIsCutIntoEqualShares) {
     ExpectBalanced(ts, split, -1, now, p);
     // The first row's second bounds the search: a handful of counts, not log2(56 years).
     EXPECT_LE(split.requests, 1 + 4 * (p - 1)) << "parallelism " << p;
+  }
+}
+
+// Each round of counts is a wait on the instance before any range reads a row. On an even
+// spread the first round's interpolation lands within half a page of every target, and such a
+// second is taken as the cut: the backlog's count and one round, nothing more.
+TEST(RangeSplitter, AnEvenSpreadIsCutAfterOneRoundOfCounts) {
+  std::mt19937_64 rng(3);
+  const int64_t now = 1'800'000'000;
+  std::vector<int64_t> ts(200000);
+  for (auto& t : ts) t = now - 7 * 86400 + static_cast<int64_t>(rng() % (7 * 86400));
+  std::sort(ts.begin(), ts.end());
+  for (int p : {2, 4, 8}) {
+    const SplitResult split = Split(ts, -1, now, p, 5000);
+    ExpectBalanced(ts, split, -1, now, p);
+    EXPECT_EQ(split.rounds, 1) << "parallelism " << p;
+    EXPECT_EQ(split.requests, 1 + (p - 1)) << "parallelism " << p;
+    // Every range is within a page of its share, and its rows are known from the counts.
+    ASSERT_EQ(split.rows.size(), split.ranges.size());
+    for (size_t i = 0; i < split.ranges.size(); ++i) {
+      const int64_t rows = CountUpTo(ts, split.ranges[i].lo, split.ranges[i].hi);
+      EXPECT_EQ(split.rows[i], rows) << "range " << i;
+      EXPECT_NEAR(static_cast<double>(rows), 200000.0 / p, 5000) << "range " << i;
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <set>
 #include <thread>
 
 #include "pool_rig.h"
@@ -335,6 +336,60 @@ TEST_F(TablePollerTest, ParallelBackfillNeverWaitsOnSuppressedRowsAfterARestart)
       << "no row after the re-read overlap; requests: " << client_.requests().size() << ", phase "
       << state::PhaseName(second->status().Read().phase);
   EXPECT_THAT(Keys(producer_->records()), ::testing::ElementsAre(Id(5)));
+}
+
+// What a parallel backfill asks the instance: the backlog's count and the counts that cut it,
+// then one page request per page of rows. Each range is counted by the cut, so its last page
+// asks its own X-Total-Count and ends it (no count of its last second, no empty move-on page
+// and its count). After the ranges, their margin holds a few rows at the backlog's rate: the
+// single sweep reads it without counting it for another cut.
+TEST_F(TablePollerTest, ParallelBackfillAsksTheCutsCountsThenOnePagePerPage) {
+  source_.backfill_parallelism = 4;
+  table_.batch_size = 3;
+  client_.set_server_now_ms((kT0 + 1000) * 1000);  // HI kT0 + 999; ranges end 60 s before
+  std::vector<SimRow> rows;
+  for (int i = 0; i < 48; ++i) rows.push_back({kT0 + 10 + i * 19, Id(static_cast<uint64_t>(i))});
+  rows.push_back({kT0 + 950, Id(100)});  // in the margin: the single sweep's
+  AddRows(rows);
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return p->status().rows_emitted.load() == 49; }, 5s));
+  ASSERT_TRUE(WaitFor([&] { return p->status().Read().phase == state::Phase::kStream; }, 5s));
+  EXPECT_EQ(Keys(producer_->records()).size(), 49u);
+  std::string log;
+  int cut_counts = 0;    // before the first page
+  int range_pages = 0;   // pages of a range: not up to the sweep's HI
+  int later_counts = 0;  // counts after the first page
+  std::set<std::string> range_ends;
+  bool paged = false;
+  for (const servicenow::InstanceRequest& r : client_.requests()) {
+    const std::string target = *PercentDecode(r.target);
+    log += target + "\n";
+    if (target.find("sysparm_limit=1&") != std::string::npos) {
+      (paged ? later_counts : cut_counts) += 1;
+      continue;
+    }
+    paged = true;
+    if (target.find(FormatSnowTimestamp(kT0 + 999)) != std::string::npos) continue;
+    ++range_pages;
+    const size_t at = target.find("sys_updated_on<=");
+    if (at != std::string::npos) range_ends.insert(target.substr(at + 16, 19));
+  }
+  EXPECT_EQ(cut_counts, 1 + 3) << "the backlog's count and one round\n" << log;
+  // One request per page of each range's rows, however the cut shared them out.
+  ASSERT_EQ(range_ends.size(), 4u) << log;
+  int pages = 0;
+  int64_t from = kT0 - 1;
+  for (const std::string& end : range_ends) {  // "YYYY-MM-DD hh:mm:ss" sorts by time
+    const int64_t to = *ParseSnowTimestamp(end);
+    int64_t n = 0;
+    for (const SimRow& row : rows) n += row.ts > from && row.ts <= to ? 1 : 0;
+    pages += static_cast<int>((n + 2) / 3);
+    from = to;
+  }
+  EXPECT_EQ(range_pages, pages) << log;
+  // The single sweep's tail only (its short page's last second, the empty move-on page's
+  // count): no count ends a range, none counts the margin for another cut.
+  EXPECT_EQ(later_counts, 2) << log;
 }
 
 // The last row read leaves the overlap (updated again with a timestamp past the high-water
