@@ -63,7 +63,11 @@ bool WaitWhileRunning(testsupport::ChildProcess& sidecar, Done done, std::chrono
   while (!done()) {
     auto exited = sidecar.Wait(std::chrono::milliseconds(0));
     if (exited.ok()) {
-      *why = "the sidecar exited (" + exited->ToString() + "): " + sidecar.Stderr();
+      // One line for the table: the refusal's lines joined, its start kept.
+      std::string said = sidecar.Stderr();
+      std::replace(said.begin(), said.end(), '\n', ' ');
+      if (said.size() > 200) said = said.substr(0, 200) + "...";
+      *why = "the sidecar exited (" + exited->ToString() + "): " + said;
       return false;
     }
     if (Clock::now() > deadline) return false;
