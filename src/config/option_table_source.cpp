@@ -214,7 +214,8 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
               "and opens another only while the table sits idle waiting for pages, so on an "
               "instance that answers faster than the table produces it reads like one sweep. "
               "Used at most up to `snow.http.max.concurrent.requests`. 1 reads every backlog "
-              "with one sweep. Once caught up a table is always read by one sweep."},
+              "with one sweep. Once caught up a table is always read by one sweep. Taken as 1 "
+              "with `exactly.once.source.support` on (docs/semantics.md)."},
       {.name = "snow.source.dedup.window.records",
        .type = T::kInt,
        .default_value = "50000",

@@ -27,7 +27,10 @@
 // whole-second Date header the client learns the instance's clock from): that sweep and every later
 // one cannot read the row any more, and every version read by an earlier sweep was acknowledged
 // before W was published. So every UPSERT of the row is in Kafka before its DELETE is even
-// read. The price: a deletion waits for the row stream's next finished sweep (one poll
+// read. Under exactly-once the two streams have a producer (a transaction) each, so no
+// producer keeps their order; W is then published only once the sweep's transaction
+// committed, and the UPSERTs are in the log before the DELETE is produced by the other.
+// The price: a deletion waits for the row stream's next finished sweep (one poll
 // interval) on top of its own.
 #pragma once
 
