@@ -280,8 +280,9 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
               "table is polled by exactly one of them; its cursor and dedup entries move with "
               "it through the compacted topic `<id>.state`. Both topics need one partition per "
               "table (partition i is the i-th alias in sorted order) and are created when "
-              "absent if the cluster allows it. Empty: every replica polls every table. See "
-              "docs/scale-out.md."},
+              "absent if the cluster allows it. Empty: every replica polls every table. Refused "
+              "with `exactly.once.source.support` (a handoff is not transactional; "
+              "docs/semantics.md). See docs/scale-out.md."},
       {.name = "source.group.replica.id",
        .group = kSource,
        .doc = "This replica's name in the socket view, logs and snapshots; empty uses "
