@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cross_checks.h"
 
+#include <charconv>
 #include <cstdint>
 
 namespace snowcar::config {
@@ -129,20 +130,54 @@ void CheckRegistry(const View& v, std::vector<std::string>& errors,
   }
 }
 
+// librdkafka's default transaction.timeout.ms, which the sidecar does not change.
+constexpr int64_t kKafkaTransactionTimeoutMs = 60000;
+
 // Exactly-once needs what no check here can see: say what the cluster and the readers need.
-void CheckExactlyOnce(const View& v, std::vector<std::string>&, std::vector<std::string>& notes) {
+void CheckExactlyOnce(const View& v, std::vector<std::string>& errors,
+                      std::vector<std::string>& notes) {
   const std::string& mode = v.Get("exactly.once.source.support");
   if (mode.empty() || mode == "disabled" || !v.True("source.enabled")) return;
+  // The coordinator aborts a transaction open longer than transaction.timeout.ms and the
+  // producer is fenced by that: an interval near it would lose the table at every commit.
+  // A transaction lasts the interval plus the page's acknowledgements and the commit's round
+  // trip, so half the timeout is left for those.
+  // A kafka.* value is librdkafka's to check (a bad one is reported when the clients are
+  // made): only a number is taken here.
+  const std::string& given = v.Get("kafka.transaction.timeout.ms");
+  int64_t timeout = kKafkaTransactionTimeoutMs;
+  if (const auto [end, ec] = std::from_chars(given.data(), given.data() + given.size(), timeout);
+      ec != std::errc() || end != given.data() + given.size()) {
+    timeout = kKafkaTransactionTimeoutMs;
+  }
+  if (v.Get("transaction.boundary") == "interval" &&
+      v.Int("transaction.boundary.interval.ms") * 2 > timeout) {
+    errors.push_back("transaction.boundary.interval.ms (" +
+                     v.Get("transaction.boundary.interval.ms") +
+                     ") must be at most half of kafka.transaction.timeout.ms (" +
+                     std::to_string(timeout) + (given.empty() ? ", librdkafka's default" : "") +
+                     "): the broker aborts a transaction that stays open longer, and the table "
+                     "stops; lower the interval or raise kafka.transaction.timeout.ms");
+  }
   notes.push_back(
       "exactly.once.source.support=" + mode +
       ": needs a Kafka cluster with transactions (the embedded broker has none: `requested` "
       "then runs at least once, `required` refuses to start), WRITE and DESCRIBE on the "
-      "TransactionalIds snowcar-source.<instance host>.<alias>, IdempotentWrite on the "
-      "cluster, the compacted topic " +
+      "TransactionalIds snowcar-source.<instance host>.<alias> (and <alias>.deletes for a "
+      "table with deletes=audit), IdempotentWrite on the cluster, the compacted topic " +
       v.Get("snow.source.exactly.once.state.topic") +
       " (READ, WRITE, DESCRIBE; created when absent if allowed), and consumers of the tables' "
       "topics with isolation.level=read_committed (read_uncommitted readers also see aborted "
       "records)");
+  // Parallel ranges commit the cursor over finished ranges, out of page order, which a
+  // transaction per page cannot carry: say so rather than silently read slower.
+  if (v.Int("snow.source.backfill.parallelism") > 1) {
+    notes.push_back(
+        "snow.source.backfill.parallelism=" + v.Get("snow.source.backfill.parallelism") +
+        " is taken as 1 with exactly.once.source.support=" + mode +
+        ": a backlog is read by one sweep, one transaction per page, since "
+        "parallel ranges move the cursor out of page order");
+  }
 }
 
 // Rules whose verdict is a warning: the configuration works, but not as well as it could.

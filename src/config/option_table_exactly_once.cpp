@@ -27,8 +27,11 @@ void AppendExactlyOnceOptions(std::vector<OptionSpec>& table) {
            "sidecar does not start without them. Needs a transactional producer per table "
            "(its id `snowcar-source.<instance host>.<alias>`: WRITE and DESCRIBE on "
            "that TransactionalId) and the compacted topic `snow.source.exactly.once.state.topic`. "
-           "Not yet combined with `source.group.id` or a table's `deletes`; a backfill reads "
-           "one range. See docs/semantics.md."},
+           "A table with `deletes=audit` gets a second id, `<alias>.deletes`, for its deletes "
+           "stream. Refused (exit 2) with `source.group.id` (a handoff is not transactional) "
+           "and with `deletes=reconcile` or `audit+reconcile` (a sweep's DELETEs and the id "
+           "set are not); a backfill reads one range (`snow.source.backfill.parallelism` is "
+           "taken as 1). See docs/semantics.md."},
       {.name = "exactly.once.support",
        .alias_of = "exactly.once.source.support",
        .group = kExactlyOnce,
@@ -51,7 +54,9 @@ void AppendExactlyOnceOptions(std::vector<OptionSpec>& table) {
        .group = kExactlyOnce,
        .doc = "With `transaction.boundary=interval`: the longest a transaction stays open. A "
               "`read_committed` consumer sees a row only once its transaction commits, so this "
-              "adds to the freshness."},
+              "adds to the freshness. At most half of `kafka.transaction.timeout.ms` "
+              "(librdkafka's default 60000), or `config check` refuses it: the broker aborts a "
+              "transaction open longer than that timeout."},
       {.name = "snow.source.exactly.once.state.topic",
        .default_value = "snowcar.source.state",
        .check = CheckTopicName,

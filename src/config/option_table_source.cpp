@@ -214,7 +214,8 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
               "and opens another only while the table sits idle waiting for pages, so on an "
               "instance that answers faster than the table produces it reads like one sweep. "
               "Used at most up to `snow.http.max.concurrent.requests`. 1 reads every backlog "
-              "with one sweep. Once caught up a table is always read by one sweep."},
+              "with one sweep. Once caught up a table is always read by one sweep. Taken as 1 "
+              "with `exactly.once.source.support` on (docs/semantics.md)."},
       {.name = "snow.source.dedup.window.records",
        .type = T::kInt,
        .default_value = "50000",
@@ -279,8 +280,9 @@ void AppendSourceOptions(std::vector<OptionSpec>& table) {
               "table is polled by exactly one of them; its cursor and dedup entries move with "
               "it through the compacted topic `<id>.state`. Both topics need one partition per "
               "table (partition i is the i-th alias in sorted order) and are created when "
-              "absent if the cluster allows it. Empty: every replica polls every table. See "
-              "docs/scale-out.md."},
+              "absent if the cluster allows it. Empty: every replica polls every table. Refused "
+              "with `exactly.once.source.support` (a handoff is not transactional; "
+              "docs/semantics.md). See docs/scale-out.md."},
       {.name = "source.group.replica.id",
        .group = kSource,
        .doc = "This replica's name in the socket view, logs and snapshots; empty uses "

@@ -215,6 +215,19 @@ constexpr KafkaRefusal kKafkaRefusals[] = {
                 "new owner); other tables go on",
      .shows = "`source.<alias>` failed, naming the fencing; log `source.table_failed`",
      .test = "`ExactlyOnceRealKafkaTest.AFrozenReplicaIsFencedWhenAnotherTakesTheTable`"},
+    {.name = "exactly-once: a transaction outlives `kafka.transaction.timeout.ms`",
+     .seen_as = "`_FENCED` (\"fenced by a newer instance\") at the next step after the "
+                "coordinator aborted the transaction and bumped the id's epoch: the process "
+                "was frozen (SIGSTOP, a paused VM) or a commit took longer than the timeout",
+     .outcome = "**stop table**, as for fencing: the broker aborted the transaction "
+                "(read_committed readers see nothing of it) and no error tells a timeout from a "
+                "takeover, so this process never produces for the table again; a restart "
+                "takes the table up from its committed state. `config check` refuses "
+                "`transaction.boundary.interval.ms` above half the timeout",
+     .shows = "`source.<alias>` failed, naming how long the transaction was open and the "
+              "timeout; log `source.table_failed`",
+     .test =
+         "`ExactlyOnceRealKafkaTest.ATransactionFrozenPastItsTimeoutStopsTheTableUntilARestart`"},
     {.name = "exactly-once: broker unavailable or the commit times out",
      .seen_as = "`_TIMED_OUT`, `COORDINATOR_NOT_AVAILABLE`, `NOT_COORDINATOR` (retriable), "
                 "or an abortable error after a broker restart",

@@ -43,6 +43,10 @@ std::shared_ptr<TablePoller> SourceDirection::MakePoller(const TableSettings& ta
     deps.transaction = it->second;
     deps.producer = it->second->producer();
   }
+  if (auto it = transactions_.find(table.alias + std::string(kDeletesAliasSuffix));
+      it != transactions_.end()) {
+    deps.deletes_transaction = it->second;
+  }
   return TablePoller::Make(std::move(deps));
 }
 

@@ -27,7 +27,11 @@
 // whole-second Date header the client learns the instance's clock from): that sweep and every later
 // one cannot read the row any more, and every version read by an earlier sweep was acknowledged
 // before W was published. So every UPSERT of the row is in Kafka before its DELETE is even
-// read. The price: a deletion waits for the row stream's next finished sweep (one poll
+// read. Under exactly-once the two streams have a producer (a transaction) each; an
+// acknowledged UPSERT still stands before a later DELETE in the partition, but its transaction
+// may yet abort, leaving a committed DELETE of a version no reader saw. So W is then published
+// only once the sweep's transaction committed.
+// The price: a deletion waits for the row stream's next finished sweep (one poll
 // interval) on top of its own.
 #pragma once
 

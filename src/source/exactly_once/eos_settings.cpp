@@ -24,14 +24,17 @@ void ReadSettings(const config::Config& config, SourceSettings& settings,
                      "per table set (split snow.tables) or remove one of the two keys");
   }
   for (const TableSettings& table : settings.tables) {
-    if (table.deletes == DeleteCapture::kNone) continue;
-    // The deletes stream and the reconciliation keep cursors and id sets of their own that no
-    // transaction carries yet.
+    // deletes=audit composes: its stream is a poller of its own with a transaction of its own
+    // (eos_start.cpp). A sweep's DELETEs and the id set it compares against are written
+    // outside any poller's commit (reconcile_sweep.h, emitted_ids), so they have no
+    // transaction to join.
+    if (!Reconciles(table.deletes)) continue;
     errors.push_back(key + " cannot be combined with snow.table." + table.alias +
                      ".deletes=" + config.GetString("snow.table." + table.alias + ".deletes") +
-                     " yet: the deletes cursor and the id set are not written in the page's "
-                     "transaction; set snow.table." +
-                     table.alias + ".deletes=none or exactly.once.source.support=disabled");
+                     ": the reconciliation's DELETE records, its sweep state and the id set "
+                     "are not written in a transaction; use snow.table." +
+                     table.alias +
+                     ".deletes=audit (or none), or exactly.once.source.support=disabled");
   }
   // Parallel backfill ranges move the cursor out of page order; one range keeps one
   // transaction per page with the cursor it reached.
@@ -39,6 +42,7 @@ void ReadSettings(const config::Config& config, SourceSettings& settings,
 }
 
 std::string TransactionalId(const SourceSettings& settings, const TableSettings& table) {
+  // The deletes stream's settings carry the alias "<alias>.deletes": its id follows.
   return "snowcar-source." + settings.instance + "." + table.alias;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "eos_start.h"
 
+#include "../deletes/audit_stream.h"
 #include "eos_settings.h"
 #include "snowcar/api/readiness.h"
 #include "snowcar/common/log.h"
@@ -41,26 +42,36 @@ Result<Transactions> StartTransactions(const SourceSettings& settings,
         "; point kafka.bootstrap.servers at Apache Kafka, or set it to requested or disabled");
   }
   Transactions out;
-  for (const TableSettings& table : settings.tables) {
+  // A table with deletes=audit has two pollers, the rows and the deletes stream, each with its
+  // own cursor and strand: each gets a transaction of its own (the stream's id and state key
+  // end in ".deletes"), so each commits its records with the cursor they reached.
+  const auto start = [&](const TableSettings& polled) -> Status {
     TransactionOptions options;
     options.kafka_properties = kafka_properties;
-    options.transactional_id = TransactionalId(settings, table);
+    options.transactional_id = TransactionalId(settings, polled);
     options.state_topic = settings.exactly_once_state_topic;
-    options.table_topic = table.topic;
-    options.identity = IdentityFor(settings, table);
+    options.table_topic = polled.topic;
+    options.identity = IdentityFor(settings, polled);
     options.policy = settings.dedup_policy();
     options.timeout = kStartTimeout;
     auto txn = TableTransaction::Create(std::move(options));
     Status started = txn.ok() ? (*txn)->Start(store) : txn.status();
+    if (!started.ok()) return started;
+    out.emplace(polled.alias, std::move(txn).value());
+    return Status::Ok();
+  };
+  for (const TableSettings& table : settings.tables) {
+    Status started = start(table);
+    if (started.ok() && ReadsAudit(table.deletes)) started = start(AuditTableSettings(table));
     if (!started.ok()) {
       // The first table tells whether the cluster takes transactions at all.
       if (!required && out.empty()) return RunWithout(started.message(), health);
       return started.WithContext("exactly-once for table '" + table.alias + "'");
     }
-    out.emplace(table.alias, std::move(txn).value());
   }
   SNOWCAR_LOG(kInfo, "source.exactly_once.on",
-              {{"tables", static_cast<int64_t>(out.size())},
+              {{"tables", static_cast<int64_t>(settings.tables.size())},
+               {"transactional_ids", static_cast<int64_t>(out.size())},
                {"state_topic", settings.exactly_once_state_topic},
                {"boundary", settings.transaction_interval_ms > 0 ? "interval" : "poll"}});
   if (health != nullptr) health->Report(std::string(kHealth), true, "on");

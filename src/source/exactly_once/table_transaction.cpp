@@ -2,6 +2,7 @@
 #include "table_transaction.h"
 
 #include <boost/asio/post.hpp>
+#include <charconv>
 #include <chrono>
 #include <utility>
 
@@ -28,6 +29,9 @@ void Refuse(const boost::asio::any_io_executor& executor, kafka::DeliveryCallbac
     done(kafka::DeliveryReport{.status = std::move(status)});
   });
 }
+
+// librdkafka's transaction.timeout.ms when kafka.transaction.timeout.ms is not given.
+constexpr int64_t kDefaultTransactionTimeoutMs = 60000;
 
 // Below Kafka's default 1 MB record limit, as a handoff snapshot.
 constexpr size_t kStateMaxBytes = size_t{900} * 1024;
@@ -59,6 +63,7 @@ class TableTransaction::Producer final : public kafka::RecordProducer {
           return;
         }
         owner_->open_ = true;
+        owner_->begun_at_ = std::chrono::steady_clock::now();
       }
       producer = owner_->producer_;
     }
@@ -181,6 +186,7 @@ kafka::TransactionResult TableTransaction::Commit(const state::Cursor& cursor,
       kafka::TransactionResult begun = producer_->BeginTransaction();
       if (!begun.ok()) return Recover(std::move(begun));
       open_ = true;
+      begun_at_ = std::chrono::steady_clock::now();
     }
     producer = producer_;
   }
@@ -248,18 +254,49 @@ kafka::TransactionResult TableTransaction::Recover(kafka::TransactionResult fail
                      : kafka::TransactionResult{.kind = Kind::kFatal, .status = made};
   }
   std::lock_guard lock(mu_);
-  open_ = false;
-  for (const kafka::TransactionResult* r : {&failure, &last}) {
+  for (kafka::TransactionResult* r : {&failure, &last}) {
     if (r->kind == Kind::kFenced || r->kind == Kind::kFatal) {
+      NameTimeout(*r);
+      open_ = false;
       fenced_ = true;  // never produce with this id again
       return *r;
     }
   }
+  open_ = false;
   if (!last.ok()) {
     fenced_ = true;  // could neither abort nor start afresh
     return {.kind = Kind::kFatal, .status = last.status};
   }
   return failure;
+}
+
+// The coordinator aborts a transaction open past transaction.timeout.ms and bumps the id's
+// epoch, and librdkafka 2.0.2 then reports the producer as fenced "by a newer instance". No
+// error tells that from a takeover, so the table stops either way (a new producer could fence
+// a real new owner); the age of the transaction tells the operator which it likely was.
+void TableTransaction::NameTimeout(kafka::TransactionResult& result) const {
+  if (!open_ || result.kind != Kind::kFenced) return;
+  int64_t timeout_ms = kDefaultTransactionTimeoutMs;
+  if (auto it = options_.kafka_properties.find("transaction.timeout.ms");
+      it != options_.kafka_properties.end()) {
+    int64_t given = 0;
+    const std::string& text = it->second;
+    if (auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), given);
+        ec == std::errc() && end == text.data() + text.size()) {
+      timeout_ms = given;
+    }
+  }
+  const auto age = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - begun_at_)
+                       .count();
+  if (age < timeout_ms) return;
+  result.status = Status::FailedPrecondition(
+      "the transaction was open " + std::to_string(age) +
+      " ms, past kafka.transaction.timeout.ms (" + std::to_string(timeout_ms) +
+      "), so the broker aborted it (the process was frozen or a commit was slower than the "
+      "timeout) and librdkafka reports the producer as fenced; restart the sidecar to take "
+      "the table up again from its committed state: " +
+      result.status.message());
 }
 
 }  // namespace snowcar::source::exactly_once

@@ -71,12 +71,16 @@ class TableTransaction {
   explicit TableTransaction(TransactionOptions options);
   Status MakeProducer();
   kafka::TransactionResult Recover(kafka::TransactionResult failure);
+  // REQUIRES: mu_ held. Says so in `result` when the open transaction outlived the
+  // coordinator's transaction.timeout.ms, which librdkafka reports as fencing.
+  void NameTimeout(kafka::TransactionResult& result) const;
 
   TransactionOptions options_;
   std::shared_ptr<Producer> facade_;
   mutable std::mutex mu_;
   std::shared_ptr<kafka::KafkaProducer> producer_;  // guarded by mu_ (replaced by Recover)
   bool open_ = false;                               // guarded by mu_
+  std::chrono::steady_clock::time_point begun_at_;  // guarded by mu_: the open one's begin
   bool fenced_ = false;                             // guarded by mu_
   // Strand only: the committed dedup entries (what the state topic holds), oldest first, and
   // those of the open transaction.

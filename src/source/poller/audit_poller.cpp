@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 
 #include "../deletes/typed_deletes.h"
+#include "../exactly_once/table_transaction.h"
 #include "snowcar/common/log.h"
 #include "snowcar/common/time.h"
 #include "snowcar/source/rows/record_builder.h"
@@ -43,6 +44,8 @@ std::shared_ptr<TablePoller> TablePoller::Make(Deps deps) {
   deletes_deps.table = &stream->settings;  // lives as long as the poller holds the stream
   deletes_deps.deletes = stream;
   deletes_deps.watermark = nullptr;
+  deletes_deps.transaction = std::move(deletes_deps.deletes_transaction);
+  if (deletes_deps.transaction) deletes_deps.producer = deletes_deps.transaction->producer();
   auto rows = std::make_shared<TablePoller>(std::move(deps));
   auto deletes = std::make_shared<TablePoller>(std::move(deletes_deps));
   deletes->on_stopped_ = [weak = std::weak_ptr<TablePoller>(rows)] {
@@ -112,6 +115,10 @@ void TablePoller::PublishWatermark() {
   // is read before those are published.
   if (typed_ && !deps_.watermark->typed.load()) return;
   if (in_flight_ > 0 || !queued_pages_.empty() || produce_failed_) return;
+  // Exactly-once: acknowledged is not yet readable. A deletion committed before its row's
+  // transaction could reach a read_committed reader first, or stay alone if that transaction
+  // aborts; the commit publishes (poller_transaction.cpp).
+  if (deps_.transaction && deps_.transaction->open()) return;
   deps_.watermark->Publish(finished_hi_);
 }
 

@@ -77,6 +77,7 @@ void TablePoller::MaybeCommitTransaction(bool force) {
   // Kafka holds the page and its state: the store follows. A store that cannot be written
   // is behind the state topic, which the next start restores from.
   CommitToStore(cursor, now);
+  PublishWatermark();  // the finished sweep's rows are readable now (audit_poller.cpp)
 }
 
 void TablePoller::OnTransactionFailed(const Status& status, bool stop) {
@@ -103,6 +104,7 @@ void TablePoller::OnTransactionFailed(const Status& status, bool stop) {
   ++generation_;
   cursor_dirty_ = false;
   committable_ = committed_;
+  finished_hi_ = RowWatermark::kNone;  // that sweep's rows are not in Kafka after all
   status_.SetLastError(Label() + ": Kafka transaction aborted: " + status.message());
   SNOWCAR_LOG(kWarn, "source.transaction_aborted",
               {{"table", deps_.table->alias}, {"error", status.message()}});

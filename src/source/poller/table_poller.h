@@ -92,6 +92,9 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
     // Exactly-once (exactly_once/table_transaction.h): `producer` is its producer, and each
     // commit is a Kafka transaction before it is a store commit. Null: at-least-once.
     std::shared_ptr<exactly_once::TableTransaction> transaction;
+    // Exactly-once with deletes=audit: the deletes stream's own transaction (Make gives it
+    // to the stream, whose cursor commits apart from the rows').
+    std::shared_ptr<exactly_once::TableTransaction> deletes_transaction;
   };
 
   // The poller of deps.table, with its deletes stream attached when the table has

@@ -290,6 +290,67 @@ TEST_F(ExactlyOnceRealKafkaTest, AnAbortedTransactionHidesItsPageUntilItCanBeWri
   (void)child->Wait(30s);
 }
 
+// The outcome table's transaction-timeout row: the sidecar frozen (SIGSTOP) with a transaction
+// open, past kafka.transaction.timeout.ms. The coordinator aborts it (seen here as a marker
+// record written behind the transaction's records becoming readable to read_committed) and
+// bumps the id's epoch; once resumed, the sidecar's next step is refused as fenced, and the
+// table stops naming the timeout. A restart takes it up again: every row once.
+TEST_F(ExactlyOnceRealKafkaTest, ATransactionFrozenPastItsTimeoutStopsTheTableUntilARestart) {
+  Insert(40, "row ");
+  auto lines = Config("a", "required");
+  lines.insert(lines.end(),
+               {"transaction.boundary=interval", "transaction.boundary.interval.ms=1500",
+                "kafka.transaction.timeout.ms=3000"});
+  auto child = StartSidecar("a", lines);
+  ASSERT_NE(child, nullptr);
+  ASSERT_TRUE(testsupport::WaitFor([&] { return AllRowsCommitted(); }, 60s)) << child->Stderr();
+  // Rows keep coming, so a transaction is open most of the time; stop the sidecar until one is
+  // (read_uncommitted sees records read_committed does not).
+  bool open = false;
+  for (int attempt = 0; attempt < 40 && !open; ++attempt) {
+    Insert(5, "frozen " + std::to_string(attempt) + " ");
+    std::this_thread::sleep_for(150ms);
+    ASSERT_TRUE(child->Signal(SIGSTOP).ok());
+    open = Read("read_uncommitted").records > Read("read_committed").records;
+    if (!open) {
+      ASSERT_TRUE(child->Signal(SIGCONT).ok());
+    }
+  }
+  ASSERT_TRUE(open) << "no transaction open at any of 40 stops";
+  // A plain record behind the open transaction in every partition: read_committed readers see
+  // it once the transaction is no longer open, i.e. once the broker aborted it (its check
+  // runs every 10 s by default).
+  std::vector<testsupport::OutMessage> markers;
+  for (int32_t p = 0; p < 3; ++p) {
+    testsupport::OutMessage marker;
+    marker.key = "marker";
+    marker.value = "m";
+    marker.partition = p;
+    markers.push_back(std::move(marker));
+  }
+  ASSERT_TRUE(testsupport::ProduceMessages(kafka_.plaintext, topic_, markers, 30s).ok());
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] { return Count(kafka_.plaintext, topic_, "read_committed")["marker"] == 3; }, 60s));
+  ASSERT_TRUE(child->Signal(SIGCONT).ok());
+  Insert(10, "after the thaw ");
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] { return child->Stderr().find("\"source.table_failed\"") != std::string::npos; }, 30s))
+      << child->Stderr();
+  EXPECT_NE(child->Stderr().find("past kafka.transaction.timeout.ms (3000)"), std::string::npos)
+      << child->Stderr();
+  EXPECT_EQ(Read("read_committed").duplicates, 0u);
+  (void)child->Signal(SIGTERM);
+  ASSERT_TRUE(child->Wait(30s).ok());
+  auto again = StartSidecar("a", lines);
+  ASSERT_NE(again, nullptr);
+  ASSERT_TRUE(testsupport::WaitFor([&] { return AllRowsCommitted(); }, 60s)) << again->Stderr();
+  const Tally t = Read("read_committed");
+  EXPECT_EQ(t.duplicates, 0u);
+  EXPECT_EQ(t.lost, 0u);
+  (void)again->Signal(SIGTERM);
+  (void)again->Wait(30s);
+}
+
 // The outcome table's broker-unavailable row: the broker restarts (a controlled shutdown and
 // start, on a broker of the test's own) while pages are committed; transactions that cannot
 // finish are aborted and read again, and a read_committed reader counts every row once.

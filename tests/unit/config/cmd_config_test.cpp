@@ -289,6 +289,53 @@ TEST_F(CmdConfigTest, CheckWarnsWhenTheRevokeWaitIsShorterThanARequestAndPasses)
                                "snow.http.request.timeout.ms (60000)"));
 }
 
+// Exactly-once composes with deletes=audit and is refused (exit 2, naming the keys and the
+// reason) where the state it would need is not written in its transactions: a source group's
+// handoff and the reconciliation. A backfill's one range is said in a note.
+TEST_F(CmdConfigTest, CheckRefusesExactlyOnceWhereItsTransactionsCannotCarryTheState) {
+  const auto check = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"check",
+                                     "--set=sink.enabled=false",
+                                     "--set=snow.url=https://acme.service-now.com",
+                                     "--set=snow.auth.username=svc",
+                                     "--set=snow.auth.password=pw-123456",
+                                     "--set=snow.tables=inc",
+                                     "--set=snow.table.inc.name=incident",
+                                     "--set=snow.table.inc.topic=sn.incident",
+                                     "--set=kafka.bootstrap.servers=127.0.0.1:9",
+                                     "--set=exactly.once.source.support=required"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunConfig(args);
+  };
+  const Outcome audit =
+      check({"--set=snow.table.inc.deletes=audit", "--set=snow.source.emit.tombstones=true"});
+  EXPECT_EQ(audit.code, 0) << audit.err;
+  EXPECT_THAT(audit.out, HasSubstr("<alias>.deletes for a table with deletes=audit"));
+  EXPECT_THAT(audit.out, HasSubstr("snow.source.backfill.parallelism=4 is taken as 1"));
+
+  const Outcome group = check({"--set=source.group.id=snowcar-src"});
+  EXPECT_EQ(group.code, 2) << group.out;
+  EXPECT_THAT(group.err, HasSubstr("exactly.once.source.support=required cannot be combined "
+                                   "with source.group.id"));
+  for (const std::string mode : {"reconcile", "audit+reconcile"}) {
+    const Outcome reconcile = check({"--set=snow.table.inc.deletes=" + mode});
+    EXPECT_EQ(reconcile.code, 2) << mode << reconcile.out;
+    EXPECT_THAT(reconcile.err, HasSubstr("cannot be combined with snow.table.inc.deletes=" + mode +
+                                         ": the reconciliation's DELETE records"));
+  }
+  // A transaction kept open near the coordinator's timeout would be aborted by the broker.
+  const Outcome interval = check(
+      {"--set=transaction.boundary=interval", "--set=transaction.boundary.interval.ms=40000"});
+  EXPECT_EQ(interval.code, 2) << interval.out;
+  EXPECT_THAT(interval.err, HasSubstr("transaction.boundary.interval.ms (40000) must be at most "
+                                      "half of kafka.transaction.timeout.ms (60000, "
+                                      "librdkafka's default)"));
+  const Outcome raised =
+      check({"--set=transaction.boundary=interval", "--set=transaction.boundary.interval.ms=40000",
+             "--set=kafka.transaction.timeout.ms=90000"});
+  EXPECT_EQ(raised.code, 0) << raised.err;
+}
+
 TEST_F(CmdConfigTest, PrintRedactsSecretsAndReparses) {
   const std::string path = dir_.Write("p.properties",
                                       "snow.url=https://acme.service-now.com/\n"

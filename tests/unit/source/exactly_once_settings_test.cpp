@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "settings_test_util.h"
+#include "source/deletes/audit_stream.h"
 #include "source/exactly_once/eos_settings.h"
 
 namespace snowcar::source {
@@ -59,17 +60,27 @@ TEST(ExactlyOnceSettings, RequiredAndRequestedWithTheirBoundaries) {
   EXPECT_EQ(poll->transaction_interval_ms, 0);
 }
 
-TEST(ExactlyOnceSettings, RefusesTheSourceGroupAndDeleteModesByName) {
+// The source group and the reconciling delete modes are refused by name; deletes=audit (and
+// its tombstones) composes: its stream commits in a transaction of its own.
+TEST(ExactlyOnceSettings, RefusesTheSourceGroupAndReconciliationByName) {
   const std::string group = ErrorOf(Settings(
       With({{"exactly.once.source.support", "required"}, {"source.group.id", "snowcar-src"}})));
   EXPECT_THAT(group, HasSubstr("exactly.once.source.support=required cannot be combined with "
                                "source.group.id"));
-  const std::string deletes = ErrorOf(Settings(
-      With({{"exactly.once.source.support", "requested"}, {"snow.table.inc.deletes", "audit"}})));
-  EXPECT_THAT(deletes, HasSubstr("snow.table.inc.deletes=audit yet"));
-  EXPECT_THAT(deletes, HasSubstr("not written in the page's transaction"));
-  // Without exactly-once both are fine.
+  for (const std::string mode : {"reconcile", "audit+reconcile"}) {
+    const std::string deletes = ErrorOf(Settings(
+        With({{"exactly.once.source.support", "requested"}, {"snow.table.inc.deletes", mode}})));
+    EXPECT_THAT(deletes, HasSubstr("snow.table.inc.deletes=" + mode + ": the reconciliation's"));
+    EXPECT_THAT(deletes, HasSubstr("not written in a transaction"));
+  }
+  auto audit = Settings(With({{"exactly.once.source.support", "required"},
+                              {"snow.table.inc.deletes", "audit"},
+                              {"snow.source.emit.tombstones", "true"}}));
+  ASSERT_TRUE(audit.ok()) << audit.status().message();
+  EXPECT_EQ(audit->tables[0].deletes, DeleteCapture::kAudit);
+  // Without exactly-once all are fine.
   EXPECT_TRUE(Settings(With({{"source.group.id", "g"}, {"snow.table.inc.deletes", "audit"}})).ok());
+  EXPECT_TRUE(Settings(With({{"snow.table.inc.deletes", "audit+reconcile"}})).ok());
 }
 
 TEST(ExactlyOnceSettings, ConfigCheckNotesWhatTheClusterAndReadersNeed) {
@@ -78,6 +89,13 @@ TEST(ExactlyOnceSettings, ConfigCheckNotesWhatTheClusterAndReadersNeed) {
   EXPECT_THAT(on->notes(), Contains(AllOf(HasSubstr("TransactionalIds"),
                                           HasSubstr("isolation.level=read_committed"),
                                           HasSubstr("snowcar.source.state"))));
+  // A backfill reads one range: said, not done silently.
+  EXPECT_THAT(on->notes(),
+              Contains(HasSubstr("snow.source.backfill.parallelism=4 is taken as 1 with exactly")));
+  auto one = config::Config::FromMap(With(
+      {{"exactly.once.source.support", "requested"}, {"snow.source.backfill.parallelism", "1"}}));
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_THAT(one->notes(), Not(Contains(HasSubstr("backfill.parallelism"))));
   auto off = config::Config::FromMap(BaseKeys());
   ASSERT_TRUE(off.ok());
   EXPECT_THAT(off->notes(), Not(Contains(HasSubstr("TransactionalIds"))));
@@ -88,6 +106,10 @@ TEST(ExactlyOnceSettings, TransactionalIdIsTheInstanceAndAlias) {
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(exactly_once::TransactionalId(*s, s->tables[0]),
             "snowcar-source." + s->instance + ".inc");
+  // The deletes stream of a deletes=audit table: an id of its own, so its transactions
+  // neither fence nor wait for the rows'.
+  EXPECT_EQ(exactly_once::TransactionalId(*s, AuditTableSettings(s->tables[0])),
+            "snowcar-source." + s->instance + ".inc.deletes");
 }
 
 }  // namespace
