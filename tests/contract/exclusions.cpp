@@ -35,14 +35,15 @@ const std::vector<KnownBreak>& KnownRefusals() {
        {"true"},
        "the change-event envelope wraps untyped JSON only",
        {"snow.source.emit.envelope", "snow.source.schema.mode"}},
-      // Exactly-once covers the page and the cursor only (src/source/exactly_once/): the
-      // deletes stream's cursor and the id set, and a handoff between replicas, are outside
-      // the table's transactions, and config check says so.
+      // Exactly-once covers a poller's page and its cursor (src/source/exactly_once/): the
+      // audit stream is a poller with a transaction of its own, so deletes=audit runs; a
+      // reconciliation's DELETEs and id set, and a handoff between replicas, are outside any
+      // transaction, and config check says so.
       {"exactly_once",
        {"on"},
        "deletes",
-       {"audit", "reconcile", "audit+reconcile"},
-       "the deletes cursor and the id set are not written in the page's transaction",
+       {"reconcile", "audit+reconcile"},
+       "a reconciliation's DELETEs and the id set are not written in a transaction",
        {"exactly.once.source.support", "deletes"}},
       {"exactly_once",
        {"on"},

@@ -56,8 +56,9 @@ TEST(Pairwise, RunsAndRefusalsTogetherCoverEveryPairButTheKnownBreaks) {
   EXPECT_TRUE(UncoveredPairs(dims, set, runnable).empty());
   EXPECT_TRUE(RefusedPairsUsed(dims, set, runnable).empty());
   const auto refusals = RefusalCases(dims);
-  // 3 typed formats x envelope; exactly-once x 3 delete modes, and x two replicas.
-  EXPECT_EQ(refusals.size(), 7u);
+  // 3 typed formats x envelope; exactly-once x the 2 reconciling delete modes, and x two
+  // replicas.
+  EXPECT_EQ(refusals.size(), 6u);
   set.insert(set.end(), refusals.begin(), refusals.end());
   EXPECT_TRUE(UncoveredPairs(dims, set, WithoutKnownBreaks(dims)).empty());
 }
@@ -74,7 +75,8 @@ TEST(Pairwise, ExactlyOnceRunsWithEveryValueConfigCheckAcceptsAndIsRefusedWithTh
   for (const auto& c : set) {
     if (ValueOf(c, "exactly_once") != "on") continue;
     formats.insert(ValueOf(c, "format"));
-    EXPECT_EQ(ValueOf(c, "deletes"), "none") << ComboName(dims, c);
+    const std::string deletes = ValueOf(c, "deletes");
+    EXPECT_TRUE(deletes == "none" || deletes == "audit") << ComboName(dims, c);
     EXPECT_EQ(ValueOf(c, "replicas"), "1") << ComboName(dims, c);
   }
   EXPECT_EQ(formats.size(), 4u);
@@ -85,8 +87,7 @@ TEST(Pairwise, ExactlyOnceRunsWithEveryValueConfigCheckAcceptsAndIsRefusedWithTh
     ASSERT_NE(ExpectedRefusal(dims, c), nullptr) << ComboName(dims, c);
     refused.insert(ValueOf(c, "deletes") + "/" + ValueOf(c, "replicas"));
   }
-  EXPECT_EQ(refused,
-            (std::set<std::string>{"audit/1", "reconcile/1", "audit+reconcile/1", "none/2"}));
+  EXPECT_EQ(refused, (std::set<std::string>{"reconcile/1", "audit+reconcile/1", "none/2"}));
 }
 
 TEST(Pairwise, ANameReadsBackAsItsCombinationAndOldNamesMeanExactlyOnceOff) {
@@ -112,16 +113,22 @@ TEST(Pairwise, ANameReadsBackAsItsCombinationAndOldNamesMeanExactlyOnceOff) {
 
 TEST(Pairwise, ARefusalIsAssertedNotSkipped) {
   const auto& dims = FeatureDimensions();
-  const auto eos_audit = ParseComboName(dims, "json.audit.p1.notomb.noenv.partition.mark.r1.eos");
-  ASSERT_TRUE(eos_audit.has_value());
+  const auto eos_reconcile =
+      ParseComboName(dims, "json.reconcile.p1.notomb.noenv.partition.mark.r1.eos");
+  ASSERT_TRUE(eos_reconcile.has_value());
   const std::string text =
       "config: exactly.once.source.support=required cannot be combined with "
-      "snow.table.inc.deletes=audit yet";
-  EXPECT_EQ(RefusalMismatch(dims, *eos_audit, true, text), "");
+      "snow.table.inc.deletes=reconcile";
+  EXPECT_EQ(RefusalMismatch(dims, *eos_reconcile, true, text), "");
   // Accepted although a refusal is expected: the pair must leave KnownRefusals() and run.
-  EXPECT_NE(RefusalMismatch(dims, *eos_audit, false, ""), "");
+  EXPECT_NE(RefusalMismatch(dims, *eos_reconcile, false, ""), "");
   // Refused without naming the keys to change.
-  EXPECT_NE(RefusalMismatch(dims, *eos_audit, true, "config: not supported"), "");
+  EXPECT_NE(RefusalMismatch(dims, *eos_reconcile, true, "config: not supported"), "");
+  // deletes=audit composes with exactly-once: it runs, and a refusal of it is a failure.
+  const auto eos_audit = ParseComboName(dims, "json.audit.p1.notomb.noenv.partition.mark.r1.eos");
+  ASSERT_TRUE(eos_audit.has_value());
+  EXPECT_EQ(ExpectedRefusal(dims, *eos_audit), nullptr);
+  EXPECT_NE(RefusalMismatch(dims, *eos_audit, true, "config: no"), "");
   // A runnable combination refused: a new refusal nobody listed hides its pairs.
   const auto plain = ParseComboName(dims, "json.none.p1.notomb.noenv.partition.mark.r1.eos");
   ASSERT_TRUE(plain.has_value());
