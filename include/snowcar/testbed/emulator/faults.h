@@ -53,7 +53,7 @@ struct FaultScope {
 
 struct FaultRule {
   FaultKind kind = FaultKind::kServerError;
-  FaultScope scope;
+  FaultScope scope{};
   // Trigger: the next `next_n` matching requests when > 0, else a share in [0, 1].
   int64_t next_n = 0;
   double share = 0.0;
@@ -73,7 +73,7 @@ struct FaultRule {
 struct LatencyKnob {
   int64_t fixed_ms = 0;
   int64_t jitter_ms = 0;  // plus a uniform draw in [0, jitter_ms]
-  FaultScope scope;
+  FaultScope scope{};
 };
 
 // ACL stand-in: hides every k-th row (by a hash of sys_id, so the same rows stay hidden on
