@@ -53,7 +53,9 @@ TEST_F(Dictionary, ListsEveryColumnOfATableWithItsInternalType) {
   for (const auto& [element, type] : expected_task) {
     ASSERT_TRUE(task.count(element)) << element;
     EXPECT_EQ(task[element].at("internal_type").as_string(), type) << element;
-    if (!element.empty()) EXPECT_EQ(own.count(element), 0u) << element << " is task's";
+    if (!element.empty()) {
+      EXPECT_EQ(own.count(element), 0u) << element << " is task's";
+    }
   }
   EXPECT_EQ(own["caller_id"].at("reference").as_string(), "sys_user");
   EXPECT_EQ(task["sys_id"].at("max_length").as_string(), "32");
