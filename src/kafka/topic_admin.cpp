@@ -31,7 +31,12 @@ std::string DescribeSpec(const NewTopicSpec& spec) {
   std::string out =
       Count(spec.partitions, "partitions", "num.partitions") + ", " +
       Count(spec.replication_factor, "replication factor", "default.replication.factor");
-  for (const auto& [name, value] : spec.configs) out += ", " + name + "=" + value;
+  for (const auto& [name, value] : spec.configs) {
+    out += ", ";
+    out += name;
+    out += '=';
+    out += value;
+  }
   return out;
 }
 

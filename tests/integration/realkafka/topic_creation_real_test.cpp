@@ -24,7 +24,6 @@ namespace snowcar::realkafka {
 namespace {
 
 using namespace std::chrono_literals;
-using testsupport::Acl;
 
 constexpr size_t kRows = 5;
 
