@@ -78,7 +78,8 @@ TEST_F(TopicCreationRealKafkaTest,
   const std::string compacted = id_ + ".compacted.incident";
   const std::string existing = id_ + ".existing";
   ASSERT_TRUE(
-      testsupport::CreateTopic(kafka_.Admin(), existing, 1, {{"retention.ms", "7200000"}}).ok());
+      testsupport::CreateTopic(kafka_.Admin(), existing, 1, {{"max.message.bytes", "2000000"}})
+          .ok());
   auto lines = BaseConfig("c");
   lines.insert(
       lines.end(),
@@ -89,7 +90,7 @@ TEST_F(TopicCreationRealKafkaTest,
        "snow.table.old.topic=" + existing,
        // -1: the broker's default.replication.factor (1 on this one-node broker).
        "topic.creation.default.replication.factor=-1", "topic.creation.default.partitions=3",
-       "topic.creation.default.retention.ms=3600000", "topic.creation.groups=compacted",
+       "topic.creation.default.max.message.bytes=1500000", "topic.creation.groups=compacted",
        // A properties file halves backslashes, as Java's does: `\\.` in the file.
        "topic.creation.compacted.include=.*\\\\.compacted\\\\..*",
        "topic.creation.compacted.partitions=2", "topic.creation.compacted.replication.factor=1",
@@ -100,20 +101,23 @@ TEST_F(TopicCreationRealKafkaTest,
   EXPECT_TRUE(Reaches(compacted, 60s)) << child->Stderr();
   EXPECT_TRUE(Reaches(existing, 60s)) << child->Stderr();
 
-  // The default group: 3 partitions, the broker's replication factor, its retention.
+  // The default group: 3 partitions, the broker's replication factor, its config. (Not
+  // retention.ms: the rows carry their update times as record times, older than a short
+  // retention, and this broker applies retention every second.)
   EXPECT_EQ(Value(testsupport::PartitionCount(kafka_.plaintext, plain, 10s)), 3);
   EXPECT_EQ(Value(testsupport::ReplicationFactor(kafka_.plaintext, plain, 10s)), 1);
-  EXPECT_EQ(Value(testsupport::TopicConfig(kafka_.Admin(), plain, "retention.ms")), "3600000");
+  EXPECT_EQ(Value(testsupport::TopicConfig(kafka_.Admin(), plain, "max.message.bytes")), "1500000");
   EXPECT_EQ(Value(testsupport::TopicConfig(kafka_.Admin(), plain, "cleanup.policy")), "delete");
-  // The compacted group: its own partitions and config, not the default group's retention.
+  // The compacted group: its own partitions and config, not the default group's.
   EXPECT_EQ(Value(testsupport::PartitionCount(kafka_.plaintext, compacted, 10s)), 2);
   EXPECT_EQ(Value(testsupport::TopicConfig(kafka_.Admin(), compacted, "cleanup.policy")),
             "compact");
-  EXPECT_EQ(Value(testsupport::TopicConfig(kafka_.Admin(), compacted, "retention.ms")),
-            "604800000");
+  EXPECT_EQ(Value(testsupport::TopicConfig(kafka_.Admin(), compacted, "max.message.bytes")),
+            "1048588");
   // The existing topic is untouched.
   EXPECT_EQ(Value(testsupport::PartitionCount(kafka_.plaintext, existing, 10s)), 1);
-  EXPECT_EQ(Value(testsupport::TopicConfig(kafka_.Admin(), existing, "retention.ms")), "7200000");
+  EXPECT_EQ(Value(testsupport::TopicConfig(kafka_.Admin(), existing, "max.message.bytes")),
+            "2000000");
 
   // The log says what was created, with the group that decided; nothing for the old topic.
   const std::string log = child->Stderr();
