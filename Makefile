@@ -18,7 +18,7 @@ CTEST_ARGS ?=
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: all deps configure build test test-unit test-integration test-asan test-tsan test-faults test-contract bench demo \
+.PHONY: all deps configure build test test-unit test-integration test-kafka-cluster test-asan test-tsan test-faults test-contract bench demo \
         docs-config docs-outcomes format tidy clean fuzz fuzz-build fuzz-quick install
 
 all: build
@@ -37,13 +37,14 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Every test: unit and integration (real processes over real sockets), then the fuzz targets'
+# Every test but the three-broker ones (test-kafka-cluster): unit, integration (real processes
+# over real sockets) and the one-broker `kafka` tests, then the fuzz targets'
 # short run. Their clang build runs beside ctest at the lowest CPU priority: the tests spend
 # most of their time waiting on processes and sockets, and the compiler only takes the cycles
 # they leave (docs/performance.md, The test suite). Its log is printed if it fails.
 test: build
 	@nice -n 19 $(MAKE) --no-print-directory fuzz-build > $(BUILD)/fuzz-build.log 2>&1 & fuzz=$$!; \
-	  (cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS) $(CTEST_ARGS)); rc=$$?; \
+	  (cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS) -LE '^kafka-cluster$$' $(CTEST_ARGS)); rc=$$?; \
 	  if ! wait $$fuzz; then cat $(BUILD)/fuzz-build.log; echo "make test: the fuzz build failed" >&2; exit 1; fi; \
 	  exit $$rc
 	$(MAKE) fuzz-quick
@@ -53,6 +54,11 @@ test-unit: build
 
 test-integration: build
 	cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS) -L integration $(CTEST_ARGS)
+
+# The tests on a three-broker Apache Kafka cluster (label kafka-cluster, docs/testbed.md): its
+# start costs about 21 s of three JVMs, so `make test` leaves them out and CI runs them here.
+test-kafka-cluster: build
+	cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS) -L '^kafka-cluster$$' $(CTEST_ARGS)
 
 # libFuzzer targets (docs/fuzzing.md): a clang build of their own, each target run over a copy
 # of its seed corpus; crashes land in $(FUZZ_BUILD)/artifacts/. `fuzz-quick` runs in `make test`.

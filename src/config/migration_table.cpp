@@ -107,6 +107,15 @@ const std::vector<ReferenceKey>& ReferenceKeys() {
       {"snow.sink.reporter.include.request.body"},
       {"errors.deadletterqueue.topic.name",
        "snowcar does not create the topic: it must exist, as with any producer."},
+      // Kafka Connect's topic creation for source connectors (KIP-158).
+      {"topic.creation.enable",
+       "A worker key in Connect; here it sits in the same file as the rest."},
+      {"topic.creation.default.replication.factor"},
+      {"topic.creation.default.partitions"},
+      {"topic.creation.groups"},
+      {"topic.creation.<group>.<setting>",
+       "Applies to the source's table topics, created before a table's first produce; an "
+       "existing topic is left as it is."},
   };
   return keys;
 }

@@ -462,6 +462,7 @@ std::vector<OptionSpec> BuildTable() {
   AppendOriginOptions(table);
   for (auto& spec : KafkaAndConnectOptions()) table.push_back(std::move(spec));
   AppendExactlyOnceOptions(table);
+  AppendTopicCreationOptions(table);
   AppendConfluentOptions(table);
   return table;
 }

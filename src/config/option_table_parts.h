@@ -30,6 +30,9 @@ void AppendOriginOptions(std::vector<OptionSpec>& table);
 // snow.source.exactly.once.state.topic  (option_table_exactly_once.cpp)
 void AppendExactlyOnceOptions(std::vector<OptionSpec>& table);
 
+// topic.creation.* (Kafka Connect's KIP-158 keys)  (option_table_topic_creation.cpp)
+void AppendTopicCreationOptions(std::vector<OptionSpec>& table);
+
 // The section of the keys of Confluent's ServiceNow source and sink connectors.
 inline constexpr std::string_view kConfluent = "Keys of Confluent's ServiceNow connectors";
 // servicenow.*, kafka.topic, batch.max.rows, poll.interval.s, retry.max.times, proxy.*,

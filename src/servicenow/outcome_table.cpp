@@ -184,6 +184,16 @@ constexpr KafkaRefusal kKafkaRefusals[] = {
                 "once the ACL exists; other tables and the sink go on",
      .shows = "`source.<alias>` not ok naming the error; log `source.produce_failed`",
      .test = "`SecuredSidecarTest.WithoutWriteOnTheTableTopicTheSourceHoldsAndLosesNothing`"},
+    {.name = "topic.creation on, and no Create for a missing table topic",
+     .seen_as = "`TOPIC_AUTHORIZATION_FAILED` on CreateTopics (a create policy's refusal is "
+                "`POLICY_VIOLATION`, too many replicas `INVALID_REPLICATION_FACTOR`)",
+     .outcome = "**hold**: the table reads nothing and backs off, then looks the topic up and "
+                "asks again; once the topic can be created (or someone created it) its rows "
+                "are read from the cursor, none lost; other tables and the sink go on",
+     .shows = "`source.<alias>` not ok naming the topic, the error and the partitions, "
+              "replication factor and configs it asked for; the table `backing_off` on "
+              "`/v1/source/tables`; log `source.topic_create_failed`",
+     .test = "`TopicCreationRealKafkaTest.WithoutCreateTheTableHoldsUntilGrantedAndLosesNothing`"},
     {.name = "no Write on the DLQ topic",
      .seen_as = "`TOPIC_AUTHORIZATION_FAILED` on the DLQ record's produce",
      .outcome = "**hold**: the failed command waits in its lane (no offset moves) and its DLQ "

@@ -8,6 +8,7 @@
 #include "snowcar/common/log.h"
 #include "snowcar/config/config.h"
 #include "snowcar/kafka/static_membership.h"
+#include "snowcar/kafka/topic_admin.h"
 #include "snowcar/schema_registry/client.h"
 #include "snowcar/schema_registry/registry_options.h"
 #include "source_direction.h"
@@ -59,6 +60,13 @@ Result<std::unique_ptr<direction::Direction>> MakeSource(const direction::Direct
   options.username = settings.username;
   SNOWCAR_ASSIGN_OR_RETURN(options.registrar, MakeRegistrar(config, context.store));
   options.echo = settings.echo;
+  if (own && settings.topic_creation.active()) {
+    // topic.creation: each table's topic is created (if missing) before its first produce.
+    auto admin = kafka::TopicAdmin::Create(config.WithPrefix("kafka."));
+    if (!admin.ok()) return admin.status().WithContext("topic creation");
+    options.topics =
+        std::make_shared<TopicPreparer>(settings.topic_creation, std::move(admin).value());
+  }
 
   OwnershipOptions ownership;
   ownership.group_id = settings.group_id;

@@ -229,6 +229,21 @@ Result<SourceSettings> SourceSettings::FromConfig(const config::Config& config) 
 
   exactly_once::ReadSettings(config, s, errors);
 
+  // topic.creation.* (KIP-158): what a missing table topic is created with.
+  auto topic_creation = kafka::TopicCreation::Parse(config.GetBool("topic.creation.enable"),
+                                                    config.WithPrefix("topic.creation."));
+  if (topic_creation.ok()) {
+    s.topic_creation = std::move(topic_creation).value();
+  } else {
+    // One problem a line (TopicCreation::Parse), listed with the others.
+    const std::string& text = topic_creation.status().message();
+    for (size_t start = 0; start < text.size();) {
+      const size_t end = std::min(text.find('\n', start), text.size());
+      errors.push_back(text.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+
   if (!errors.empty()) {
     std::string message = "invalid source configuration (" + std::to_string(errors.size()) +
                           (errors.size() == 1 ? " problem):" : " problems):");

@@ -350,9 +350,12 @@ Result<std::vector<Message>> ConsumeMessages(const std::string& bootstrap, const
   return messages;
 }
 
-Result<int> PartitionCount(const std::string& bootstrap, const std::string& topic,
-                           std::chrono::milliseconds timeout) {
-  // A producer that may not auto-create: asking about a topic must not bring it into being.
+namespace {
+
+// `read` of `topic`'s metadata entry, asked of every topic so nothing is auto-created.
+Result<int> FromTopicMetadata(const std::string& bootstrap, const std::string& topic,
+                              std::chrono::milliseconds timeout,
+                              int (*read)(const rd_kafka_metadata_topic_t&)) {
   SNOWCAR_ASSIGN_OR_RETURN(
       rd_kafka_conf_t * conf,
       MakeConf({{"bootstrap.servers", bootstrap}, {"allow.auto.create.topics", "false"}}, {}));
@@ -366,11 +369,26 @@ Result<int> PartitionCount(const std::string& bootstrap, const std::string& topi
   Result<int> out = Status::NotFound("topic '" + topic + "' does not exist");
   for (int i = 0; i < md->topic_cnt; ++i) {
     if (topic == md->topics[i].topic && md->topics[i].err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-      out = md->topics[i].partition_cnt;
+      out = read(md->topics[i]);
     }
   }
   rd_kafka_metadata_destroy(md);
   return out;
+}
+
+}  // namespace
+
+Result<int> ReplicationFactor(const std::string& bootstrap, const std::string& topic,
+                              std::chrono::milliseconds timeout) {
+  return FromTopicMetadata(bootstrap, topic, timeout, [](const rd_kafka_metadata_topic_t& t) {
+    return t.partition_cnt > 0 ? t.partitions[0].replica_cnt : 0;
+  });
+}
+
+Result<int> PartitionCount(const std::string& bootstrap, const std::string& topic,
+                           std::chrono::milliseconds timeout) {
+  return FromTopicMetadata(bootstrap, topic, timeout,
+                           [](const rd_kafka_metadata_topic_t& t) { return t.partition_cnt; });
 }
 
 }  // namespace snowcar::testsupport

@@ -153,4 +153,9 @@ Result<std::vector<Message>> ConsumeMessages(const std::string& bootstrap, const
 Result<int> PartitionCount(const std::string& bootstrap, const std::string& topic,
                            std::chrono::milliseconds timeout);
 
+// Replica count of `topic`'s partition 0 (its replication factor); NotFound if it does not
+// exist.
+Result<int> ReplicationFactor(const std::string& bootstrap, const std::string& topic,
+                              std::chrono::milliseconds timeout);
+
 }  // namespace snowcar::testsupport

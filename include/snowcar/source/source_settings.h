@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "snowcar/common/status.h"
+#include "snowcar/kafka/topic_creation.h"
 #include "snowcar/state/state_store.h"
 
 namespace snowcar::config {
@@ -110,6 +111,10 @@ struct SourceSettings {
   // transaction per page).
   int64_t transaction_interval_ms = 0;
   std::string exactly_once_state_topic = "snowcar.source.state";
+
+  // topic.creation.*: the partitions, replication factor and configs a missing table topic
+  // is created with before the table's first produce. Off unless both defaults are given.
+  kafka::TopicCreation topic_creation;
 
   // The dedup index's policy for this source's tables: one builder, for the pollers and for a
   // table taken over from another replica alike.

@@ -99,15 +99,7 @@ void TablePoller::Begin() {
                {"cursor_sys_id", committed_.sys_id},
                {"stored_cursor", cursor->has_value()},
                {"dedup_entries", static_cast<int64_t>(window_->size())}});
-  if (deps_.source->startup_probe) {
-    status_.SetState(TableState::kProbing);
-    SendProbe();
-    return;
-  }
-  MarkStarted();
-  status_.SetState(TableState::kRunning);
-  ReportHealth();
-  Pump();
+  PrepareTopic();
 }
 
 void TablePoller::MarkStarted() { started_.store(true); }
@@ -375,6 +367,10 @@ void TablePoller::BackOff(std::string why, bool retry_probe, std::optional<int64
     if ((ec && !self->gate_woke_) || self->stopping_ || self->failed_) return;
     self->gate_woke_ = false;
     if (retry_probe) {
+      if (!self->topic_ready_) {
+        self->PrepareTopic();
+        return;
+      }
       self->status_.SetState(TableState::kProbing);
       self->SendProbe();
       return;

@@ -39,6 +39,7 @@
 #include "snowcar/source/typed/typed_record.h"
 #include "snowcar/state/state_store.h"
 #include "table_status.h"
+#include "topic_preparer.h"
 
 namespace snowcar::api {
 class HealthRegistry;
@@ -64,6 +65,8 @@ struct PollerOptions {
   SchemaRegistrar registrar;
   // What to do with the row versions the sink of this process wrote (echo_marker.h).
   EchoMode echo = EchoMode::kOff;
+  // Set when topic.creation is on: the table's topic is made before its first produce.
+  std::shared_ptr<TopicPreparer> topics;
 };
 
 // Shared by every poller of a process: the time-zone warning is checked once, not per table.
@@ -135,6 +138,12 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
 
   void Begin();
+  // With topic.creation on, makes sure the table's topic exists before anything is read
+  // for it (table_poller_topic.cpp); a refusal backs off and asks again, holding the rows.
+  void PrepareTopic();
+  void OnTopicPrepared(const Status& status);
+  // After the topic: the probe, or straight to the first sweep.
+  void StartReading();
   void SendProbe();
   void OnProbe(const servicenow::CallResult& result);
   void CheckTimeZone();
@@ -306,6 +315,7 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
 
   // Strand-only state.
   bool loaded_ = false;
+  bool topic_ready_ = false;  // the table's topic exists (or topic.creation is off)
   bool http_busy_ = false;
   bool timer_armed_ = false;
   bool gate_woke_ = false;         // the instance's gate opened: the cancelled wait goes on

@@ -82,7 +82,8 @@ std::string KafkaServerScript() {
 }
 
 void RealKafkaTest::SetUp() {
-  auto k = LoadRealKafka();
+  auto k =
+      addresses_file_ == SNOWCAR_KAFKA_ADDRESSES ? LoadRealKafka() : LoadRealKafka(addresses_file_);
   ASSERT_TRUE(k.ok()) << k.status().message();
   kafka_ = *k;
   ASSERT_TRUE(emu_.store().CreateTable("incident").ok());

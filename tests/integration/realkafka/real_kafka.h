@@ -84,6 +84,9 @@ class RealKafkaTest : public ::testing::Test {
   // the shared one) and points kafka_ at it once it serves; TearDown stops it.
   void UseOwnBroker(const std::vector<std::string>& args);
 
+  // The addresses file SetUp reads: the run's one broker unless a fixture sets another (the
+  // three-broker cluster's, SNOWCAR_KAFKA_CLUSTER_ADDRESSES) in its constructor.
+  std::string addresses_file_ = SNOWCAR_KAFKA_ADDRESSES;
   RealKafka kafka_;
   std::unique_ptr<testsupport::ChildProcess> own_broker_;
   emulator::EmulatorServer emu_;

@@ -14,10 +14,16 @@
 // duplicates within the documented bound, every command applied and none twice (creates
 // settled by correlation_lookup across replicas).
 //
-// The tables' topics and the command topic are created here, as docs/production.md asks of
-// the user: snowcar creates only the source group's two topics. One broker (the ctest
-// fixture's): a three-node cluster costs about 25 s more to start on the 2-core test machine,
-// and nothing here depends on where partitions' leaders are.
+// No table topic is created beforehand: the replicas create them with topic.creation
+// (KIP-158's keys, kTablePartitions each, the broker's replication factor). The command topic
+// is created here, as docs/production.md asks of the user (topic.creation is the source's).
+//
+// The same file builds two executables. realkafka_scaleout_test runs on the run's one broker
+// (the `kafka` label). realkafka_scaleout_cluster_test (built with
+// SNOWCAR_KAFKA_CLUSTER_ADDRESSES, the `kafka-cluster` label, `make test-kafka-cluster`) runs
+// on three brokers with replication factor 3 and stops one broker mid-run, so partition
+// leaders move under both directions; three brokers take about 21 s to start, which is why it
+// has a fixture and a label of its own.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -26,6 +32,7 @@
 #include <climits>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -50,6 +57,8 @@ constexpr int kPage = 20;
 constexpr int64_t kSnapshotIntervalMs = 500;
 constexpr double kRowsPerSecond = 20;
 constexpr auto kCommandEvery = 40ms;
+// topic.creation.default.partitions of the table topics the replicas create.
+constexpr int kTablePartitions = 2;
 
 struct Replica {
   std::string name;
@@ -78,7 +87,6 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
       const std::string table = "u_scale_" + std::to_string(i);
       ASSERT_TRUE(emu_.store().CreateTable(table).ok());
       tables_.push_back(table);
-      ASSERT_TRUE(testsupport::CreateTopic(kafka_.Admin(), Topic(table), 1).ok());
     }
     ASSERT_TRUE(testsupport::CreateTopic(kafka_.Admin(), commands_, kCommandPartitions).ok());
   }
@@ -121,7 +129,11 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
          "sink.enabled=true", "kafka.group.id=" + group_ + "-sink", "snow.sink.topics=" + commands_,
          "snow.sink.table=incident", "snow.sink.unknown.field.behavior=passthrough",
          "snow.sink.create.ambiguous.behavior=correlation_lookup",
-         "snow.sink.correlation.field=correlation_id"});
+         "snow.sink.correlation.field=correlation_id",
+         // The tables' topics: created by whichever replica polls a table first; -1 takes
+         // the broker's default.replication.factor (1 on one broker, 3 on three).
+         "topic.creation.default.replication.factor=-1",
+         "topic.creation.default.partitions=" + std::to_string(kTablePartitions)});
     // Both consumers (the sink's group and the table group) take the kafka.* properties.
     if (!strategy_.empty()) lines.push_back("kafka.partition.assignment.strategy=" + strategy_);
     return lines;
@@ -360,6 +372,32 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
     EXPECT_EQ(holds.size(), static_cast<size_t>(kTables));
     for (const auto& overlap : testsupport::OverlappingHolds(holds)) ADD_FAILURE() << overlap;
   }
+  // Every table topic exists with kTablePartitions partitions and `replicas` replicas, and
+  // the group's two topics with `replicas` replicas: made by the replicas, not by the test.
+  static int OrMinusOne(const Result<int>& count) { return count.ok() ? *count : -1; }
+  // A table's topic is made by the first replica to poll the table, just before its first
+  // produce, so it may come a moment after the tables are split.
+  bool TableTopicsExist() const {
+    for (const auto& t : tables_) {
+      if (!testsupport::PartitionCount(kafka_.plaintext, Topic(t), 10s).ok()) return false;
+    }
+    return true;
+  }
+  void ExpectTopicsMadeBySnowcar(int replicas) {
+    for (const auto& t : tables_) {
+      EXPECT_EQ(OrMinusOne(testsupport::PartitionCount(kafka_.plaintext, Topic(t), 10s)),
+                kTablePartitions)
+          << Topic(t);
+      EXPECT_EQ(OrMinusOne(testsupport::ReplicationFactor(kafka_.plaintext, Topic(t), 10s)),
+                replicas)
+          << Topic(t);
+    }
+    for (const std::string suffix : {".tables", ".state"}) {
+      EXPECT_EQ(OrMinusOne(testsupport::ReplicationFactor(kafka_.plaintext, group_ + suffix, 10s)),
+                replicas)
+          << group_ + suffix;
+    }
+  }
   void PrintWarnings() const {
     for (const auto& [name, r] : replicas_) {
       std::string list;
@@ -382,6 +420,7 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
   std::atomic<int> produced_{0};
 };
 
+#ifndef SNOWCAR_KAFKA_CLUSTER_ADDRESSES
 TEST_F(ScaleOutRealKafkaTest, ThreeReplicasShareTablesAndPartitionsThroughSigtermAndKill) {
   ASSERT_NO_FATAL_FAILURE(StartLoad());
 
@@ -423,6 +462,7 @@ TEST_F(ScaleOutRealKafkaTest, ThreeReplicasShareTablesAndPartitionsThroughSigter
   const size_t bound =
       testsupport::SourceDuplicateBound(b_tables, kPage, kRowsPerSecond, kSnapshotIntervalMs);
   EXPECT_LE(out.dups, bound);
+  ExpectTopicsMadeBySnowcar(1);
   std::printf(
       "[ figures  ] Apache Kafka %s, replicas=3 tables=%d command partitions=%d: %zu source "
       "records, %zu duplicates (bound %zu: %zu tables of the killed owner x page %d + %.0f rows "
@@ -436,10 +476,142 @@ TEST_F(ScaleOutRealKafkaTest, ThreeReplicasShareTablesAndPartitionsThroughSigter
   Terminate(replicas_.at("r-b"));
   Terminate(replicas_.at("r-c"));
 }
+#endif  // !SNOWCAR_KAFKA_CLUSTER_ADDRESSES
+
+#ifdef SNOWCAR_KAFKA_CLUSTER_ADDRESSES
+// Three brokers (scripts/kafka-server --brokers 3, the kafka_cluster fixture): every topic
+// has three replicas, and SIGUSR2 to the server script stops its third broker with a
+// controlled shutdown, or starts it again.
+class ScaleOutThreeBrokerRealKafkaTest : public ScaleOutRealKafkaTest {
+ protected:
+  ScaleOutThreeBrokerRealKafkaTest() { addresses_file_ = SNOWCAR_KAFKA_CLUSTER_ADDRESSES; }
+
+  void TearDown() override {
+    // A failed run must not leave the shared cluster a broker short.
+    if (DownLine() == "3") (void)ToggleLastBroker("0");
+    ScaleOutRealKafkaTest::TearDown();
+  }
+
+  // The addresses file's DOWN line: the node that is stopped, "0" for none.
+  static std::string DownLine() {
+    std::ifstream in(SNOWCAR_KAFKA_CLUSTER_ADDRESSES);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("DOWN=", 0) == 0) return line.substr(5);
+    }
+    return "";
+  }
+
+  // Stops (want "3") or starts again (want "0") the cluster's third broker and waits until
+  // the server script says it is done.
+  static ::testing::AssertionResult ToggleLastBroker(const std::string& want) {
+    std::ifstream pid_file(std::string(SNOWCAR_KAFKA_CLUSTER_ADDRESSES) + ".pid");
+    pid_t pid = 0;
+    if (!(pid_file >> pid) || pid <= 0 || ::kill(pid, SIGUSR2) != 0) {
+      return ::testing::AssertionFailure() << "no kafka-server to signal";
+    }
+    if (testsupport::WaitFor([&] { return DownLine() == want; }, 120s, 200ms)) {
+      return ::testing::AssertionSuccess();
+    }
+    return ::testing::AssertionFailure() << "DOWN is " << DownLine() << ", not " << want;
+  }
+
+  // Partitions of the table topics and the command topic whose leader is `node`.
+  int PartitionsLedBy(int32_t node) const {
+    char err[256];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    (void)rd_kafka_conf_set(conf, "bootstrap.servers", kafka_.plaintext.c_str(), err, sizeof err);
+    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+    if (rk == nullptr) return -1;
+    const rd_kafka_metadata_t* md = nullptr;
+    int led = -1;
+    if (rd_kafka_metadata(rk, 1, nullptr, &md, 10000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      led = 0;
+      for (int i = 0; i < md->topic_cnt; ++i) {
+        const std::string topic = md->topics[i].topic;
+        if (topic != commands_ && topic.rfind(group_ + ".u_scale_", 0) != 0) continue;
+        for (int j = 0; j < md->topics[i].partition_cnt; ++j) {
+          led += md->topics[i].partitions[j].leader == node;
+        }
+      }
+      rd_kafka_metadata_destroy(md);
+    }
+    rd_kafka_destroy(rk);
+    return led;
+  }
+};
+
+TEST_F(ScaleOutThreeBrokerRealKafkaTest, NothingIsLostWhileABrokerStopsAndItsLeadersMove) {
+  ASSERT_EQ(DownLine(), "0") << "the cluster's third broker is down before the test";
+  ASSERT_NO_FATAL_FAILURE(StartLoad());
+  Replica& a = Start("r-a");
+  Replica& b = Start("r-b");
+  Replica& c = Start("r-c");
+  ASSERT_TRUE(SplitWithin({&a, &b, &c}, 120s));
+  // Topics the replicas made, replicated three times (the broker's default factor).
+  ASSERT_TRUE(testsupport::WaitFor([&] { return TableTopicsExist(); }, 60s));
+  ExpectTopicsMadeBySnowcar(3);
+  const int led_before = PartitionsLedBy(3);
+  ASSERT_GT(led_before, 0) << "broker 3 leads no partition: nothing would move";
+
+  // Broker 3 stops while both directions run: its leaders move to brokers 1 and 2, and rows
+  // and commands keep going through the two left.
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(ToggleLastBroker("3"));
+  const double stop_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(testsupport::WaitFor([&] { return PartitionsLedBy(3) == 0; }, 30s));
+  // Both directions go on over the two brokers left: more commands applied, more rows in
+  // the table topics.
+  const auto source_records = [&] {
+    size_t n = 0;
+    for (const auto& t : tables_) n += ReadVersions(Topic(t)).size();
+    return n;
+  };
+  const size_t applied_at_stop = RowsPerCommand().size();
+  const size_t records_at_stop = source_records();
+  EXPECT_TRUE(testsupport::WaitFor(
+      [&] {
+        return RowsPerCommand().size() >= applied_at_stop + 50 &&
+               source_records() >= records_at_stop + 50;
+      },
+      60s, 500ms))
+      << "the two brokers left did not carry the load";
+
+  // The broker returns (as a follower; leaders stay where they are until the cluster's
+  // preferred-leader election). No replica is stopped around the broker's stop or return:
+  // two runs that did so (a SIGTERM while the broker was down, or just after it returned)
+  // saw a table handoff's restore from `<id>.state` not finish or fail, which this case
+  // leaves to a fix of its own (docs/testbed.md).
+  t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(ToggleLastBroker("0"));
+  const double start_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(SplitWithin({&a, &b, &c}, 60s));
+
+  Outcome out;
+  Settle(out);
+  if (HasFatalFailure()) return;
+  // No table changed hands, so nothing is repeated but what a single owner may repeat (the
+  // allowance of the cooperative test above).
+  EXPECT_LE(out.dups,
+            testsupport::SourceDuplicateBound(0, kPage, kRowsPerSecond, kSnapshotIntervalMs));
+  std::printf(
+      "[ figures  ] Apache Kafka %s, 3 brokers, replication factor 3: broker 3 led %d of the "
+      "table and command partitions; stopped in %.1f s, back in %.1f s; %zu source records, "
+      "%zu duplicates; %d commands, %d applied more than once\n",
+      kafka_.version.c_str(), led_before, stop_s, start_s, out.versions, out.dups, out.produced,
+      out.repeated);
+  PrintWarnings();
+  Terminate(a);
+  Terminate(b);
+  Terminate(c);
+}
+#endif  // SNOWCAR_KAFKA_CLUSTER_ADDRESSES
 
 }  // namespace
 }  // namespace snowcar::realkafka
 
+#ifndef SNOWCAR_KAFKA_CLUSTER_ADDRESSES
 namespace snowcar::realkafka {
 namespace {
 
@@ -531,3 +703,4 @@ TEST_F(ScaleOutRealKafkaTest, CooperativeStickyMovesOnlyWhatMustMoveAndSurvivesS
 
 }  // namespace
 }  // namespace snowcar::realkafka
+#endif  // !SNOWCAR_KAFKA_CLUSTER_ADDRESSES

@@ -113,7 +113,8 @@ TEST(OutcomeTable, KafkaRefusalsAreRenderedWithTheirTests) {
     // Each row names a test of the real broker's suites (tests/integration/realkafka/).
     EXPECT_THAT(std::string(r.test),
                 testing::ContainsRegex(
-                    "(SecuredSidecarTest|ExpiredCertSidecarTest|ExactlyOnceRealKafkaTest)\\."));
+                    "(SecuredSidecarTest|ExpiredCertSidecarTest|ExactlyOnceRealKafkaTest|"
+                    "TopicCreationRealKafkaTest)\\."));
   }
 }
 

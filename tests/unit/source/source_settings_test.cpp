@@ -306,5 +306,48 @@ TEST(SourceSettingsTest, TheLastRowNeedsTheAuditTrail) {
   EXPECT_FALSE(s->tables[0].deletes_last_row);
 }
 
+// topic.creation.* goes through the option table (typed keys and the group family) and is
+// parsed into the rules the topic preparer uses; a Connect source file's keys load as given.
+TEST(SourceSettingsTest, TopicCreationKeysBecomeTheRules) {
+  auto keys = BaseKeys();
+  EXPECT_FALSE(Settings(keys)->topic_creation.active());
+  keys["topic.creation.default.replication.factor"] = "3";
+  keys["topic.creation.default.partitions"] = "6";
+  keys["topic.creation.default.cleanup.policy"] = "compact";
+  keys["topic.creation.groups"] = "big";
+  keys["topic.creation.big.include"] = "sn\\.incident";
+  keys["topic.creation.big.partitions"] = "12";
+  auto s = Settings(keys);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_TRUE(s->topic_creation.active());
+  EXPECT_EQ(s->topic_creation.For("sn.incident")->partitions, 12);
+  EXPECT_EQ(s->topic_creation.For("sn.problem")->partitions, 6);
+  EXPECT_EQ(s->topic_creation.For("sn.problem")->configs.at("cleanup.policy"), "compact");
+
+  keys["topic.creation.enable"] = "false";
+  EXPECT_FALSE(Settings(keys)->topic_creation.active());
+}
+
+TEST(SourceSettingsTest, TopicCreationProblemsAreListedWithTheOthers) {
+  auto keys = BaseKeys();
+  keys["topic.creation.default.partitions"] = "6";
+  keys["topic.creation.groups"] = "g";
+  auto s = Settings(keys);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("(2 problems)"));
+  EXPECT_THAT(s.status().message(),
+              HasSubstr("\n  - topic.creation.default.replication.factor: is required"));
+  EXPECT_THAT(s.status().message(), HasSubstr("\n  - topic.creation.g.include: is required"));
+
+  // Zero is caught by the option table already (no topic has zero partitions).
+  keys = BaseKeys();
+  keys["topic.creation.default.partitions"] = "0";
+  keys["topic.creation.default.replication.factor"] = "1";
+  s = Settings(keys);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("topic.creation.default.partitions"));
+  EXPECT_THAT(s.status().message(), HasSubstr("must be -1 (the broker's default) or at least 1"));
+}
+
 }  // namespace
 }  // namespace snowcar::source
