@@ -386,6 +386,26 @@ TEST_F(TablePollerTest, AcknowledgedIdsAreInTheIdSetOnceTheirCursorIsCommitted) 
   EXPECT_TRUE(emitted_->Noted(Id(1)));
 }
 
+// The same during a parallel backfill, whose ranges commit through their own path.
+TEST_F(TablePollerTest, AcknowledgedIdsOfABackfillRangeAreInTheIdSetOnceCommitted) {
+  source_.backfill_parallelism = 4;
+  emitted_ = std::make_shared<EmittedIds>();
+  std::vector<SimRow> rows;
+  for (uint64_t i = 1; i <= 60; ++i) rows.push_back({kT0 + 10 + static_cast<int64_t>(i), Id(i)});
+  AddRows(std::move(rows));
+  producer_->set_mode(FakeProducer::Mode::kHold);
+  auto p = StartPoller();
+  ASSERT_TRUE(WaitFor([&] { return producer_->held() >= 3; }, 5s));  // the window: a page
+  const auto commits = p->status().commits.load();
+  producer_->AckNext(3);
+  ASSERT_TRUE(WaitFor([&] { return p->status().commits.load() > commits; }, 5s));
+  auto ids = store_->IdSetCount(source_.instance, table_.alias);
+  ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+  EXPECT_GE(*ids, 1u);
+  EXPECT_LT(p->status().rows_emitted.load(), 60);  // still backfilling
+  producer_->AckAll();
+}
+
 TEST_F(TablePollerTest, DedupEntriesAreWrittenOnlyForAcknowledgedRows) {
   producer_->set_mode(FakeProducer::Mode::kHold);
   AddRows({{kT0 + 10, Id(1)}, {kT0 + 11, Id(2)}});
