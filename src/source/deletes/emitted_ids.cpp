@@ -20,10 +20,13 @@ bool IsHexId(std::string_view id) {
 bool EmittedIds::Note(std::string_view sys_id, bool add) {
   const bool tracked = IsHexId(sys_id);  // the set keeps 32-hex ids only (docs/state-store.md)
   MutexLock lock(mu_);
-  if (tracked) pending_[std::string(sys_id)] = add;
+  if (tracked) {
+    pending_[std::string(sys_id)] = add;
+    noted_.emplace(sys_id);
+  }
   // An acknowledged version of the row: it is back (or never went), so no claim holds.
   if (add) claims_.erase(std::string(sys_id));
-  return pending_.size() >= kFlushAt;
+  return noted_.size() >= kFlushAt;
 }
 
 bool EmittedIds::ClaimAuditDelete(std::string_view sys_id, int64_t deleted_s) {
@@ -65,20 +68,21 @@ void EmittedIds::ForgetOldestClaims() {
 
 bool EmittedIds::Noted(std::string_view sys_id) const {
   MutexLock lock(mu_);
-  return pending_.contains(std::string(sys_id));
+  return noted_.contains(std::string(sys_id));
 }
 
 bool EmittedIds::FlushDue() const {
   MutexLock lock(mu_);
-  return pending_.size() >= kFlushAt;
+  return noted_.size() >= kFlushAt;
 }
 
 Status EmittedIds::Flush(state::StateStore& store, std::string_view instance,
-                         std::string_view table) {
+                         std::string_view table, bool keep_notes) {
   std::unordered_map<std::string, bool> taken;
   {
     MutexLock lock(mu_);
     taken.swap(pending_);
+    if (!keep_notes) noted_.clear();
   }
   if (taken.empty()) return Status::Ok();
   std::vector<std::string> add;
@@ -87,7 +91,10 @@ Status EmittedIds::Flush(state::StateStore& store, std::string_view instance,
   Status s = store.UpdateIdSet(instance, table, add, remove);
   if (!s.ok()) {
     MutexLock lock(mu_);
-    for (auto& [id, added] : taken) pending_.try_emplace(id, added);  // newer notes win
+    for (auto& [id, added] : taken) {
+      pending_.try_emplace(id, added);  // newer notes win
+      noted_.insert(id);
+    }
   }
   return s;
 }

@@ -22,6 +22,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "audit_stream.h"
@@ -53,7 +54,12 @@ class EmittedIds {
   // last flush: its version is maybe not in the dedup index yet.
   bool Noted(std::string_view sys_id) const;
   // Writes what is pending into the id set of (instance, table); on failure it stays pending.
-  Status Flush(state::StateStore& store, std::string_view instance, std::string_view table);
+  // `keep_notes`: Noted() still answers for the ids written (the row stream's commits, which
+  // make the ids durable with the cursor, while a sweep may be checking a held row against
+  // what was acknowledged since its compare); otherwise the notes go too (the sweep's own
+  // flush before it compares, a stop, and FlushDue, which bounds their memory).
+  Status Flush(state::StateStore& store, std::string_view instance, std::string_view table,
+               bool keep_notes = false);
 
   // deletes=audit+reconcile: the audit stream and a sweep can both find one deletion, and
   // both wait for the same row-stream gate, so neither can ask the id set whether the other
@@ -78,8 +84,10 @@ class EmittedIds {
  private:
   bool Note(std::string_view sys_id, bool add);
   mutable Mutex mu_;
-  // id -> added (true) or removed (false)
+  // id -> added (true) or removed (false), not yet written into the id set
   std::unordered_map<std::string, bool> pending_ SNOWCAR_GUARDED_BY(mu_);
+  // Every id noted since the last flush that dropped the notes (Noted, FlushDue).
+  std::unordered_set<std::string> noted_ SNOWCAR_GUARDED_BY(mu_);
   struct Claim {
     bool by_sweep = false;
     int64_t second = 0;  // the audit entry's, or when the sweep saw the row gone

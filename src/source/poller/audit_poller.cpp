@@ -85,11 +85,12 @@ void TablePoller::NoteDelivered(const state::DedupKey& key) {
   if (deps_.emitted->Add(key.sys_id)) FlushEmitted();
 }
 
-void TablePoller::FlushEmitted() {
+void TablePoller::FlushEmitted(bool keep_notes) {
   if (!deps_.emitted) return;
   // The id set of the table whose rows these are (a deletes stream notes into its table's).
   const std::string& alias = deps_.deletes ? deps_.deletes->rows->alias : deps_.table->alias;
-  if (Status s = deps_.emitted->Flush(*deps_.store, deps_.source->instance, alias); !s.ok()) {
+  if (Status s = deps_.emitted->Flush(*deps_.store, deps_.source->instance, alias, keep_notes);
+      !s.ok()) {
     // They stay pending: the reconciler's next page flushes them again before it compares.
     SNOWCAR_LOG(kWarn, "source.idset_flush_failed", {{"table", alias}, {"error", s.message()}});
   }

@@ -279,8 +279,10 @@ class TablePoller : public std::enable_shared_from_this<TablePoller> {
   // A record was acknowledged: note the row's id for reconciliation (row stream).
   void NoteDelivered(const state::DedupKey& key);
   // Writes the emitted ids into the store's id set: when enough are pending (EmittedIds), and
-  // on stop, so the set a handoff copies has every acknowledged row.
-  void FlushEmitted();
+  // on stop, so the set a handoff copies has every acknowledged row; before each cursor
+  // commit with `keep_notes` (EmittedIds::Flush), so they are durable no later than the
+  // dedup entries the commit may prune.
+  void FlushEmitted(bool keep_notes = false);
   // A deletes stream's entry was acknowledged: count its DELETE, note its id.
   struct DeliveredNote {
     std::string sys_id;

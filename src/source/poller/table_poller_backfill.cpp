@@ -402,6 +402,7 @@ void TablePoller::MaybeCommitBackfill(bool force) {
   cursor.phase = state::Phase::kBackfill;
   const std::optional<state::BackfillProgress> stored =
       all_done ? std::nullopt : std::optional<state::BackfillProgress>(progress);
+  FlushEmitted(/*keep_notes=*/true);  // before the commit prunes entries: see CommitToStore
   if (Status s = deps_.store->CommitBackfill(identity_, cursor, *window_, stored); !s.ok()) {
     OnCommitFailed(s);
     return;

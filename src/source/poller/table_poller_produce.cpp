@@ -283,6 +283,14 @@ void TablePoller::MaybeCommit(bool force) {
 // page): the cursor and the dedup entries into the store, then the table's status.
 void TablePoller::CommitToStore(const state::Cursor& cursor,
                                 std::chrono::steady_clock::time_point now) {
+  // The ids of the acknowledged rows go into the reconciliation's id set first. The commit
+  // prunes dedup entries older than cursor - overlap, and after a kill -9 a sweep takes an id
+  // that is in neither the set nor the dedup index for a row never emitted and emits it
+  // again: every row acknowledged since the last flush, not one page. Ids in the set before
+  // their entries are committed only say what the row stream re-emits anyway. The notes
+  // stay: a sweep checks a held row against them until its own next flush (DropSuperseded),
+  // and between this write and the commit the entries are not in the store yet.
+  FlushEmitted(/*keep_notes=*/true);
   if (Status s = deps_.store->Commit(identity_, cursor, *window_); !s.ok()) {
     OnCommitFailed(s);
     return;  // the entries stay pending; the next commit retries

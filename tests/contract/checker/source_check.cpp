@@ -66,7 +66,13 @@ Verdict CheckSourceTopic(const TopicDump& dump, SourceDecoder& decoder,
   if (verdict.void_check) return verdict;
 
   std::map<std::string, KeyHistory> keys;
-  std::map<std::tuple<std::string, int, int64_t>, int> copies;
+  // Per key, operation and version: how many copies, and where the first one is (how far a
+  // repeat lands from it tells a page read again from a replay after a restart).
+  struct Copies {
+    int n = 0;
+    int64_t first_offset = 0;
+  };
+  std::map<std::tuple<std::string, int, int64_t>, Copies> copies;
   int64_t repeats = 0;
   std::string repeated;  // the first repeats, to tell a replayed page from a re-emitted row
   for (const auto& record : dump.records) {
@@ -85,13 +91,15 @@ Verdict CheckSourceTopic(const TopicDump& dump, SourceDecoder& decoder,
     KeyHistory& h = keys[decoded->sys_id];
     h.partitions.insert(record.partition);
     // A repeat is the same key, operation and version again (a DELETE has no version).
-    if (++copies[{decoded->sys_id, static_cast<int>(decoded->op), decoded->mod_count}] > 1 &&
-        !want.hidden.contains(decoded->sys_id)) {
+    Copies& seen = copies[{decoded->sys_id, static_cast<int>(decoded->op), decoded->mod_count}];
+    if (seen.n++ == 0) seen.first_offset = record.offset;
+    if (seen.n > 1 && !want.hidden.contains(decoded->sys_id)) {
       ++repeats;
       if (repeats <= 8) {
         repeated += (repeated.empty() ? "" : ", ") + decoded->sys_id.substr(0, 8) + "/" +
                     OpName(decoded->op) + "/v" + std::to_string(decoded->mod_count) +
-                    (decoded->found_by.empty() ? "" : "/" + decoded->found_by) + Where(record);
+                    (decoded->found_by.empty() ? "" : "/" + decoded->found_by) + Where(record) +
+                    " (first @" + std::to_string(seen.first_offset) + ")";
       }
     }
     h.records.push_back(*decoded);

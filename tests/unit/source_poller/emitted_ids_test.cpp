@@ -42,6 +42,30 @@ TEST(EmittedIds, AFlushIsDueOnceEnoughIdsArePendingAndWritesThemAll) {
   EXPECT_EQ(*first, (std::vector<std::string>{Id(0), Id(1)}));
 }
 
+// The row stream writes the ids before each cursor commit and keeps the notes: a sweep holding
+// a row it read as never emitted asks Noted whether the row stream acknowledged it since, and
+// until the commit lands the dedup index cannot say so either.
+TEST(EmittedIds, AFlushThatKeepsTheNotesWritesOnlyWhatIsNewAndStillAnswersNoted) {
+  testsupport::TempDir dir("emitted-ids");
+  auto store = state::StateStore::Open({.dir = dir.File("state")});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EmittedIds ids;
+  ids.Add(Id(1));
+  ASSERT_TRUE(ids.Flush(**store, "dev", "inc", /*keep_notes=*/true).ok());
+  EXPECT_TRUE(ids.Noted(Id(1)));
+  ids.Add(Id(2));
+  ASSERT_TRUE(ids.Flush(**store, "dev", "inc", /*keep_notes=*/true).ok());
+  auto all = (*store)->IdSetRange("dev", "inc", "", "", 10);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(*all, (std::vector<std::string>{Id(1), Id(2)}));
+  EXPECT_TRUE(ids.Noted(Id(1)));
+  EXPECT_TRUE(ids.Noted(Id(2)));
+  // The sweep's own flush before it compares: the set holds them, the notes go.
+  ASSERT_TRUE(ids.Flush(**store, "dev", "inc").ok());
+  EXPECT_FALSE(ids.Noted(Id(1)));
+  EXPECT_FALSE(ids.Noted(Id(2)));
+}
+
 // deletes=audit+reconcile: whichever way produces a deletion first claims it; the other drops
 // its copy, until an UPSERT of the row says it is back.
 TEST(EmittedIds, TheFirstWayToProduceADeletionClaimsIt) {
