@@ -18,7 +18,7 @@ CTEST_ARGS ?=
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: all deps configure build test test-unit test-integration test-kafka-cluster test-asan test-tsan test-faults test-contract bench demo \
+.PHONY: all deps configure build test test-unit test-integration test-kafka-cluster test-asan test-tsan test-faults test-contract bench bench-build demo \
         docs-config docs-outcomes format tidy clean fuzz fuzz-build fuzz-quick install
 
 all: build
@@ -39,13 +39,16 @@ build: configure
 
 # Every test: unit, integration (real processes over real sockets), the one-broker `kafka`
 # tests and the three-broker `kafka-cluster` ones (their cluster starts beside the rest), then
-# the fuzz targets' short run. Their clang build runs beside ctest at the lowest CPU priority: the tests spend
-# most of their time waiting on processes and sockets, and the compiler only takes the cycles
-# they leave (docs/performance.md, The test suite). Its log is printed if it fails.
+# the fuzz targets' short run. What ctest does not run is compiled beside it at the lowest CPU
+# priority: the fuzz targets' clang build, then the benchmarks (not in `make build`), so a
+# broken one still fails `make test`. The tests spend most of their time waiting on processes
+# and sockets, and the compiler only takes the cycles they leave (docs/performance.md, The
+# test suite). Its log is printed if it fails.
 test: build
-	@nice -n 19 $(MAKE) --no-print-directory fuzz-build > $(BUILD)/fuzz-build.log 2>&1 & fuzz=$$!; \
+	@nice -n 19 sh -c '$(MAKE) --no-print-directory fuzz-build && $(MAKE) --no-print-directory bench-build' \
+	  > $(BUILD)/fuzz-build.log 2>&1 & fuzz=$$!; \
 	  (cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS) $(CTEST_ARGS)); rc=$$?; \
-	  if ! wait $$fuzz; then cat $(BUILD)/fuzz-build.log; echo "make test: the fuzz build failed" >&2; exit 1; fi; \
+	  if ! wait $$fuzz; then cat $(BUILD)/fuzz-build.log; echo "make test: the fuzz or benchmark build failed" >&2; exit 1; fi; \
 	  exit $$rc
 	$(MAKE) fuzz-quick
 
@@ -120,7 +123,14 @@ test-tsan: deps
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -L unit -LE librdkafka $(CTEST_ARGS)
 
+# The benchmark programs are not part of `all`: `make test` builds them beside ctest. This
+# target builds them in a configured build dir without configuring it again (ctest may be
+# running there).
+bench-build:
+	cmake --build $(BUILD) -j $(JOBS) --target benches
+
 bench: build
+	$(MAKE) --no-print-directory bench-build
 	bash scripts/run-benchmarks $(BUILD)
 
 demo: build
