@@ -3,6 +3,8 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <thread>
+
 #include "../../kafka/client_config.h"
 #include "../../kafka/record_convert.h"
 #include "snowcar/common/log.h"
@@ -20,6 +22,32 @@ std::chrono::milliseconds Left(SteadyClock::time_point deadline) {
   return std::max(
       std::chrono::milliseconds(0),
       std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now()));
+}
+
+// One end-offset request's budget: a leader answers in milliseconds; a request that has no
+// answer by then went to a broker that is gone, and is sent again to the leader the
+// refreshed metadata names.
+constexpr std::chrono::milliseconds kAttempt{2000};
+// One metadata request's: one that goes unanswered (sent to a broker just stopping) costs
+// this and leaves the cache as it was; the end-offset request then finds out.
+constexpr std::chrono::milliseconds kRefresh{1000};
+// How long a read may see nothing before it asks where the leader is now.
+constexpr std::chrono::milliseconds kQuiet{1000};
+
+// Errors no leader change explains: asking again cannot help (a missing ACL, a partition
+// the topic does not have). Everything else (not leader, leader not available, an offset a
+// new leader cannot give yet, no answer from a stopped broker) is asked again.
+bool Permanent(rd_kafka_resp_err_t err) {
+  switch (err) {
+    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION:
+    case RD_KAFKA_RESP_ERR__INVALID_ARG:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -51,6 +79,57 @@ struct StateChangelog::Impl {
     }
     rd_kafka_metadata_destroy(md);
     return count;
+  }
+
+  // Asks a broker that is up for the topic's metadata now. librdkafka caches partition
+  // leaders and refreshes them on its own only after some errors or every
+  // topic.metadata.refresh.interval.ms (5 min): after a broker stopped (or came back and
+  // leads again) this idle reader would keep asking the old leader. The answer updates the
+  // cache, which moves this consumer's fetches to the new leader too.
+  void RefreshLeaders(const std::string& topic, std::chrono::milliseconds timeout) {
+    rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
+    if (rkt == nullptr) return;
+    const rd_kafka_metadata_t* md = nullptr;
+    if (rd_kafka_metadata(rk, 0, rkt, &md, Ms(timeout)) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      rd_kafka_metadata_destroy(md);
+    }
+    rd_kafka_topic_destroy(rkt);
+  }
+
+  // The partition's end offset (the offset the next record gets), asked of its leader with
+  // fresh metadata and asked again until `deadline` while the error is one a leader change
+  // explains. Not rd_kafka_query_watermark_offsets: librdkafka 2.0.2's gives up at the first
+  // "not leader" (a restore then fell back to older local state and re-emitted rows), and
+  // towards a stopped broker it resends to that same broker without end, past its own
+  // timeout (a restore that never finished). rd_kafka_offsets_for_times keeps its timeout.
+  Result<int64_t> EndOffset(const std::string& topic, int32_t partition,
+                            SteadyClock::time_point deadline) {
+    const std::string where = topic + "/" + std::to_string(partition);
+    auto backoff = std::chrono::milliseconds(100);
+    for (int attempt = 1;; ++attempt) {
+      RefreshLeaders(topic, std::min(Left(deadline), kRefresh));
+      kafka::internal::PartitionList list(rd_kafka_topic_partition_list_new(1));
+      rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), partition)->offset =
+          RD_KAFKA_OFFSET_END;  // as a ListOffsets timestamp: the latest offset
+      rd_kafka_resp_err_t err =
+          rd_kafka_offsets_for_times(rk, list.get(), Ms(std::min(Left(deadline), kAttempt)));
+      if (err == RD_KAFKA_RESP_ERR_NO_ERROR) err = list->elems[0].err;
+      if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        if (attempt > 1) {
+          SNOWCAR_LOG(kInfo, "source.group.restore_leader_found",
+                      {{"partition", where}, {"attempts", attempt}});
+        }
+        return list->elems[0].offset;
+      }
+      if (Permanent(err) || Left(deadline) <= backoff) {
+        return Status::Unavailable("end offset of " + where + ": " + rd_kafka_err2str(err) + " (" +
+                                   std::to_string(attempt) + " attempts)");
+      }
+      SNOWCAR_LOG(kDebug, "source.group.restore_retry",
+                  {{"partition", where}, {"attempt", attempt}, {"error", rd_kafka_err2name(err)}});
+      std::this_thread::sleep_for(backoff);
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
+    }
   }
 
   Status Create(const TopicRequirement& topic, std::chrono::milliseconds timeout) {
@@ -157,22 +236,20 @@ Status StateChangelog::Scan(const std::string& topic, int32_t partition,
                             int64_t* records_read) {
   rd_kafka_t* rk = impl_->rk;
   const auto deadline = SteadyClock::now() + timeout;
-  int64_t low = 0;
-  int64_t high = 0;
-  rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(rk, topic.c_str(), partition, &low,
-                                                             &high, Ms(Left(deadline)));
   const std::string where = topic + "/" + std::to_string(partition);
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return Status::Unavailable("end offsets of " + where + ": " + rd_kafka_err2str(err));
-  }
-  if (high <= low) return Status::Ok();
+  SNOWCAR_ASSIGN_OR_RETURN(const int64_t high, impl_->EndOffset(topic, partition, deadline));
+  if (high <= 0) return Status::Ok();
+  // From the partition's first offset, which the consumer asks of the leader itself.
   kafka::internal::PartitionList list(rd_kafka_topic_partition_list_new(1));
-  rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), partition)->offset = low;
-  if ((err = rd_kafka_assign(rk, list.get())) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+  rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), partition)->offset =
+      RD_KAFKA_OFFSET_BEGINNING;
+  rd_kafka_resp_err_t err = rd_kafka_assign(rk, list.get());
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return Status::Unavailable("reading " + where + ": " + rd_kafka_err2str(err));
   }
   int64_t read = 0;
   bool done = false;
+  auto last_seen = SteadyClock::now();
   Status status = Status::Ok();
   while (!done) {
     if (SteadyClock::now() >= deadline) {
@@ -182,7 +259,15 @@ Status StateChangelog::Scan(const std::string& topic, int32_t partition,
       break;
     }
     rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 100);
-    if (m == nullptr) continue;
+    if (m == nullptr) {
+      // Nothing for a while: the leader may have moved since the end offset was asked.
+      if (SteadyClock::now() - last_seen >= kQuiet) {
+        impl_->RefreshLeaders(topic, std::min(Left(deadline), kRefresh));
+        last_seen = SteadyClock::now();
+      }
+      continue;
+    }
+    last_seen = SteadyClock::now();
     if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
       done = m->offset >= high - 1 || m->offset >= high;
     } else if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
