@@ -123,11 +123,17 @@ TEST_F(StaticMembershipRealKafkaTest, RollingRestartOfOneMemberLeavesTheOtherUnt
   auto b = StartSidecar("b", SinkConfig("b"), {{"POD_NAME", "snowcar-real-b"}});
   ASSERT_NE(a, nullptr);
   ASSERT_NE(b, nullptr);
-  // Both members hold partitions: the group is settled.
+  // Both members hold partitions: the group is settled. `b`'s log is read by a thread of the
+  // test, so the socket can show its partitions before the captured log has the assignment
+  // that made them: wait for the line logged after it too, or the counts below start short.
   const auto holds = [&](const std::string& name) {
     return Get(name, "/v1/sink/partitions").find("\"partition\"") != std::string::npos;
   };
-  ASSERT_TRUE(testsupport::WaitFor([&] { return holds("a") && holds("b"); }, 60s))
+  ASSERT_TRUE(testsupport::WaitFor(
+      [&] {
+        return holds("a") && holds("b") && Count(b->Stderr(), "\"sink.partitions.assigned\"") >= 1;
+      },
+      60s))
       << a->Stderr() << b->Stderr();
   const std::set<int64_t> b_partitions = PartitionsOf(Get("b", "/v1/sink/partitions"));
   const int b_revoked = Count(b->Stderr(), "\"kafka.consumer.revoked\"");
