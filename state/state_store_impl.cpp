@@ -115,8 +115,26 @@ Status WithReadOnlyDb(
   return Status::Ok();
 }
 
-Status ProbeReadOnly(const std::string& dir, const std::vector<std::string>& families) {
-  return WithReadOnlyDb(dir, families, [](rocksdb::DB&, const auto&) {});
+// RocksDB makes a new database with its default family first and adds the others one MANIFEST
+// edit at a time, so a kill -9 during the first start can leave a database with some of our
+// families (or default alone) and nothing in any of them. That is a create to finish, not a
+// foreign database: every family has one of our names and holds no key.
+Result<bool> IsInterruptedCreate(const std::string& dir, const std::vector<std::string>& families) {
+  for (const auto& name : families) {
+    const bool ours =
+        name == rocksdb::kDefaultColumnFamilyName ||
+        std::find(std::begin(kOurFamilies), std::end(kOurFamilies), name) != std::end(kOurFamilies);
+    if (!ours) return false;
+  }
+  bool empty = true;
+  SNOWCAR_RETURN_IF_ERROR(WithReadOnlyDb(dir, families, [&](rocksdb::DB& db, const auto& handles) {
+    for (auto* h : handles) {
+      std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(rocksdb::ReadOptions(), h));
+      it->SeekToFirst();
+      if (it->Valid() || !it->status().ok()) empty = false;
+    }
+  }));
+  return empty;
 }
 
 // Opening the database writes a new MANIFEST (RocksDB reserves 4 MiB for it up front), an
@@ -245,9 +263,17 @@ Status StateStoreImpl::OpenDatabase(bool fresh) {
       return WithRepairHint(FromRocks(s, dir_, "reading the database's column families"));
     }
     if (std::find(families.begin(), families.end(), codec::kMetaCf) == families.end()) {
-      // A damaged MANIFEST can also read as "default only": let a read-only open tell the
-      // two apart, so corruption is reported as corruption.
-      SNOWCAR_RETURN_IF_ERROR(ProbeReadOnly(dir_, families));
+      // A damaged MANIFEST can also read as "default only": the read-only open of the check
+      // tells the two apart, so corruption is reported as corruption.
+      SNOWCAR_ASSIGN_OR_RETURN(const bool interrupted, IsInterruptedCreate(dir_, families));
+      if (interrupted) {
+        SNOWCAR_LOG(kWarn, "state.create_resumed",
+                    {{"dir", dir_},
+                     {"reason",
+                      "an empty database from a first start that was stopped while "
+                      "creating it"}});
+        return OpenDatabase(/*fresh=*/true);
+      }
       std::string list;
       for (const auto& f : families) list += (list.empty() ? "" : ", ") + f;
       return Status::FailedPrecondition(
