@@ -18,14 +18,29 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// A reader of the changelog at bootstrap; null (and a failure recorded) if it cannot be made.
+std::unique_ptr<StateChangelog> MakeChangelog(const std::string& bootstrap) {
+  auto made = StateChangelog::Create({{"bootstrap.servers", bootstrap}},
+                                     testsupport::UniqueName("restore"));
+  EXPECT_TRUE(made.ok()) << made.status().ToString();
+  return made.ok() ? std::move(made).value() : nullptr;
+}
+
+// One record, key "inc" and the given value, to partition 0 of topic.
+Status ProduceOne(const std::string& bootstrap, const std::string& topic,
+                  const std::string& value) {
+  auto producer = testsupport::TestProducer::Create(bootstrap);
+  if (!producer.ok()) return producer.status();
+  testsupport::OutMessage m;
+  m.key = "inc";
+  m.value = value;
+  m.partition = 0;
+  return (*producer)->ProduceAll(topic, {m}, 30s).status();
+}
+
 class StateChangelogTest : public testsupport::SharedBrokerTest<StateChangelogTest> {
  protected:
-  std::unique_ptr<StateChangelog> Make() {
-    auto made = StateChangelog::Create({{"bootstrap.servers", bootstrap()}},
-                                       testsupport::UniqueName("restore"));
-    EXPECT_TRUE(made.ok()) << made.status().ToString();
-    return made.ok() ? std::move(made).value() : nullptr;
-  }
+  std::unique_ptr<StateChangelog> Make() { return MakeChangelog(bootstrap()); }
 };
 
 TEST_F(StateChangelogTest, ATopicWithEnoughPartitionsIsAccepted) {
@@ -103,13 +118,7 @@ TEST_F(StateChangelogTest, ReadLatestReturnsTheLastValueOfTheKeyInThePartition) 
 TEST_F(StateChangelogTest, ANotLeaderAnswerIsAskedAgainWithinTheDeadline) {
   const std::string topic = testsupport::UniqueName("grp.state");
   ASSERT_TRUE(broker().CreateTopic(topic, 1).ok());
-  auto producer = testsupport::TestProducer::Create(bootstrap());
-  ASSERT_TRUE(producer.ok());
-  testsupport::OutMessage m;
-  m.key = "inc";
-  m.value = "v1";
-  m.partition = 0;
-  ASSERT_TRUE((*producer)->ProduceAll(topic, {m}, 30s).ok());
+  ASSERT_TRUE(ProduceOne(bootstrap(), topic, "v1").ok());
   auto changelog = Make();
   ASSERT_NE(changelog, nullptr);
   ASSERT_TRUE(broker()
@@ -137,17 +146,9 @@ TEST_F(StateChangelogLeaderMoveTest, AStaleLeaderOnAStoppedBrokerIsLeftForTheNew
   const std::string topic = testsupport::UniqueName("grp.state");
   ASSERT_TRUE(broker().CreateTopic(topic, 1, 3).ok());
   ASSERT_TRUE(broker().SetPartitionLeader(topic, 0, 3).ok());
-  auto producer = testsupport::TestProducer::Create(bootstrap());
-  ASSERT_TRUE(producer.ok());
-  testsupport::OutMessage m;
-  m.key = "inc";
-  m.value = "v1";
-  m.partition = 0;
-  ASSERT_TRUE((*producer)->ProduceAll(topic, {m}, 30s).ok());
-  auto made =
-      StateChangelog::Create({{"bootstrap.servers", bootstrap()}}, testsupport::UniqueName("r"));
-  ASSERT_TRUE(made.ok()) << made.status().ToString();
-  std::unique_ptr<StateChangelog> changelog = std::move(made).value();
+  ASSERT_TRUE(ProduceOne(bootstrap(), topic, "v1").ok());
+  std::unique_ptr<StateChangelog> changelog = MakeChangelog(bootstrap());
+  ASSERT_NE(changelog, nullptr);
   auto first = changelog->ReadLatest(topic, 0, "inc", 20s);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
 

@@ -149,16 +149,8 @@ TEST_F(ExactlyOnceDeletesRealKafkaTest, KillLoopWithAuditDeletesLeavesNoDuplicat
   std::mt19937 rng(seed);
   std::printf("exactly-once deletes kill loop: kills=%d seed=%u\n", kKills, seed);
   for (int k = 0; k < kKills; ++k) {
-    auto child = StartSidecar("k", Config("k"));
+    auto child = StartForKill("k", Config("k"), rng, 1200);
     ASSERT_NE(child, nullptr);
-    if (std::uniform_int_distribution<int>(0, 3)(rng) != 0) {
-      ASSERT_TRUE(testsupport::WaitFor(
-          [&] { return child->Stderr().find("\"source.table_starting\"") != std::string::npos; },
-          30s))
-          << child->Stderr();
-    }
-    std::this_thread::sleep_for(
-        std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 1200)(rng)));
     DeleteSome(15);
     for (int i = 0; i < 10; ++i) {
       ASSERT_TRUE(emu_.store()

@@ -129,16 +129,8 @@ class ExactlyOnceRealKafkaTest : public RealKafkaTest {
     std::mt19937 rng(seed);
     std::printf("kill loop: mode=%s kills=%d seed=%u\n", mode.c_str(), kills, seed);
     for (int k = 0; k < kills; ++k) {
-      auto child = StartSidecar("k", Config("k", mode));
+      auto child = StartForKill("k", Config("k", mode), rng, 400);
       ASSERT_NE(child, nullptr);
-      if (std::uniform_int_distribution<int>(0, 3)(rng) != 0) {
-        ASSERT_TRUE(testsupport::WaitFor(
-            [&] { return child->Stderr().find("\"source.table_starting\"") != std::string::npos; },
-            30s))
-            << child->Stderr();
-      }
-      std::this_thread::sleep_for(
-          std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 400)(rng)));
       Insert(10, "kill " + std::to_string(k) + " row ");
       ASSERT_TRUE(child->Signal(SIGKILL).ok());
       ASSERT_TRUE(child->Wait(10s).ok());

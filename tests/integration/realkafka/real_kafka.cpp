@@ -6,11 +6,14 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "snowcar/api/client.h"
 #include "support/wait.h"
 
 namespace snowcar::realkafka {
+
+using namespace std::chrono_literals;
 
 testsupport::KafkaConfig RealKafka::Sasl(const std::string& user, const std::string& password,
                                          const std::string& mechanism) const {
@@ -144,6 +147,25 @@ std::unique_ptr<testsupport::ChildProcess> RealKafkaTest::StartSidecar(
   auto child = testsupport::ChildProcess::Spawn(SNOWCAR_BINARY, options);
   EXPECT_TRUE(child.ok()) << child.status().message();
   return child.ok() ? std::move(child).value() : nullptr;
+}
+
+std::unique_ptr<testsupport::ChildProcess> RealKafkaTest::StartForKill(
+    const std::string& name, const std::vector<std::string>& lines, std::mt19937& rng,
+    int max_delay_ms) {
+  auto child = StartSidecar(name, lines);
+  if (child == nullptr) return nullptr;
+  if (std::uniform_int_distribution<int>(0, 3)(rng) != 0) {
+    const bool started = testsupport::WaitFor(
+        [&] { return child->Stderr().find("\"source.table_starting\"") != std::string::npos; },
+        30s);
+    if (!started) {
+      ADD_FAILURE() << "the table did not start within 30 s:\n" << child->Stderr();
+      return nullptr;
+    }
+  }
+  std::this_thread::sleep_for(
+      std::chrono::milliseconds(std::uniform_int_distribution<int>(0, max_delay_ms)(rng)));
+  return child;
 }
 
 std::string RealKafkaTest::Get(const std::string& name, const std::string& path) const {

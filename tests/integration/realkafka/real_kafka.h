@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <utility>
@@ -69,6 +70,13 @@ class RealKafkaTest : public ::testing::Test {
   std::unique_ptr<testsupport::ChildProcess> StartSidecar(
       const std::string& name, const std::vector<std::string>& lines,
       const std::vector<std::pair<std::string, std::string>>& env = {});
+  // A sidecar for a kill loop, started so that a kill lands at a random point: in one start of
+  // four at once (anywhere in start-up: fencing, restore), in the others after its table
+  // started; then up to `max_delay_ms` later. Null, with the failure recorded, if it did not
+  // start or its table did not within 30 s.
+  std::unique_ptr<testsupport::ChildProcess> StartForKill(const std::string& name,
+                                                          const std::vector<std::string>& lines,
+                                                          std::mt19937& rng, int max_delay_ms);
   // The lines every sidecar of these tests has: emulator, state dir, socket, log format.
   std::vector<std::string> BaseConfig(const std::string& name) const;
   std::string Socket(const std::string& name) const { return dir_.File(name + ".sock"); }

@@ -66,12 +66,18 @@ void ExpectBalanced(const std::vector<int64_t>& sorted, const SplitResult& split
   EXPECT_TRUE(CheckProgress({split.ranges}).ok());
 }
 
-TEST(RangeSplitter, UniformWeekIsCutIntoEqualShares) {
-  std::mt19937_64 rng(7);
-  const int64_t now = 1'800'000'000;
+// 200 000 sorted timestamps spread evenly over the week before now.
+std::vector<int64_t> UniformWeek(uint64_t seed, int64_t now) {
+  std::mt19937_64 rng(seed);
   std::vector<int64_t> ts(200000);
   for (auto& t : ts) t = now - 7 * 86400 + static_cast<int64_t>(rng() % (7 * 86400));
   std::sort(ts.begin(), ts.end());
+  return ts;
+}
+
+TEST(RangeSplitter, UniformWeekIsCutIntoEqualShares) {
+  const int64_t now = 1'800'000'000;
+  const std::vector<int64_t> ts = UniformWeek(/*seed=*/7, now);
   for (int p : {2, 4, 8}) {
     const SplitResult split = Split(ts, -1, now, p, 5000);
     ExpectBalanced(ts, split, -1, now, p);
@@ -84,11 +90,8 @@ TEST(RangeSplitter, UniformWeekIsCutIntoEqualShares) {
 // spread the first round's interpolation lands within half a page of every target, and such a
 // second is taken as the cut: the backlog's count and one round, nothing more.
 TEST(RangeSplitter, AnEvenSpreadIsCutAfterOneRoundOfCounts) {
-  std::mt19937_64 rng(3);
   const int64_t now = 1'800'000'000;
-  std::vector<int64_t> ts(200000);
-  for (auto& t : ts) t = now - 7 * 86400 + static_cast<int64_t>(rng() % (7 * 86400));
-  std::sort(ts.begin(), ts.end());
+  const std::vector<int64_t> ts = UniformWeek(/*seed=*/3, now);
   for (int p : {2, 4, 8}) {
     const SplitResult split = Split(ts, -1, now, p, 5000);
     ExpectBalanced(ts, split, -1, now, p);

@@ -77,6 +77,30 @@ PlanSettings Settings(int limit, int64_t overlap = 2) {
   return s;
 }
 
+// Up to max_rows - 1 distinct rows spread over 1 to 12 seconds from kT0; the random tests draw
+// their tables here so each round's layout follows from the seed alone.
+SimTable RandomRows(std::mt19937_64& rng, uint64_t max_rows) {
+  SimTable t;
+  const auto n = rng() % max_rows;
+  const uint64_t seconds = 1 + rng() % 12;
+  std::set<std::pair<int64_t, std::string>> seen;
+  for (uint64_t i = 0; i < n; ++i) {
+    SimRow r{kT0 + static_cast<int64_t>(rng() % seconds), testing::SpreadId(rng() % 100000)};
+    if (seen.insert({r.ts, r.sys_id}).second) t.rows.push_back(r);
+  }
+  return t;
+}
+
+// What a complete sweep of t must produce: its readable rows, each once, in (ts, sys_id) order.
+std::vector<SimRow> ReadableInOrder(const SimTable& t) {
+  std::vector<SimRow> readable;
+  for (const SimRow& r : t.rows) {
+    if (!t.hidden(r)) readable.push_back(r);
+  }
+  std::sort(readable.begin(), readable.end());
+  return readable;
+}
+
 std::string MoveOn(int64_t a, int64_t hi) {
   return "moveon(" + FormatSnowTimestamp(a) + "," + FormatSnowTimestamp(hi) + "]";
 }
@@ -197,14 +221,7 @@ TEST(PollPlan, ACountedRangeEndsOnThePageThatHoldsItsLastRow) {
 TEST(PollPlan, ACountedRangeWhoseCountIsOffStillReadsEveryRow) {
   std::mt19937_64 rng(4242);
   for (int round = 0; round < 300; ++round) {
-    SimTable t;
-    const int n = static_cast<int>(rng() % 60);
-    const int seconds = 1 + static_cast<int>(rng() % 12);
-    std::set<std::pair<int64_t, std::string>> seen;
-    for (int i = 0; i < n; ++i) {
-      SimRow r{kT0 + static_cast<int64_t>(rng() % seconds), testing::SpreadId(rng() % 100000)};
-      if (seen.insert({r.ts, r.sys_id}).second) t.rows.push_back(r);
-    }
+    SimTable t = RandomRows(rng, 60);
     if (round % 3 == 1) {
       t.hidden = [](const SimRow& r) { return r.sys_id < "6"; };
       t.count_readable_only = rng() % 2 == 0;
@@ -214,12 +231,7 @@ TEST(PollPlan, ACountedRangeWhoseCountIsOffStillReadsEveryRow) {
     plan.ExpectRows(static_cast<int64_t>(t.rows.size()) + static_cast<int64_t>(rng() % 9) - 4);
     SweepLog log = RunSweep(plan, t, (kT0 + 30) * 1000);
     ASSERT_TRUE(log.status.ok()) << "round " << round << ": " << log.status.ToString();
-    std::vector<SimRow> expected;
-    for (const SimRow& r : t.rows) {
-      if (!t.hidden(r)) expected.push_back(r);
-    }
-    std::sort(expected.begin(), expected.end());
-    ASSERT_EQ(log.rows, expected) << "round " << round << " limit " << limit;
+    ASSERT_EQ(log.rows, ReadableInOrder(t)) << "round " << round << " limit " << limit;
   }
 }
 
@@ -541,14 +553,7 @@ TEST(PollPlan, AllHiddenRangesTeachTheIncludesHiddenReadingOnce) {
 TEST(PollPlan, RandomTablesAreReadCompletelyInOrderWithoutRepeats) {
   std::mt19937_64 rng(12345);
   for (int round = 0; round < 200; ++round) {
-    SimTable t;
-    const int n = static_cast<int>(rng() % 120);
-    const int seconds = 1 + static_cast<int>(rng() % 12);
-    std::set<std::pair<int64_t, std::string>> seen;
-    for (int i = 0; i < n; ++i) {
-      SimRow r{kT0 + static_cast<int64_t>(rng() % seconds), testing::SpreadId(rng() % 100000)};
-      if (seen.insert({r.ts, r.sys_id}).second) t.rows.push_back(r);
-    }
+    SimTable t = RandomRows(rng, 120);
     const int hide_mode = static_cast<int>(rng() % 3);
     const uint64_t k = 2 + rng() % 4;
     if (hide_mode == 1) {
@@ -563,12 +568,7 @@ TEST(PollPlan, RandomTablesAreReadCompletelyInOrderWithoutRepeats) {
     if (round % 2 == 1) plan.Restore(state::Cursor{kT0 - 1, "", state::Phase::kStream});
     SweepLog log = RunSweep(plan, t, (kT0 + 30) * 1000);
     ASSERT_TRUE(log.status.ok()) << "round " << round << ": " << log.status.ToString();
-    std::vector<SimRow> expected;
-    for (const SimRow& r : t.rows) {
-      if (!t.hidden(r)) expected.push_back(r);
-    }
-    std::sort(expected.begin(), expected.end());
-    ASSERT_EQ(log.rows, expected) << "round " << round << " limit " << limit;
+    ASSERT_EQ(log.rows, ReadableInOrder(t)) << "round " << round << " limit " << limit;
   }
 }
 
