@@ -24,11 +24,6 @@ std::vector<std::string> Aliases(const SourceSettings& settings) {
   return out;
 }
 
-// A pending snapshot delivery the revoke path waits for.
-struct Delivery {
-  std::promise<Status> done;
-};
-
 }  // namespace
 
 TableOwnership::TableOwnership(OwnershipOptions options, const SourceSettings& settings,
@@ -45,7 +40,9 @@ TableOwnership::TableOwnership(OwnershipOptions options, const SourceSettings& s
       factory_(std::move(factory)),
       map_(Aliases(settings)),
       tables_topic_(CoordinationTopic(options_.group_id)),
-      state_topic_(ChangelogTopic(options_.group_id)) {}
+      state_topic_(ChangelogTopic(options_.group_id)),
+      publisher_(producer_, executor_, state_topic_, options_.replica_id,
+                 options_.snapshot_max_bytes) {}
 
 TableOwnership::~TableOwnership() {
   if (thread_.joinable()) Stop(SteadyClock::now() + 10s);
@@ -219,7 +216,7 @@ TableOwnership::Restore TableOwnership::RestoreTable(const TableSettings& table,
       } else {
         r.outcome = std::string(RestoreOutcomeName(*applied));
         if (*applied == RestoreOutcome::kApplied) {
-          published_[table.alias] = *snapshot;
+          publisher_.Restored(table.alias, *snapshot);
           RestoreIdSet(table, partition, *snapshot, r);
         } else if (Reconciles(table.deletes)) {
           r.idset = "kept";
@@ -288,7 +285,7 @@ void TableOwnership::Release(const std::string& alias, bool publish) {
     }
     PublishIfChanged(alias, owned.partition, /*wait=*/true);
   }
-  published_.erase(alias);  // the next owner publishes from here on
+  publisher_.Forget(alias);  // the next owner publishes from here on
   {
     std::lock_guard lock(mu_);
     owned_.erase(alias);
@@ -321,38 +318,8 @@ bool TableOwnership::PublishIfChanged(const std::string& alias, int32_t partitio
     SNOWCAR_LOG(kWarn, "source.group.snapshot_failed", {{"table", alias}, {"error", s.message()}});
     return false;
   }
-  auto previous = published_.find(alias);
-  if (previous != published_.end() && previous->second.SameState(snapshot)) return true;
-  snapshot.replica = options_.replica_id;
-  snapshot.written_at_ms = WallMs();
-  kafka::OutRecord record;
-  record.topic = state_topic_;
-  record.partition = partition;
-  record.key = alias;
-  record.value = EncodeSnapshot(snapshot, options_.snapshot_max_bytes);
-  published_[alias] = snapshot;
-  auto delivery = std::make_shared<Delivery>();
-  std::future<Status> done = delivery->done.get_future();
-  producer_->Produce(std::move(record), executor_,
-                     [delivery, ok = snapshots_published_, failed = snapshots_failed_,
-                      alias](const kafka::DeliveryReport& report) {
-                       if (report.status.ok()) {
-                         ++*ok;
-                       } else {
-                         ++*failed;
-                         SNOWCAR_LOG(kWarn, "source.group.snapshot_not_delivered",
-                                     {{"table", alias}, {"error", report.status.message()}});
-                       }
-                       delivery->done.set_value(report.status);
-                     });
-  if (!wait) return false;
-  if (done.wait_until(StopBy()) != std::future_status::ready) {
-    SNOWCAR_LOG(kWarn, "source.group.snapshot_unconfirmed", {{"table", alias}});
-    return false;
-  }
-  Status status = done.get();
-  if (!status.ok()) published_.erase(alias);
-  return status.ok();
+  return publisher_.Publish(alias, partition, std::move(snapshot),
+                            wait ? std::optional(StopBy()) : std::nullopt);
 }
 
 void TableOwnership::Stop(SteadyClock::time_point deadline) {
@@ -431,8 +398,7 @@ boost::json::object TableOwnership::Json() const {
     out["restoring"] = {{"table", restoring_}, {"records_read", restoring_read_}};
   }
   out["handoffs"] = {{"acquired", acquired_}, {"released", released_}, {"lost", lost_}};
-  out["snapshots"] = {{"published", snapshots_published_->load()},
-                      {"failed", snapshots_failed_->load()}};
+  out["snapshots"] = {{"published", publisher_.published()}, {"failed", publisher_.failed()}};
   out["idset_copies"] = {{"published", idset_copies_published_.load()},
                          {"failed", idset_copies_failed_.load()}};
   return out;
@@ -456,8 +422,8 @@ void TableOwnership::WriteMetrics(std::string& out) const {
   }
   api::WriteMetricFamily(out, "snowcar_source_snapshots_published_total", "counter",
                          "Table state snapshots acknowledged on the changelog topic");
-  out += "snowcar_source_snapshots_published_total " +
-         std::to_string(snapshots_published_->load()) + "\n";
+  out +=
+      "snowcar_source_snapshots_published_total " + std::to_string(publisher_.published()) + "\n";
 }
 
 }  // namespace snowcar::source

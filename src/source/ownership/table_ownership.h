@@ -34,6 +34,7 @@
 #include "../poller/table_poller.h"
 #include "../snapshot/state_changelog.h"
 #include "../snapshot/table_snapshot.h"
+#include "snapshot_publisher.h"
 #include "snowcar/kafka/consumer.h"
 #include "snowcar/kafka/producer.h"
 #include "snowcar/source/source_settings.h"
@@ -142,7 +143,7 @@ class TableOwnership {
   std::atomic<int64_t> stop_deadline_ns_{0};
 
   // Owner thread only.
-  std::map<std::string, TableSnapshot> published_;  // by alias: the state last published
+  SnapshotPublisher publisher_;
   std::chrono::steady_clock::time_point last_publish_round_{};
   // By alias: the sweep count at which a copy of the id set failed; not tried again before
   // the next sweep finishes.
@@ -157,10 +158,6 @@ class TableOwnership {
   int64_t acquired_ = 0;
   int64_t released_ = 0;
   int64_t lost_ = 0;
-  std::shared_ptr<std::atomic<int64_t>> snapshots_published_ =
-      std::make_shared<std::atomic<int64_t>>(0);
-  std::shared_ptr<std::atomic<int64_t>> snapshots_failed_ =
-      std::make_shared<std::atomic<int64_t>>(0);
   std::atomic<int64_t> idset_copies_published_{0};
   std::atomic<int64_t> idset_copies_failed_{0};
 };
