@@ -27,6 +27,7 @@
 // brokers take about 21 s to start, which is why it has a fixture and a label of its own.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/json.hpp>
 #include <chrono>
@@ -44,6 +45,7 @@
 
 #include "real_kafka.h"
 #include "snowcar/testbed/emulator/row_generator.h"
+#include "support/kafka_client.h"
 #include "support/scaleout_checks.h"
 #include "support/wait.h"
 
@@ -230,22 +232,44 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
       }
       // Every command counted as produced has reached the broker before the test checks.
       if (!(*producer)->Flush(30s).ok()) flush_failed_ = true;
+      // Where each landed: the idempotent producer keeps a partition's order, so the k-th
+      // offset of partition p is the k-th command sent to p. A command the broker refused
+      // would otherwise read as one the sink never applied.
+      std::map<int32_t, std::vector<int64_t>> offsets;
+      for (const auto& r : (*producer)->TakeReports()) {
+        if (r.error != RD_KAFKA_RESP_ERR_NO_ERROR) {
+          undelivered_ += std::string(" ") + rd_kafka_err2name(r.error);
+        } else {
+          offsets[r.partition].push_back(r.offset);
+        }
+      }
+      for (auto& [p, list] : offsets) std::sort(list.begin(), list.end());
+      for (int i = 0; i < produced_; ++i) {
+        const auto& list = offsets[i % kCommandPartitions];
+        const size_t k = static_cast<size_t>(i / kCommandPartitions);
+        command_offsets_.push_back(k < list.size() ? list[k] : -1);
+      }
     });
   }
 
-  // Every version of every record of `topic`, in offset order.
-  std::vector<Version> ReadVersions(const std::string& topic) {
+  // Every version of every record of `topic`, in offset order. `where`, when given, gets
+  // each record's place and produce time ("p<partition>@<offset> t=<ms>"), index for index:
+  // read against the holds, it says which replica wrote each copy of a repeat.
+  std::vector<Version> ReadVersions(const std::string& topic,
+                                    std::vector<std::string>* where = nullptr) {
     testsupport::ChildOptions opts;
-    opts.args = {"-b",  kafka_.plaintext, "-C", "-t", topic, "-o", "beginning", "-e", "-q", "-f",
-                 "%s\n"};
+    opts.args = {"-b", kafka_.plaintext,  "-C", "-t", topic, "-o", "beginning", "-e", "-q",
+                 "-f", "p%p@%o t=%T %s\n"};
     opts.capture_stderr = true;
     std::vector<Version> out;
     auto r = testsupport::RunToCompletion("kcat", opts, 30s);
     if (!r.ok()) return out;
     std::istringstream lines(r->out);
     for (std::string line; std::getline(lines, line);) {
+      const size_t second_blank = line.find(' ', line.find(' ') + 1);
+      if (second_blank == std::string::npos) continue;
       boost::system::error_code ec;
-      auto v = boost::json::parse(line, ec);
+      auto v = boost::json::parse(line.substr(second_blank + 1), ec);
       if (ec || !v.is_object()) continue;
       const auto& o = v.as_object();
       auto field = [&](const char* name) {
@@ -253,6 +277,7 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
         return f != nullptr && f->is_string() ? std::string(f->as_string()) : std::string();
       };
       out.emplace_back(field("sys_id"), field("sys_mod_count"), field("sys_updated_on"));
+      if (where != nullptr) where->push_back(line.substr(0, second_blank));
     }
     return out;
   }
@@ -268,15 +293,18 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
     return out;
   }
   // True once every final version of every table is in its topic; `records` gets the topics.
-  bool EveryFinalVersionInKafka(std::map<std::string, std::vector<Version>>& records) {
+  bool EveryFinalVersionInKafka(std::map<std::string, std::vector<Version>>& records,
+                                std::map<std::string, std::vector<std::string>>& where) {
     for (const auto& t : tables_) {
-      auto got = ReadVersions(Topic(t));
+      std::vector<std::string> places;
+      auto got = ReadVersions(Topic(t), &places);
       std::set<std::pair<std::string, std::string>> have;
       for (const auto& [id, mod, updated] : got) have.insert({id, mod});
       for (const auto& v : FinalVersions(t)) {
         if (!have.contains(v)) return false;
       }
       records[t] = std::move(got);
+      where[t] = std::move(places);
     }
     return true;
   }
@@ -304,8 +332,23 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
     for (int i = 0; i < produced && listed < 20; ++i) {
       const std::string id = "cmd-" + std::to_string(i);
       if (applied.contains(id)) continue;
-      out += " " + id + " (partition " + std::to_string(i % kCommandPartitions) + ")";
+      out += " " + id + " (partition " + std::to_string(i % kCommandPartitions) + ", offset " +
+             std::to_string(static_cast<size_t>(i) < command_offsets_.size() ? command_offsets_[i]
+                                                                             : -1) +
+             ")";
       ++listed;
+    }
+    // Past such an offset, the sink committed a command it never applied; at or below it,
+    // the command is still to come.
+    out += "\nthe sink group's committed offsets:";
+    auto committed = testsupport::CommittedOffsets(kafka_.plaintext, group_ + "-sink", commands_,
+                                                   kCommandPartitions);
+    if (committed.ok()) {
+      for (int p = 0; p < kCommandPartitions; ++p) {
+        out += " " + std::to_string(p) + "=" + std::to_string((*committed)[p]);
+      }
+    } else {
+      out += " unread (" + committed.status().message() + ")";
     }
     out += "\n";
     for (const auto& [name, r] : replicas_) {
@@ -332,12 +375,15 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
     stop_commands_ = true;
     commander_.join();
     ASSERT_FALSE(flush_failed_) << "the command producer could not flush";
+    ASSERT_EQ(undelivered_, "") << "the broker refused commands the test sent";
     out.produced = produced_;
     ASSERT_GT(out.produced, 0);
     std::string logs;
     for (const auto& [name, r] : replicas_) logs += Log(r);
     std::map<std::string, std::vector<Version>> records;
-    ASSERT_TRUE(testsupport::WaitFor([&] { return EveryFinalVersionInKafka(records); }, 90s, 500ms))
+    std::map<std::string, std::vector<std::string>> where;
+    ASSERT_TRUE(
+        testsupport::WaitFor([&] { return EveryFinalVersionInKafka(records, where); }, 90s, 500ms))
         << "some final row version never reached Kafka\n"
         << logs;
     std::map<std::string, int> applied;
@@ -358,13 +404,17 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
     }
     for (const auto& [table, list] : records) {
       out.versions += list.size();
-      std::set<Version> seen;
-      for (const auto& v : list) {
-        if (!seen.insert(v).second) {
-          ++out.dups;
-          out.repeats.push_back(table + " " + std::get<0>(v) + " mod " + std::get<1>(v) + " " +
-                                std::get<2>(v));
-        }
+      const std::vector<std::string>& places = where[table];
+      std::map<Version, size_t> first;  // version -> index of its first copy
+      for (size_t i = 0; i < list.size(); ++i) {
+        const Version& v = list[i];
+        auto [it, fresh] = first.emplace(v, i);
+        if (fresh) continue;
+        ++out.dups;
+        std::string text =
+            table + " " + std::get<0>(v) + " mod " + std::get<1>(v) + " " + std::get<2>(v);
+        if (i < places.size()) text += ": first " + places[it->second] + ", again " + places[i];
+        out.repeats.push_back(std::move(text));
       }
     }
     testsupport::TableHolds holds;
@@ -389,13 +439,14 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
                   std::to_string(h.to_ms) + ")\n";
         }
       }
-      // Each handoff as the replicas logged it (the acquire carries its restore's outcome),
-      // and any warning: what a repeat is read against.
+      // Each handoff as the replicas logged it (the acquire carries its restore's outcome,
+      // the start the cursor it restored), and any warning: what a repeat is read against.
       for (const auto& [name, r] : replicas_) {
         std::istringstream lines(Log(r));
         for (std::string line; std::getline(lines, line);) {
           if (line.find("\"source.group.table_") != std::string::npos ||
               line.find("\"source.table_stop") != std::string::npos ||
+              line.find("\"source.table_starting") != std::string::npos ||
               (line.find("\"level\":\"warn\"") != std::string::npos &&
                line.find("cooperative_unsafe") == std::string::npos)) {
             text += "  " + name + ": " + line + "\n";
@@ -453,6 +504,9 @@ class ScaleOutRealKafkaTest : public RealKafkaTest {
   std::atomic<bool> stop_commands_{false};
   std::atomic<bool> flush_failed_{false};
   std::atomic<int> produced_{0};
+  // Written by the command thread before it ends; read after it was joined.
+  std::vector<int64_t> command_offsets_;  // by command number; -1 when unknown
+  std::string undelivered_;               // the errors of commands the broker refused
 };
 
 #ifndef SNOWCAR_KAFKA_CLUSTER_ADDRESSES
