@@ -12,6 +12,7 @@
 #include <iterator>
 #include <set>
 
+#include "snowcar/common/text.h"
 #include "snowcar/common/time.h"
 #include "value_normalize.h"
 
@@ -204,18 +205,9 @@ std::string CheckBaseQuery(std::string_view value) {
   while (start <= value.size()) {
     size_t end = value.find('^', start);
     if (end == std::string_view::npos) end = value.size();
-    std::string_view term = value.substr(start, end - start);
-    const auto skip_blanks = [&term] {
-      while (!term.empty() && std::isspace(static_cast<unsigned char>(term.front())) != 0) {
-        term.remove_prefix(1);
-      }
-    };
-    skip_blanks();
+    std::string_view term = TrimSpace(value.substr(start, end - start));
     // "^NQNQORDERBYx" is read as ^NQ, an empty branch, then ORDERBYx (the fuzzer found it).
-    while (term.starts_with("NQ")) {
-      term.remove_prefix(2);
-      skip_blanks();
-    }
+    while (term.starts_with("NQ")) term = TrimSpace(term.substr(2));
     if (term.starts_with("ORDERBY")) {
       return "contains '" + std::string(term.substr(0, 80)) +
              "'; ORDERBY is not allowed because the source orders rows by timestamp and id itself";
@@ -224,12 +216,7 @@ std::string CheckBaseQuery(std::string_view value) {
     // into ORDERBYx, an ordering and no longer a condition (the keyset fuzzer found it).
     if (term.size() > 2 && term.starts_with("OR") &&
         std::isspace(static_cast<unsigned char>(term[2])) != 0) {
-      std::string_view condition = term.substr(2);
-      while (!condition.empty() &&
-             std::isspace(static_cast<unsigned char>(condition.front())) != 0) {
-        condition.remove_prefix(1);
-      }
-      if (condition.starts_with("DERBY")) {
+      if (TrimSpace(term.substr(2)).starts_with("DERBY")) {
         return "contains '" + std::string(term.substr(0, 80)) +
                "', which reads as ORDERBY once its blanks are dropped; ORDERBY is not allowed "
                "because the source orders rows by timestamp and id itself";
